@@ -1,0 +1,3 @@
+from zettelclaw.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""Where a CLI command's call goes: to the running sidecar, or straight to the files.
+
+When a sidecar answers on the socket, commands ask it (it holds the warm index and serializes
+writes). When none does, the command builds the same method table in-process and calls it under
+the same data lock, so the answers are the same either way.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from zettelclaw.client import Client, SidecarUnavailableError
+from zettelclaw.errors import DataDirError
+from zettelclaw.home import Home
+
+
+class Backend(Protocol):
+    where: str
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class SidecarBackend:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.where = f"sidecar at {client.socket_path}"
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self.client.call(method, params)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class FilesBackend:
+    """The sidecar's own method table, run in this process on the data directory."""
+
+    READS = frozenset({"memory.search", "memory.get", "subjects.list", "status"})
+
+    def __init__(self, home: Home, workspace: Path) -> None:
+        from zettelclaw.memory import Memory  # the heavy imports only when no sidecar answers
+        from zettelclaw.protocol.dispatcher import Dispatcher
+        from zettelclaw.server.methods import build_methods
+        from zettelclaw.server.syncer import Syncer
+
+        self.where = f"files in {home.root}"
+        self.memory = Memory(home, workspace)
+        info = {"socket": None, "mode": "files (no sidecar answered)"}
+        methods = build_methods(self.memory, Syncer(self.memory), lambda: info)
+        self.dispatcher = Dispatcher(methods)
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        if method in self.READS and self.memory.log_changed():
+            self.memory.sync(progress=ProgressBar("indexing log.jsonl"))
+        return trio.run(self.dispatcher.call, method, params or {})
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool) -> Backend:
+    if not files_only:
+        try:
+            return SidecarBackend(Client(socket).connect())
+        except SidecarUnavailableError:
+            pass
+        except OSError as exc:  # not "nothing listens": the path itself cannot be used
+            raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
+    return FilesBackend(home, workspace)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.enabled = sys.stderr.isatty()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < (8 << 20):  # small logs index faster than a redraw
+            return
+        fraction = done / total if total else 1.0
+        filled = int(fraction * 30)
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+                         f"{fraction:4.0%} {done >> 20}/{total >> 20} MiB")
+        self.drawn = True
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

@@ -1,0 +1,121 @@
+"""Output for a person. ``--json`` output bypasses this module entirely."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+DETAIL_LABEL = {"decision": "why", "task": "note", "question": "context", "fact": "detail",
+                "handoff": "detail"}
+
+
+def entry_block(entry: Mapping[str, Any], width: int = 100) -> str:
+    when = str(entry.get("timestamp", ""))[:16].replace("T", " ")
+    kind = entry["type"]
+    if kind == "task":
+        kind += f" [{entry.get('status')}]"
+    head = f"{when}  {kind:<13} {entry.get('subject') or '-':<24} {entry['id']}"
+    if entry.get("replacedBy"):
+        head += f"  (replaced by {entry['replacedBy']})"
+    lines = [head]
+    lines += textwrap.wrap(entry["content"], width, initial_indent="    ",
+                           subsequent_indent="    ") or ["    "]
+    if entry.get("detail"):
+        label = DETAIL_LABEL.get(entry["type"], "detail")
+        lines += textwrap.wrap(f"{label}: {entry['detail']}", width, initial_indent="    ",
+                               subsequent_indent="      ")
+    return "\n".join(lines)
+
+
+def entries(results: Iterable[Mapping[str, Any]]) -> str:
+    return "\n".join(entry_block(r) for r in results)
+
+
+def subjects(items: list[Mapping[str, Any]]) -> str:
+    if not items:
+        return "no subjects yet"
+    width = max(len(s["slug"]) for s in items)
+    rows = [f"{'SLUG':<{width}}  {'TYPE':<10} {'ENTRIES':>7}  {'LAST ENTRY':<20} DISPLAY"]
+    for s in items:
+        last = (s.get("lastEntry") or "-")[:16].replace("T", " ")
+        kind = s.get("type") or "(unregistered)"
+        rows.append(f"{s['slug']:<{width}}  {kind:<10} {s['entries']:>7}  {last:<20} "
+                    f"{s['display']}")
+    return "\n".join(rows)
+
+
+def status(result: Mapping[str, Any], where: str) -> str:
+    entries_ = result["entries"]
+    by_type = ", ".join(f"{n} {t}" for t, n in sorted(entries_["byType"].items())) or "none"
+    log = result["log"]
+    lines = [
+        f"zettelclaw {result['version']} ({where})",
+        f"home       {result['home']}",
+        f"workspace  {result['workspace']}",
+        f"log        {result['paths']['log']}: {_bytes(log['bytes'])}, {log['lines']} lines",
+        f"entries    {entries_['total']} ({by_type}); {entries_['replaced']} replaced, "
+        f"{entries_['current']} current",
+        f"subjects   {result['subjects']}",
+        f"index      {result['paths']['index']}: {_bytes(result['index']['bytes'])}"
+        + (" (indexing now)" if result["index"]["indexing"] else ""),
+    ]
+    server = result.get("server") or {}
+    if server.get("socket"):
+        lines.append(f"sidecar    pid {result['pid']}, up {_duration(server['uptimeSeconds'])}, "
+                     f"socket {server['socket']}")
+    else:
+        lines.append("sidecar    not running (this answer came from the files)")
+    if result.get("extraction"):
+        lines += extraction(result["extraction"])
+    invalid = result["invalidLines"]
+    if invalid["count"]:
+        lines.append(f"warning    {invalid['count']} invalid line(s) in the log are skipped:")
+        lines += [f"             line {i['line']}: {i['reason']}" for i in invalid["first"]]
+    if log["unreadTailBytes"]:
+        lines.append(f"warning    the log ends in {log['unreadTailBytes']} bytes without a "
+                     "newline that are not a whole entry (a write in progress, or torn by a "
+                     "crash); the next append closes that line")
+    return "\n".join(lines)
+
+
+def extraction(state: Mapping[str, Any]) -> list[str]:
+    jobs = state["jobs"]
+    line = (f"extraction {state['model']}: {jobs['pending']} pending, {jobs['waiting']} waiting, "
+            f"{jobs['failed']} failed")
+    lines = [line]
+    if not state["apiKey"]:
+        lines.append("warning    extraction waits for an API key: set ANTHROPIC_API_KEY for the "
+                     "sidecar or extraction.apiKey in HOME/config.json; hooks are still "
+                     "accepted and spooled")
+    elif state.get("waitingFor"):
+        lines.append(f"warning    extraction is waiting: {state['waitingFor']}")
+    if jobs["failed"]:
+        lines.append("warning    failed jobs: `zettelclaw jobs` lists them, "
+                     "`zettelclaw jobs retry` retries them")
+    return lines
+
+
+def jobs(result: Mapping[str, Any]) -> str:
+    lines = extraction(result["extraction"])
+    if not result["jobs"]:
+        return "\n".join([*lines, "no jobs in the spool"])
+    lines.append(f"{'JOB':<24} {'STATE':<8} {'SESSION':<38} {'MSGS':>5} {'TRIES':>5}  LAST ERROR")
+    for job in result["jobs"]:
+        lines.append(f"{job['jobId']:<24} {job['state']:<8} {job['sessionId'][:38]:<38} "
+                     f"{job['messages']:>5} {job['attempts']:>5}  {job['lastError'] or ''}")
+    return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"

@@ -1,0 +1,153 @@
+"""Configuration: one file in the data directory, overridden by the environment and the CLI.
+
+``HOME/config.json`` holds any of the settings below (all optional)::
+
+    {"extraction": {"model": "claude-sonnet-4-6", "concurrency": 2},
+     "briefing": {"maxLines": 80}, "cron": {"schedule": "0 3 * * *"}}
+
+Precedence, highest first: ``zettelclaw serve --set section.key=value`` (repeatable), then the
+environment (``ZETTELCLAW_<SECTION>_<KEY>``, e.g. ``ZETTELCLAW_EXTRACTION_MODEL``; the API key
+and base URL also come from ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL``), then the file, then
+the defaults. A bad value is an error that names where it came from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zettelclaw.errors import DataDirError
+from zettelclaw.files import read_json_object
+from zettelclaw.home import Home
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class ExtractionConfig(_Section):
+    model: str = Field(DEFAULT_MODEL, min_length=1)
+    api_key: str | None = Field(None, alias="apiKey", repr=False)
+    base_url: str | None = Field(None, alias="baseUrl")
+    concurrency: int = Field(2, ge=1, le=16)
+    timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")
+    max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")
+    max_transcript_chars: int = Field(200_000, ge=1000, alias="maxTranscriptChars")
+    relevant_entries: int = Field(30, ge=0, le=200, alias="relevantEntries")
+    skip_session_types: tuple[str, ...] = Field(("cron", "sub", "subagent", "hook"),
+                                                alias="skipSessionTypes")
+    retry_wait_seconds: float = Field(60.0, gt=0, alias="retryWaitSeconds")
+    prune_days: int = Field(30, ge=1, alias="pruneDays")
+
+    @property
+    def model_id(self) -> str:
+        """The model as the Messages API names it (OpenClaw's ``anthropic/`` prefix removed)."""
+        return self.model.removeprefix("anthropic/")
+
+
+class BriefingConfig(_Section):
+    model: str | None = None  # None: the extraction model
+    active_window: int = Field(14, ge=1, alias="activeWindow")
+    decision_window: int = Field(7, ge=1, alias="decisionWindow")
+    stale_threshold: int = Field(30, ge=1, alias="staleThreshold")
+    max_lines: int = Field(80, ge=10, le=190, alias="maxLines")
+
+
+class CronConfig(_Section):
+    schedule: str = "0 3 * * *"
+    timezone: str | None = None  # None: the machine's local zone
+
+
+class Config(_Section):
+    extraction: ExtractionConfig = ExtractionConfig()
+    briefing: BriefingConfig = BriefingConfig()
+    cron: CronConfig = CronConfig()
+
+
+SECTIONS: dict[str, type[_Section]] = {
+    "extraction": ExtractionConfig, "briefing": BriefingConfig, "cron": CronConfig}
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _key_names(section: type[_Section]) -> dict[str, str]:
+    """Every accepted spelling of a key (camelCase, snake_case, UPPER_SNAKE) -> its alias."""
+    names: dict[str, str] = {}
+    for name, field in section.model_fields.items():
+        alias = field.alias or _camel(name)
+        for spelling in (alias, name, name.upper(), alias.lower()):
+            names[spelling] = alias
+    return names
+
+
+def _coerce(section: type[_Section], alias: str, raw: str) -> Any:
+    """A string from the environment or the CLI as the field's type (lists: comma-separated)."""
+    field = next(f for n, f in section.model_fields.items() if (f.alias or _camel(n)) == alias)
+    if "tuple" in str(field.annotation):
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    return raw
+
+
+def load_config(home: Home, env: Mapping[str, str] | None = None,
+                overrides: Sequence[str] = ()) -> Config:
+    env = os.environ if env is None else env
+    try:
+        data = read_json_object(home.root / "config.json") or {}
+    except ValueError as exc:
+        raise DataDirError(str(exc)) from exc
+    merged: dict[str, dict[str, Any]] = {}
+    for section, value in data.items():
+        if section not in SECTIONS:
+            raise DataDirError(f"{home.root / 'config.json'}: unknown section {section!r} "
+                               f"(known: {', '.join(SECTIONS)})")
+        if not isinstance(value, dict):
+            raise DataDirError(f"{home.root / 'config.json'}: {section!r} must be an object "
+                               f"of settings, not {type(value).__name__}")
+        merged[section] = dict(value)
+    sources = dict.fromkeys(merged, f"{home.root / 'config.json'}")
+    if env.get("ANTHROPIC_API_KEY"):
+        merged.setdefault("extraction", {})["apiKey"] = env["ANTHROPIC_API_KEY"]
+    if env.get("ANTHROPIC_BASE_URL"):
+        merged.setdefault("extraction", {})["baseUrl"] = env["ANTHROPIC_BASE_URL"]
+    for var, raw in env.items():
+        match = re.fullmatch(r"ZETTELCLAW_(EXTRACTION|BRIEFING|CRON)_([A-Z_]+)", var)
+        if match:
+            _apply(merged, sources, f"{match[1].lower()}.{match[2]}", raw, f"${var}")
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or "." not in key:
+            raise DataDirError(f"--set {item!r}: expected SECTION.KEY=VALUE")
+        _apply(merged, sources, key, raw, f"--set {key}")
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        section = str(error["loc"][0]) if error["loc"] else ""
+        key = ".".join(str(p) for p in error["loc"][:2])
+        # the source of that very key (env, --set), else of its section (the file)
+        where = sources.get(key) or sources.get(section, "the configuration")
+        field = ".".join(str(p) for p in error["loc"])
+        raise DataDirError(f"{where}: {field}: {error['msg']}") from None
+
+
+def _apply(merged: dict[str, dict[str, Any]], sources: dict[str, str], key: str, raw: str,
+           source: str) -> None:
+    section, _, name = key.partition(".")
+    if section not in SECTIONS:
+        raise DataDirError(f"{source}: unknown section {section!r} (known: {', '.join(SECTIONS)})")
+    names = _key_names(SECTIONS[section])
+    if name not in names:
+        known = ", ".join(sorted(set(names.values())))
+        raise DataDirError(f"{source}: unknown setting {section}.{name} (known: {known})")
+    alias = names[name]
+    merged.setdefault(section, {})[alias] = _coerce(SECTIONS[section], alias, raw)
+    sources[f"{section}.{alias}"] = source

@@ -1,0 +1,143 @@
+"""Every error the sidecar can answer with: one class per JSON-RPC error code, code on the class.
+
+The standard JSON-RPC codes come first, then Zettelclaw's own in -32000..-32099. protocol.md lists
+the same table; ``tests/test_errors.py`` checks that the two agree. The client maps codes back to
+these classes, so a Python caller catches ``SubjectNotFoundError`` whether it called the sidecar
+over the socket or worked on the files directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ZettelclawError(Exception):
+    """Base class: an error that has a JSON-RPC code and a message for a person."""
+
+    code: ClassVar[int] = -32603
+    default_message: ClassVar[str] = "Internal error"
+
+    def __init__(self, message: str | None = None, data: Any = None) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+# -- JSON-RPC 2.0 standard codes -------------------------------------------------------------
+
+
+class ParseError(ZettelclawError):
+    code = -32700
+    default_message = "Parse error: the message is not valid JSON"
+
+
+class InvalidRequestError(ZettelclawError):
+    code = -32600
+    default_message = "Invalid request: not a JSON-RPC 2.0 request object"
+
+
+class MethodNotFoundError(ZettelclawError):
+    code = -32601
+    default_message = "Method not found"
+
+
+class InvalidParamsError(ZettelclawError):
+    code = -32602
+    default_message = "Invalid params"
+
+
+class InternalError(ZettelclawError):
+    code = -32603
+    default_message = "Internal error"
+
+
+# -- Zettelclaw's own codes (-32000..-32099) ---------------------------------------------------
+
+
+class MessageTooLargeError(ZettelclawError):
+    code = -32001
+    default_message = "Message too large"
+
+
+class NotFoundError(ZettelclawError):
+    code = -32002
+    default_message = "Not found"
+
+
+class PathNotAllowedError(ZettelclawError):
+    code = -32003
+    default_message = "Path not allowed: outside the workspace's memory files"
+
+
+class SubjectExistsError(ZettelclawError):
+    code = -32004
+    default_message = "Subject already exists"
+
+
+class SubjectNotFoundError(ZettelclawError):
+    code = -32005
+    default_message = "Subject not found"
+
+
+class LockTimeoutError(ZettelclawError):
+    code = -32006
+    default_message = "The data directory is locked by another writer"
+
+
+class IndexNotReadyError(ZettelclawError):
+    code = -32007
+    default_message = "The search index is still being built"
+
+
+class LogRewriteError(ZettelclawError):
+    code = -32008
+    default_message = "The log rewrite was abandoned; the log is unchanged"
+
+
+class ForbiddenError(ZettelclawError):
+    code = -32009
+    default_message = "Connection refused: the peer is another user"
+
+
+class DataDirError(ZettelclawError):
+    code = -32010
+    default_message = "The data directory cannot be used"
+
+
+ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
+    ParseError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    InvalidParamsError,
+    InternalError,
+    MessageTooLargeError,
+    NotFoundError,
+    PathNotAllowedError,
+    SubjectExistsError,
+    SubjectNotFoundError,
+    LockTimeoutError,
+    IndexNotReadyError,
+    LogRewriteError,
+    ForbiddenError,
+    DataDirError,
+)
+
+BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}
+
+
+def from_json(error: dict[str, Any]) -> ZettelclawError:
+    """Rebuild the exception a server answered with (the client side of ``to_json``)."""
+    code = error.get("code")
+    message, data = str(error.get("message", "")), error.get("data")
+    if not isinstance(code, int):
+        return InternalError(f"malformed error object: {error!r}")
+    cls = BY_CODE.get(code)
+    if cls is None:  # a code from a newer server: keep it rather than invent another
+        cls = type("UnknownServerError", (ZettelclawError,), {"code": code})
+    return cls(message, data)

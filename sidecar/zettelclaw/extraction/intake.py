@@ -1,0 +1,126 @@
+"""The hooks' side of extraction: validate, keep what is new, spool it, answer.
+
+This is all a hook waits for: no model call. Under the data lock it keeps only the messages not
+received before (by key), writes them as a job in the spool (fsynced), then appends them to the
+session's provenance transcript (fsynced), and answers. A crash between the two writes is mended
+at the next start (``recover``): the spool is written first, so nothing accepted is lost.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zettelclaw import failpoints, lock
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
+from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.provenance import Provenance, check_session_id
+from zettelclaw.extraction.spool import Job, Spool, new_job_id
+from zettelclaw.extraction.transcript import normalize, read_jsonl, transcript_file
+from zettelclaw.home import Home
+from zettelclaw.log.schema import now_timestamp
+from zettelclaw.session_keys import automated_reason
+
+
+@dataclass(frozen=True)
+class HookCall:
+    trigger: str  # sessionEnd | beforeReset
+    session_id: str
+    session_key: str | None = None
+    agent_id: str | None = None
+    reason: str | None = None
+    messages: Sequence[Any] | None = None
+    transcript_path: str | None = None
+
+
+class Intake:
+    def __init__(self, home: Home, config: ExtractionConfig, provenance: Provenance,
+                 spool: Spool, transcript_roots: Sequence[Path]) -> None:
+        self.home = home
+        self.config = config
+        self.provenance = provenance
+        self.spool = spool
+        self.transcript_roots = [Path(os.path.realpath(r)) for r in transcript_roots]
+
+    def skip_reason(self, session_key: str | None) -> str | None:
+        return automated_reason(session_key, frozenset(self.config.skip_session_types))
+
+    def accept(self, call: HookCall) -> dict[str, Any]:
+        """Spool the new part of a transcript. Returns ``{accepted, jobId?, skipped?, ...}``."""
+        session_id = check_session_id(call.session_id)
+        reason = self.skip_reason(call.session_key)
+        if reason is not None:
+            self._skip(session_id, f"{reason} (key {call.session_key})")
+            return {"accepted": True, "skipped": reason}
+        messages = normalize(self._items(call))
+        with lock.exclusive(self.home.lock):
+            received = self.provenance.keys(session_id)
+            new = [m for m in messages if m.key not in received]
+            if not new:
+                return {"accepted": True, "skipped": "nothing new: these messages were already "
+                        "received", "messages": 0}
+            if not any(m.role == "user" for m in new):
+                self.provenance.append(session_id, new, None)
+                self._skip_locked(session_id, "no user message in the new part of the transcript")
+                return {"accepted": True, "skipped": "no user message", "messages": len(new)}
+            job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
+                      agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
+                      created_at=now_timestamp(), messages=[m.to_json() for m in new])
+            self.spool.save(job)
+            failpoints.reach("after-spool")
+            self.provenance.append(session_id, new, job.job_id)
+            failpoints.reach("after-provenance")
+        return {"accepted": True, "jobId": job.job_id, "messages": len(new)}
+
+    def _items(self, call: HookCall) -> Sequence[Any]:
+        if call.messages is not None:
+            return call.messages
+        if call.transcript_path is None:
+            raise InvalidParamsError(
+                "a transcript is needed: send messages (inline) or transcriptPath",
+                [{"field": "messages", "message": "messages or transcriptPath is required",
+                  "type": "missing"}])
+        return list(read_jsonl(self._transcript_file(call.transcript_path)))
+
+    def _transcript_file(self, path: str) -> Path:
+        """The transcript file a caller names, only inside the configured transcript roots."""
+        real = Path(os.path.realpath(path))
+        inside = any(real.is_relative_to(root) for root in self.transcript_roots)
+        transcript_name = real.name.endswith(".jsonl") or ".jsonl.reset." in real.name
+        if not inside or not transcript_name:
+            roots = ", ".join(str(r) for r in self.transcript_roots) or "(none configured)"
+            raise PathNotAllowedError(f"transcriptPath must be a .jsonl file under {roots}",
+                                      {"path": path})
+        found = transcript_file(real)
+        if found is None:
+            raise NotFoundError(f"no transcript at {path} (nor a .reset.* rotation of it)",
+                                {"path": path})
+        found_real = Path(os.path.realpath(found))  # a rotation may be a link out of the roots
+        if not any(found_real.is_relative_to(root) for root in self.transcript_roots):
+            raise PathNotAllowedError(f"{found} leads outside the transcript roots",
+                                      {"path": path})
+        return found_real
+
+    def _skip(self, session_id: str, reason: str) -> None:
+        with lock.exclusive(self.home.lock):
+            self._skip_locked(session_id, reason)
+
+    def _skip_locked(self, session_id: str, reason: str) -> None:
+        record_locked(self.home, "skippedSessions", session_id, {"reason": reason},
+                      prune_days=self.config.prune_days)
+
+    def recover_locked(self) -> int:
+        """After a crash between spooling a job and recording its messages as received:
+        record them now. Returns how many messages were recorded."""
+        recorded = 0
+        for job in self.spool.jobs():
+            received = self.provenance.keys(job.session_id)
+            missing = [m for m in job.message_objects() if m.key not in received]
+            if missing:
+                self.provenance.append(job.session_id, missing, job.job_id)
+                recorded += len(missing)
+        return recorded

@@ -1,0 +1,171 @@
+"""Turning the model's reply into entries (spec §4.2.1). Pure: text in, entries out.
+
+The model is asked for one JSON object per line. What comes back is taken generously (code
+fences, commentary, numbered or bulleted lines, a JSON array) and checked strictly: each object
+must be a valid entry once the sidecar adds id, timestamp and session. Invalid lines are dropped
+and counted. ``replaces`` survives only when it names an entry that exists; there is exactly one
+handoff, at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from zettelclaw.log.schema import (
+    ENTRY_TYPES,
+    ID_RE,
+    SLUG_RE,
+    Entry,
+    InvalidEntry,
+    new_id,
+    validate_entry,
+)
+from zettelclaw.subjects.registry import to_slug
+
+#: keys the model must not set: the sidecar injects them
+INJECTED = ("id", "timestamp", "session")
+DRAFT_KEYS = ("type", "content", "detail", "subject", "status", "replaces")
+MAX_SLUG = 80  # the schema's limit on a subject slug
+
+
+@dataclass
+class OutputReport:
+    lines: int = 0  # non-blank lines in the reply
+    entries: int = 0  # entries kept
+    invalid: list[str] = field(default_factory=list)  # why each dropped object was dropped
+    commentary: int = 0  # lines that were not JSON objects at all
+    dropped_replaces: int = 0  # replaces naming no existing entry
+    extra_handoffs: int = 0  # handoffs beyond the last one, dropped
+    synthesized_handoff: bool = False  # the model gave none; the sidecar wrote one
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lines": self.lines, "entries": self.entries, "invalid": len(self.invalid),
+                "invalidReasons": self.invalid[:10], "commentary": self.commentary,
+                "droppedReplaces": self.dropped_replaces, "extraHandoffs": self.extra_handoffs,
+                "synthesizedHandoff": self.synthesized_handoff}
+
+
+def parse_objects(text: str, report: OutputReport) -> list[dict[str, Any]]:
+    """The JSON objects in the reply, in order."""
+    stripped = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("```"))
+    whole = stripped.strip()
+    if whole.startswith("["):  # a JSON array instead of JSON lines
+        try:
+            value = orjson.loads(whole)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if isinstance(value, list):
+                report.lines = len(value)
+                objects = [v for v in value if isinstance(v, dict)]
+                report.invalid += ["not a JSON object"] * (len(value) - len(objects))
+                return objects
+    objects = []
+    for raw in stripped.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        report.lines += 1
+        start, end = line.find("{"), line.rfind("}")
+        if start < 0:
+            report.commentary += 1
+            continue
+        if end < start:  # an object cut short, e.g. by the reply's token limit
+            report.invalid.append("a JSON object without its end")
+            continue
+        try:
+            value = orjson.loads(line[start : end + 1])
+        except orjson.JSONDecodeError as exc:
+            report.invalid.append(f"not valid JSON: {exc}")
+            continue
+        if isinstance(value, dict):
+            objects.append(value)
+        else:
+            report.invalid.append("not a JSON object")
+    return objects
+
+
+def _draft(obj: dict[str, Any]) -> dict[str, Any]:
+    """Keep the keys a draft may have, normalized where the model is predictably loose."""
+    draft = {k: obj[k] for k in DRAFT_KEYS if obj.get(k) not in (None, "")}
+    kind = draft.get("type")
+    if isinstance(kind, str):
+        draft["type"] = kind.strip().lower()
+    # An unusable subject or detail costs that field, not the whole entry.
+    subject = draft.get("subject")
+    if subject is not None:
+        slug = subject if isinstance(subject, str) and SLUG_RE.fullmatch(subject) else (
+            to_slug(subject) if isinstance(subject, str) else "")
+        if slug and len(slug) <= MAX_SLUG:
+            draft["subject"] = slug
+        else:
+            del draft["subject"]
+    if "detail" in draft and not isinstance(draft["detail"], str):
+        del draft["detail"]
+    if draft.get("type") == "task":
+        status = str(draft.get("status", "open")).strip().lower()
+        draft["status"] = status if status in ("open", "done") else "open"
+    else:
+        draft.pop("status", None)
+    return draft
+
+
+def build_entries(text: str, session: str, timestamp: str, current: Callable[[str], str | None],
+                  fallback_handoff: Callable[[Sequence[Entry]], tuple[str, str]],
+                  ) -> tuple[list[Entry], OutputReport]:
+    """Entries from the model's reply, ready to append (handoff last), and a report.
+
+    ``current(id)`` is the current version of the entry with that id (the id itself, or the
+    newest entry of its replacement chain), or None when the log has no such entry: a
+    correction of an outdated version replaces the version that is current.
+    ``fallback_handoff(entries)`` gives (content, detail) for a handoff when the model wrote none.
+    """
+    report = OutputReport()
+    taken: set[str] = set()
+
+    def fresh_id() -> str:
+        while True:
+            candidate = new_id()
+            if candidate not in taken and current(candidate) is None:
+                taken.add(candidate)
+                return candidate
+
+    entries: list[Entry] = []
+    handoffs: list[Entry] = []
+    for obj in parse_objects(text, report):
+        draft = _draft(obj)
+        if draft.get("type") not in ENTRY_TYPES:
+            report.invalid.append(f"type must be one of {', '.join(ENTRY_TYPES)}: "
+                                  f"{draft.get('type')!r}")
+            continue
+        replaces = draft.get("replaces")
+        if replaces is not None:
+            target = current(replaces) if isinstance(replaces, str) and ID_RE.match(replaces) \
+                else None
+            if target is None:
+                del draft["replaces"]
+                report.dropped_replaces += 1
+            else:
+                draft["replaces"] = target
+        try:
+            entry = validate_entry({"id": fresh_id(), "timestamp": timestamp, "session": session,
+                                    **draft})
+        except InvalidEntry as exc:
+            report.invalid.append(exc.reason)
+            continue
+        (handoffs if entry.type == "handoff" else entries).append(entry)
+    if handoffs:
+        report.extra_handoffs = len(handoffs) - 1
+        entries.append(handoffs[-1])  # the last one: the state at the end of the conversation
+    else:
+        content, detail = fallback_handoff(entries)
+        entries.append(validate_entry({"id": fresh_id(), "timestamp": timestamp,
+                                       "session": session, "type": "handoff",
+                                       "content": content, "detail": detail}))
+        report.synthesized_handoff = True
+    report.entries = len(entries)
+    return entries, report

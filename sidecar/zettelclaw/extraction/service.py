@@ -1,0 +1,240 @@
+"""Extraction's operations on disk: prompts, results, finishing jobs, listing and retrying them.
+
+Synchronous and called from worker threads (the async loop is ``worker``). Finishing a job is
+idempotent: it appends only the entries of the job's saved result that the log does not hold
+yet, then deletes the job. A crash anywhere in it is finished by running it again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from zettelclaw import failpoints, lock, prompts_loader
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.errors import NotFoundError
+from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.intake import Intake
+from zettelclaw.extraction.output import build_entries
+from zettelclaw.extraction.provenance import Provenance, check_session_id
+from zettelclaw.extraction.spool import Job, Spool
+from zettelclaw.extraction.transcript import Message, render
+from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
+from zettelclaw.log.store import LogStore
+from zettelclaw.memory import Memory
+from zettelclaw.search import query
+
+MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
+
+
+class Extraction:
+    def __init__(self, memory: Memory, config: ExtractionConfig,
+                 transcript_roots: Sequence[Path] = ()) -> None:
+        self.memory = memory
+        self.home = memory.home
+        self.config = config
+        self.provenance = Provenance(self.home)
+        self.spool = Spool(self.home)
+        self.store = LogStore(self.home)
+        self.intake = Intake(self.home, config, self.provenance, self.spool, transcript_roots)
+        self.waiting: str | None = None  # why jobs wait (no key, unreachable), for status
+
+    # -- start-up ------------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Mend what a crash left: messages spooled but not recorded; waiting jobs retry now."""
+        with lock.exclusive(self.home.lock):
+            self.intake.recover_locked()
+            for job in self.spool.jobs():
+                if job.state == "waiting":
+                    job.not_before = None
+                    self.spool.save(job)
+
+    # -- one job -------------------------------------------------------------------------------
+
+    def prompt(self, job: Job) -> str:
+        messages = job.message_objects()
+        transcript, cut = render(messages, self.config.max_transcript_chars)
+        self.memory.sync()
+        subjects = self.memory.subjects.load()
+        subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
+        with self.memory.index.read() as conn:
+            related = query.related(conn, " ".join(m.text for m in messages),
+                                    self.config.relevant_entries)
+        entry_lines = [_entry_line(e) for e in related]
+        date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
+        return prompts_loader.fill(prompts_loader.load("extraction"), {
+            "subjects": "\n".join(subject_lines) or "(none yet)",
+            "entries": "\n".join(entry_lines) or "(none)",
+            "session": job.session_id,
+            "date": date,
+            "truncation": (f"(The {cut} earliest messages were left out to fit.)" if cut
+                           else ""),
+            "transcript": transcript,
+        })
+
+    def result(self, job: Job, reply: str) -> dict[str, Any]:
+        """Entries from the model's reply, with ids, timestamp and session injected."""
+        self.memory.sync()
+        messages = job.message_objects()
+
+        def current(entry_id: str) -> str | None:
+            with self.memory.index.read() as conn:
+                found = query.get_entry(conn, entry_id)
+            if found is None:
+                return None
+            return str(found["replacedBy"][-1]["id"] if found["replacedBy"] else entry_id)
+
+        def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
+            return _fallback_handoff(entries, messages)
+
+        entries, report = build_entries(reply, job.session_id, now_timestamp(), current,
+                                        fallback)
+        return {"entries": [entry_to_dict(e) for e in entries], "report": report.to_json(),
+                "at": now_timestamp()}
+
+    def finish(self, job: Job) -> int:
+        """Append the job's entries that the log lacks, record it, delete it. Idempotent."""
+        assert job.result is not None
+        entries = [validate_entry(e) for e in job.result["entries"]]
+        with lock.exclusive(self.home.lock):
+            self.memory.sync(locked=True)
+            with self.memory.index.read() as conn:
+                missing = [e for e in entries if query.get_entry(conn, e.id) is None]
+            subjects = {e.subject for e in entries if e.subject}
+            if subjects:
+                self.memory.subjects.ensure_locked(subjects)
+            if missing:
+                self.store.append_locked(missing)
+            failpoints.reach("after-append")
+            record_locked(self.home, "extractedSessions", job.session_id,
+                          {"entries": len(entries), "lastJob": job.job_id},
+                          prune_days=self.config.prune_days, clear=("failedSessions",))
+            self.spool.delete(job.job_id)
+        self.memory.sync()
+        return len(missing)
+
+    def fail(self, job: Job, reason: str) -> None:
+        """Count a failed model call: retry later once, then mark the job failed."""
+        job.attempts += 1
+        job.last_error = reason
+        if job.attempts >= MAX_ATTEMPTS:
+            job.state = "failed"
+            job.not_before = None
+            with lock.exclusive(self.home.lock):
+                record_locked(self.home, "failedSessions", job.session_id,
+                              {"error": reason, "retries": job.attempts - 1,
+                               "jobId": job.job_id}, prune_days=self.config.prune_days)
+                self.spool.save(job)
+            return
+        job.state = "pending"
+        job.not_before = time.time() + self.config.retry_wait_seconds
+        self.spool.save(job)
+
+    def wait(self, job: Job, reason: str, retry_after: float | None) -> None:
+        """The model cannot be asked now: keep the job, try again later, use no attempt."""
+        job.state = "waiting"
+        job.last_error = reason
+        job.not_before = time.time() + max(retry_after or 0.0, self.config.retry_wait_seconds)
+        self.spool.save(job)
+
+    # -- the jobs methods ----------------------------------------------------------------------
+
+    def jobs(self) -> dict[str, Any]:
+        jobs = self.spool.jobs()
+        return {"jobs": [j.summary() for j in jobs], "extraction": self.status(jobs)}
+
+    def retry(self, job_id: str | None) -> dict[str, Any]:
+        """Make failed (or waiting) jobs due now, with one more attempt each."""
+        retried = []
+        with lock.exclusive(self.home.lock):
+            jobs = self.spool.jobs()
+            if job_id is not None and not any(j.job_id == job_id for j in jobs):
+                raise NotFoundError(f"no job {job_id} in the spool", {"jobId": job_id})
+            for job in jobs:
+                if (job_id is None and job.state == "pending") or job_id not in (None,
+                                                                                job.job_id):
+                    continue
+                if job.state == "failed":
+                    job.attempts = MAX_ATTEMPTS - 1
+                job.state, job.not_before = "pending", None
+                self.spool.save(job)
+                retried.append(job.job_id)
+        return {"retried": retried}
+
+    def status(self, jobs: Sequence[Job] | None = None) -> dict[str, Any]:
+        jobs = self.spool.jobs() if jobs is None else jobs
+        counts = {state: sum(j.state == state for j in jobs)
+                  for state in ("pending", "waiting", "failed")}
+        waiting = self.waiting or next((j.last_error for j in jobs if j.state == "waiting"),
+                                       None)
+        return {"model": self.config.model_id, "apiKey": bool(self.config.api_key),
+                "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
+                "concurrency": self.config.concurrency}
+
+    # -- the gateway sweep ---------------------------------------------------------------------
+
+    def sweep(self, sessions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Which of the host's sessions need extraction, and from which message; and retry the
+        failed jobs that have not had their sweep retry."""
+        need, skipped = [], []
+        for session in sessions:
+            session_id = check_session_id(session["sessionId"])
+            reason = self.intake.skip_reason(session.get("sessionKey"))
+            if reason is not None:
+                skipped.append({"sessionId": session_id, "reason": reason})
+                continue
+            last = self.provenance.last(session_id)
+            updated = session.get("updatedAt")
+            if last is not None and updated is not None and _millis(last) >= updated:
+                continue
+            need.append({"sessionId": session_id,
+                         "after": None if last is None else {"key": last.get("key"),
+                                                             "timestamp": last.get("timestamp")}})
+        retried = []
+        with lock.exclusive(self.home.lock):
+            for job in self.spool.jobs():
+                if job.state == "failed" and not job.sweep_retried:
+                    job.state, job.attempts, job.sweep_retried = "pending", MAX_ATTEMPTS - 1, True
+                    job.not_before = None
+                    self.spool.save(job)
+                    retried.append(job.job_id)
+        return {"sessions": need, "skipped": skipped, "retried": retried}
+
+    # -- provenance for memory.get --------------------------------------------------------------
+
+    def transcript(self, session_id: str, start: int, count: int | None) -> dict[str, Any]:
+        records = self.provenance.messages(check_session_id(session_id))
+        lines = [f"[{r.get('timestamp') or '?'}] {r.get('role')}: {r.get('text')}"
+                 for r in records]
+        chosen = lines[start - 1: None if count is None else start - 1 + count]
+        return {"path": f"session:{session_id}", "text": "\n".join(chosen), "from": start,
+                "lines": len(chosen), "totalLines": len(lines), "truncated": False}
+
+
+def _entry_line(entry: dict[str, Any]) -> str:
+    status = f" [{entry['status']}]" if entry.get("status") else ""
+    subject = f" ({entry['subject']})" if entry.get("subject") else ""
+    return f"- id {entry['id']} · {entry['type']}{status}{subject}: {entry['content']}"
+
+
+def _fallback_handoff(entries: Sequence[Entry], messages: Sequence[Message]
+                      ) -> tuple[str, str]:
+    note = "The extraction model wrote no handoff; the sidecar assembled this one."
+    if entries:
+        topics = "; ".join(e.content for e in entries[:3])
+        return f"Session covered: {topics}"[:600], note
+    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    return f"Conversation without lasting information; last request: {last_user}"[:600], note
+
+
+def _millis(record: dict[str, Any]) -> float:
+    from zettelclaw.log.schema import parse_timestamp
+
+    stamp = record.get("timestamp")
+    try:
+        return parse_timestamp(str(stamp)).timestamp() * 1000 if stamp else 0.0
+    except ValueError:
+        return 0.0

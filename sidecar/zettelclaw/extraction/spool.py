@@ -1,0 +1,100 @@
+"""The extraction spool: one JSON file per job under ``HOME/spool``, replaced atomically.
+
+A job is born in a hook (its new messages, durably, before the hook answers), gets the model's
+entries saved into it before any of them reaches the log, and is deleted once they all have.
+So after a crash at any point, the job on disk says exactly what is left to do: call the model
+(no result yet) or finish the append (a result whose entries are not all in the log).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zettelclaw.extraction.transcript import Message
+from zettelclaw.files import atomic_write_bytes, fsync_dir
+from zettelclaw.home import DIR_MODE, Home
+
+JobState = Literal["pending", "waiting", "failed"]
+
+
+class Job(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    job_id: str = Field(alias="jobId")
+    session_id: str = Field(alias="sessionId")
+    session_key: str | None = Field(None, alias="sessionKey")
+    agent_id: str | None = Field(None, alias="agentId")
+    trigger: str
+    reason: str | None = None
+    created_at: str = Field(alias="createdAt")
+    messages: list[dict[str, Any]]
+    state: JobState = "pending"
+    attempts: int = 0  # model calls that failed in a way that counts (not waiting for a key)
+    last_error: str | None = Field(None, alias="lastError")
+    not_before: float | None = Field(None, alias="notBefore")  # Unix time of the next try
+    sweep_retried: bool = Field(False, alias="sweepRetried")
+    result: dict[str, Any] | None = None  # {"entries": [...], "report": {...}, "at": ...}
+
+    def message_objects(self) -> list[Message]:
+        return [Message.from_json(m) for m in self.messages]
+
+    def summary(self) -> dict[str, Any]:
+        return {"jobId": self.job_id, "sessionId": self.session_id, "state": self.state,
+                "trigger": self.trigger, "createdAt": self.created_at,
+                "messages": len(self.messages), "attempts": self.attempts,
+                "lastError": self.last_error, "hasResult": self.result is not None,
+                "notBefore": self.not_before}
+
+
+def new_job_id() -> str:
+    """Sortable by creation time, unique: ``20261121T051500.123456Z-3f9a1c``. Microseconds, so
+    that two jobs of one second (two stretches of a session) still sort in the order they came."""
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S.%fZ}-{secrets.token_hex(3)}"
+
+
+class Spool:
+    def __init__(self, home: Home) -> None:
+        self.dir = home.root / "spool"
+
+    def path(self, job_id: str) -> Path:
+        if "/" in job_id or job_id.startswith("."):
+            raise ValueError(f"bad job id {job_id!r}")
+        return self.dir / f"{job_id}.json"
+
+    def save(self, job: Job) -> None:
+        """Write the job atomically and durably (the hook answers only after this)."""
+        self.dir.mkdir(mode=DIR_MODE, exist_ok=True)
+        atomic_write_bytes(self.path(job.job_id),
+                           orjson.dumps(job.model_dump(by_alias=True)) + b"\n")
+
+    def load(self, job_id: str) -> Job | None:
+        try:
+            return Job.model_validate_json(self.path(job_id).read_bytes())
+        except FileNotFoundError:
+            return None
+
+    def delete(self, job_id: str) -> None:
+        try:
+            self.path(job_id).unlink()
+        except FileNotFoundError:
+            return
+        fsync_dir(self.dir)
+
+    def jobs(self) -> list[Job]:
+        """Every job on disk, oldest first. A file that is not a job is set aside, not lost."""
+        if not self.dir.is_dir():
+            return []
+        jobs = []
+        for path in sorted(self.dir.glob("*.json")):
+            try:
+                jobs.append(Job.model_validate_json(path.read_bytes()))
+            except (ValidationError, OSError):
+                os.replace(path, path.with_suffix(".json.unreadable"))
+        return jobs

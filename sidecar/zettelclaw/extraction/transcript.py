@@ -1,0 +1,145 @@
+"""Transcripts as hosts deliver them, reduced to the user's and the assistant's words.
+
+A hook may carry OpenClaw message objects (``{"role", "content", "timestamp"}``), transcript
+events (``{"type": "message", "id", "timestamp", "message": {...}}``, with other event types such
+as ``session``, ``reset`` or ``model_change`` in between), or a path to a JSONL transcript file in
+the older OpenClaw format. Content is a string or a list of blocks; only text blocks of user and
+assistant messages are kept: tool calls, tool results, thinking and images are noise here.
+
+Each message gets a key that is the same whichever form it came in (role, the message's own
+timestamp, and its text), so a stretch delivered twice (by before_reset inline and again by
+session_end from the session store) is recognised as already received.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+KEPT_ROLES = ("user", "assistant")
+TEXT_BLOCKS = ("text", "input_text", "output_text")
+
+
+@dataclass(frozen=True)
+class Message:
+    key: str
+    role: str
+    text: str
+    timestamp: str | None  # ISO 8601 UTC, when the host gave one
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "role": self.role, "text": self.text,
+                "timestamp": self.timestamp}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Message:
+        return cls(str(value["key"]), str(value["role"]), str(value["text"]),
+                   value.get("timestamp"))
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):
+        parts = [block.get("text", "") for block in content
+                 if isinstance(block, dict) and block.get("type") in TEXT_BLOCKS
+                 and isinstance(block.get("text"), str)]
+        return "\n".join(p.strip() for p in parts if p.strip())
+    return ""
+
+
+def _iso(value: Any) -> str | None:
+    """A message timestamp (epoch ms or s, or ISO 8601) as ISO 8601 UTC with milliseconds."""
+    if isinstance(value, bool):
+        return None
+    try:  # out of range (1e20 ms, year 9999 at -01:00) is as unusable as no timestamp
+        if isinstance(value, int | float):
+            seconds = value / 1000 if value > 1e11 else value
+            moment = datetime.fromtimestamp(seconds, UTC)
+        elif isinstance(value, str) and value:
+            moment = datetime.fromisoformat(value)
+            moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        else:
+            return None
+        return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def _key(role: str, timestamp: str | None, text: str, ordinal: int) -> str:
+    # The ordinal only matters for messages without a timestamp that repeat the same text.
+    basis = f"{role}\x00{timestamp or f'#{ordinal}'}\x00{text}".encode()
+    return hashlib.blake2b(basis, digest_size=12).hexdigest()
+
+
+def _unwrap(item: Any) -> tuple[dict[str, Any], Any] | None:
+    """The message object inside an item, and the event's timestamp; None for other events."""
+    if not isinstance(item, dict):
+        return None
+    if item.get("type") == "message" and isinstance(item.get("message"), dict):
+        return item["message"], item.get("timestamp")
+    if "role" in item:
+        return item, None
+    return None
+
+
+def normalize(items: Iterable[Any]) -> list[Message]:
+    """User and assistant text messages, in order, each with its key."""
+    messages: list[Message] = []
+    seen: dict[tuple[str, str], int] = {}
+    for item in items:
+        unwrapped = _unwrap(item)
+        if unwrapped is None:
+            continue
+        message, event_time = unwrapped
+        role = message.get("role")
+        if role not in KEPT_ROLES:
+            continue
+        text = _text(message.get("content"))
+        if not text:
+            continue
+        timestamp = _iso(message.get("timestamp")) or _iso(event_time)
+        ordinal = seen.get((role, text), 0)
+        seen[(role, text)] = ordinal + 1
+        messages.append(Message(_key(role, timestamp, text, ordinal), role, text, timestamp))
+    return messages
+
+
+def read_jsonl(path: Path) -> Iterator[Any]:
+    """The records of a JSONL transcript file; unreadable lines are skipped."""
+    with path.open("rb") as f:
+        for raw in f:
+            try:
+                yield orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+
+
+def transcript_file(path: Path) -> Path | None:
+    """``path``, or when it is gone, its newest ``.reset.*`` rotation (spec §4.3)."""
+    if path.is_file():
+        return path
+    rotated = sorted(path.parent.glob(f"{path.name}.reset.*"), key=lambda p: p.stat().st_mtime)
+    return rotated[-1] if rotated else None
+
+
+def render(messages: Iterable[Message], max_chars: int) -> tuple[str, int]:
+    """The transcript as the prompt shows it, and how many earliest messages were cut to fit."""
+    lines = [f"[{m.role}{' ' + m.timestamp[:16].replace('T', ' ') if m.timestamp else ''}] "
+             f"{m.text}" for m in messages]
+    total, kept = 0, list[str]()
+    for text in reversed(lines):  # keep the end of a long conversation: its latest state
+        total += len(text) + 2
+        if total > max_chars:
+            if not kept:  # a single message longer than the budget: keep its end
+                kept.append("…" + text[-(max_chars - 1):])
+            break
+        kept.append(text)
+    kept.reverse()
+    return "\n\n".join(kept), len(lines) - len(kept)

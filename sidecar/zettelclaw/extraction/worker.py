@@ -1,0 +1,112 @@
+"""The extraction loop: take due jobs from the spool and run them, a few at a time.
+
+Jobs of one session run in order (a later stretch may correct an earlier one, and its
+``replaces`` needs the earlier entries in the log); different sessions run concurrently, up to
+``extraction.concurrency``. A hook wakes the loop; so does a job that finished; otherwise it
+sleeps until the next waiting job is due.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import trio
+
+from zettelclaw import failpoints
+from zettelclaw.extraction.service import Extraction
+from zettelclaw.extraction.spool import Job
+from zettelclaw.llm.anthropic_client import ModelFailed, ModelWaiting, complete, preload
+
+logger = logging.getLogger(__name__)
+
+
+class Worker:
+    def __init__(self, extraction: Extraction) -> None:
+        self.extraction = extraction
+        self._wake = trio.Event()
+        self._running: set[str] = set()
+        self._sdk_ready = trio.Event()
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        await trio.to_thread.run_sync(self.extraction.recover)
+        task_status.started()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._preload)
+            while True:
+                self._wake = trio.Event()
+                jobs = await trio.to_thread.run_sync(self.extraction.spool.jobs)
+                for job in self._due(jobs):
+                    self._running.add(job.job_id)
+                    nursery.start_soon(self._run, job)
+                with trio.move_on_at(self._next_due(jobs)):
+                    await self._wake.wait()
+
+    async def _preload(self) -> None:
+        # Abandoned on cancel: an import half done in a thread holds nothing a shutdown needs.
+        await trio.to_thread.run_sync(preload, abandon_on_cancel=True)
+        self._sdk_ready.set()
+
+    def _due(self, jobs: list[Job]) -> list[Job]:
+        """Jobs to start now: due, not running, the first of their session, within capacity."""
+        free = self.extraction.config.concurrency - len(self._running)
+        now = time.time()
+        busy_sessions = {j.session_id for j in jobs if j.job_id in self._running}
+        due = []
+        for job in jobs:  # oldest first
+            if job.state == "failed":
+                continue
+            if job.session_id in busy_sessions:
+                continue
+            busy_sessions.add(job.session_id)  # later jobs of this session wait for this one
+            if job.job_id not in self._running and (job.not_before or 0) <= now:
+                due.append(job)
+        return due[:max(free, 0)]
+
+    def _next_due(self, jobs: list[Job]) -> float:
+        times = [j.not_before for j in jobs
+                 if j.state != "failed" and j.not_before and j.job_id not in self._running]
+        if not times:
+            return math.inf
+        return trio.current_time() + max(min(times) - time.time(), 0.0)
+
+    async def _run(self, job: Job) -> None:
+        try:
+            await self._attempt(job)
+        except Exception:
+            logger.exception("extraction job %s crashed; it stays in the spool", job.job_id)
+        finally:
+            self._running.discard(job.job_id)
+            self.notify()
+
+    async def _attempt(self, job: Job) -> None:
+        extraction = self.extraction
+        failpoints.reach("before-model")
+        if job.result is None:
+            prompt = await trio.to_thread.run_sync(extraction.prompt, job)
+            await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
+            try:
+                reply = await complete(extraction.config, prompt)
+            except ModelWaiting as exc:
+                extraction.waiting = exc.reason
+                logger.warning("extraction waits: %s", exc.reason)
+                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after)
+                return
+            except ModelFailed as exc:
+                extraction.waiting = None
+                logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
+                await trio.to_thread.run_sync(extraction.fail, job, exc.reason)
+                return
+            extraction.waiting = None
+            job.result = await trio.to_thread.run_sync(extraction.result, job, reply)
+            job.state, job.last_error, job.not_before = "pending", None, None
+            await trio.to_thread.run_sync(extraction.spool.save, job)
+            failpoints.reach("after-result")
+        appended = await trio.to_thread.run_sync(extraction.finish, job)
+        logger.info("job %s (session %s): %d entries appended", job.job_id, job.session_id,
+                    appended)

@@ -1,0 +1,38 @@
+"""Named crash points, for the tests that prove exactly-once extraction under kill -9.
+
+With ``ZETTELCLAW_FAILPOINT=<name>`` in its environment, the process SIGKILLs itself when it
+reaches that point: the same as an operator's ``kill -9`` landing there, but deterministic.
+Unset (always, outside those tests), ``reach`` is one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from zettelclaw.files import write_all
+
+ENV = "ZETTELCLAW_FAILPOINT"
+
+#: every crash point, in the order a job meets them
+POINTS = (
+    "after-spool",  # the job file is durable, its messages not yet in the provenance transcript
+    "after-provenance",  # the hook's work is durable; the hook has not answered yet
+    "before-model",  # the worker took the job; the model has not been called
+    "after-result",  # the model's entries are saved in the job file, not yet in the log
+    "torn-append",  # half of the batch's bytes are written to the log
+    "after-append",  # the batch is in the log; the job is not yet marked done
+)
+
+
+def reach(name: str) -> None:
+    if os.environ.get(ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def torn_write(fd: int, data: bytes) -> None:
+    """At the ``torn-append`` point: write half of ``data``, durably, then die."""
+    if os.environ.get(ENV) == "torn-append" and len(data) > 1:
+        write_all(fd, data[: len(data) // 2])
+        os.fsync(fd)
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,106 @@
+"""Where Zettelclaw keeps its data, and making sure that place is the user's alone.
+
+Resolution order for the data directory: ``--home``, then ``$ZETTELCLAW_HOME``, then
+``$OPENCLAW_STATE_DIR/zettelclaw``, then ``~/.openclaw/zettelclaw``. The workspace (where
+MEMORY.md and ``memory/*.md`` live) follows the same pattern with ``--workspace``,
+``$ZETTELCLAW_WORKSPACE``, ``$OPENCLAW_STATE_DIR/workspace``, ``~/.openclaw/workspace``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from zettelclaw.errors import DataDirError
+
+logger = logging.getLogger(__name__)
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def resolve_openclaw_state_dir(env: Mapping[str, str]) -> Path:
+    """OpenClaw's state directory: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``."""
+    state = env.get("OPENCLAW_STATE_DIR")
+    return Path(state).expanduser() if state else Path.home() / ".openclaw"
+
+
+def resolve_home(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if env.get("ZETTELCLAW_HOME"):
+        return Path(env["ZETTELCLAW_HOME"]).expanduser().absolute()
+    return (resolve_openclaw_state_dir(env) / "zettelclaw").absolute()
+
+
+def resolve_workspace(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if env.get("ZETTELCLAW_WORKSPACE"):
+        return Path(env["ZETTELCLAW_WORKSPACE"]).expanduser().absolute()
+    return (resolve_openclaw_state_dir(env) / "workspace").absolute()
+
+
+@dataclass(frozen=True)
+class Home:
+    """The data directory and the files in it."""
+
+    root: Path
+
+    @property
+    def log(self) -> Path:
+        return self.root / "log.jsonl"
+
+    @property
+    def subjects(self) -> Path:
+        return self.root / "subjects.json"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def index(self) -> Path:
+        return self.root / "index.sqlite"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "lock"
+
+    @property
+    def serve_lock(self) -> Path:
+        return self.root / "serve.lock"
+
+    @property
+    def default_socket(self) -> Path:
+        return self.root / "sidecar.sock"
+
+    def ensure(self) -> None:
+        """Create the directory (0700) and an empty log (0600) if missing.
+
+        An existing directory that others can read is tightened to 0700, with a warning: the
+        log holds a person's private memory.
+        """
+        try:
+            self.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            mode = stat.S_IMODE(self.root.stat().st_mode)
+            if mode & 0o077:
+                logger.warning("%s was mode %o; tightening it to 0700", self.root, mode)
+                self.root.chmod(DIR_MODE)
+            fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+            try:
+                mode = stat.S_IMODE(os.fstat(fd).st_mode)
+                if mode & 0o077:
+                    logger.warning("%s was mode %o; tightening it to 0600", self.log, mode)
+                    os.fchmod(fd, FILE_MODE)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise DataDirError(f"cannot use data directory {self.root}: {exc.strerror}") from exc
+
+    def exists(self) -> bool:
+        return self.log.exists()

@@ -1,0 +1,1 @@
+"""The model client shared by extraction and the briefing (Anthropic Messages API)."""

@@ -1,0 +1,89 @@
+"""One call to the Anthropic Messages API, with failures sorted into two kinds.
+
+- ``ModelWaiting``: nothing is wrong with the job; the model cannot be asked right now (no API
+  key, endpoint unreachable, rate limited, overloaded, key refused). The job waits and is tried
+  again later; this never uses up its retry. ``status`` shows the reason.
+- ``ModelFailed``: the model was asked and the call failed (a 5xx, a timeout, a 400, an empty
+  reply). This counts as an attempt: a job is retried once, then marked failed.
+
+The SDK's own retries are off (``max_retries=0``): the spool's retry policy is the only one, so
+"a 500 twice" means exactly two calls. ``AsyncAnthropic`` runs on trio through httpx and anyio,
+and is always closed by ``async with``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from zettelclaw.config import ExtractionConfig
+
+if TYPE_CHECKING:
+    import anthropic
+
+
+def preload() -> None:
+    """Import the SDK (about a second) ahead of the first call; run it in a worker thread, so
+    that neither start-up nor the event loop waits for it."""
+    importlib.import_module("anthropic")
+
+
+class ModelWaiting(Exception):  # a state of the world, not a failure of the job
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class ModelFailed(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+NO_KEY = ("no Anthropic API key: set ANTHROPIC_API_KEY in the sidecar's environment or "
+          "extraction.apiKey in HOME/config.json")
+
+
+def _retry_after(exc: anthropic.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+async def complete(config: ExtractionConfig, prompt: str, model: str | None = None) -> str:
+    """The text of the model's reply to ``prompt`` (a single user message)."""
+    if not config.api_key:
+        raise ModelWaiting(NO_KEY)
+    import anthropic  # preloaded in a thread by the worker: see preload()
+
+    where = config.base_url or "api.anthropic.com"
+    async with anthropic.AsyncAnthropic(api_key=config.api_key, base_url=config.base_url,
+                                        max_retries=0, timeout=config.timeout_seconds) as client:
+        try:
+            message = await client.messages.create(
+                model=(model or config.model_id).removeprefix("anthropic/"),
+                max_tokens=config.max_tokens,
+                messages=[{"role": "user", "content": prompt}],
+            )
+        except anthropic.APITimeoutError:
+            raise ModelFailed(f"the model did not answer within {config.timeout_seconds:g} s"
+                              ) from None
+        except anthropic.APIConnectionError as exc:
+            raise ModelWaiting(f"cannot reach the Anthropic API at {where}: {exc}") from None
+        except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as exc:
+            raise ModelWaiting(f"the API key was refused ({exc.status_code}); fix the key"
+                               ) from None
+        except anthropic.RateLimitError as exc:
+            raise ModelWaiting("rate limited by the API (429)", _retry_after(exc)) from None
+        except anthropic.APIStatusError as exc:
+            if exc.status_code in (503, 529):
+                raise ModelWaiting(f"the API is overloaded ({exc.status_code})",
+                                   _retry_after(exc)) from None
+            raise ModelFailed(f"the API answered {exc.status_code}: {exc.message}") from None
+    text = "".join(block.text for block in message.content if block.type == "text")
+    if not text.strip():
+        raise ModelFailed(f"the model's reply had no text (stop reason {message.stop_reason})")
+    return text

@@ -1,0 +1,1 @@
+"""The append-only event log: the truth every other file is derived from."""

@@ -1,0 +1,91 @@
+"""Reading the log as numbered lines from a resumable position.
+
+A reader resumes where it left off (a ``Position``: byte offset, lines read, and whether the last
+line read had no newline yet). Complete lines are always yielded. An unterminated last line is
+yielded only when it already holds a whole valid entry (someone appended by hand without a final
+newline); anything else there is a write in progress or torn by a crash, and waits: the next
+writer terminates it (see ``store``), and then it is read, and reported, as an invalid line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from zettelclaw.log.schema import Entry, InvalidEntry, parse_entry_json
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    offset: int = 0
+    lines: int = 0
+    #: the last line read had no newline: a newline at ``offset`` still belongs to it
+    open_tail: bool = False
+
+
+START = Position()
+
+
+class LineContinuedError(Exception):
+    """The entry read without its newline (an open tail) was continued by more bytes on the same
+    line: what was yielded as an entry is now part of a longer, different line. A reader that
+    resumes from such a position cannot take back what it yielded; it must read from the start
+    (the index does: see ``search.ingest``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int  # 1-based
+    offset: int
+    data: bytes  # without the newline
+    entry: Entry | None
+    error: str | None  # why the line is not an entry; None for entries and blank lines
+
+    @property
+    def blank(self) -> bool:
+        return self.entry is None and self.error is None
+
+
+def parse_line(number: int, offset: int, data: bytes) -> Line:
+    if not data.strip():
+        return Line(number, offset, data, None, None)
+    try:
+        return Line(number, offset, data, parse_entry_json(data), None)
+    except InvalidEntry as exc:
+        return Line(number, offset, data, None, exc.reason)
+
+
+def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Position]]:
+    """Lines from ``start`` up to byte ``end``, each with the position just after it.
+
+    Reads with ``pread``, so a caller may hold other positions in the same file.
+    """
+    offset = start.offset  # the next byte to read
+    number = start.lines
+    buffer, buffer_at = b"", offset  # unconsumed bytes, and the file offset of buffer[0]
+    skip_newline = start.open_tail
+    while offset < end:
+        chunk = os.pread(fd, min(CHUNK, end - offset), offset)
+        if not chunk:  # the file shrank under us: stop; the caller's fingerprint check notices
+            break
+        offset += len(chunk)
+        buffer += chunk
+        pos = 0
+        if skip_newline:
+            if not buffer.startswith(b"\n"):
+                raise LineContinuedError(f"line {number} went on after it was read")
+            pos, skip_newline = 1, False
+        while (newline := buffer.find(b"\n", pos)) >= 0:
+            number += 1
+            line = parse_line(number, buffer_at + pos, buffer[pos:newline])
+            yield line, Position(buffer_at + newline + 1, number, False)
+            pos = newline + 1
+        buffer_at += pos
+        buffer = buffer[pos:]
+    if buffer and not skip_newline:
+        line = parse_line(number + 1, buffer_at, buffer)
+        if line.entry is not None:
+            yield line, Position(buffer_at + len(buffer), number + 1, True)

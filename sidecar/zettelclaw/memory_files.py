@@ -1,0 +1,60 @@
+"""Reading the workspace's Markdown memory files for ``memory.get``, never anything else.
+
+Allowed: ``MEMORY.md`` (or ``memory.md``) at the workspace root, and ``*.md`` files under
+``memory/``. A path is resolved with every symlink followed before it is checked, so neither
+``../`` nor a link inside ``memory/`` that points elsewhere can reach another file's bytes. A
+path outside the allowed set is refused whether or not it exists, so the answer does not reveal
+which files exist outside.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
+
+ROOT_FILES = ("MEMORY.md", "memory.md")
+MEMORY_DIR = "memory"
+MAX_BYTES = 512 * 1024
+
+
+@dataclass(frozen=True)
+class FileSlice:
+    path: str  # relative to the workspace
+    text: str
+    start: int  # first line returned, 1-based
+    count: int  # lines returned
+    total: int  # lines in the file
+    truncated: bool  # cut at MAX_BYTES
+
+
+def resolve(workspace: Path, path: str) -> tuple[Path, str]:
+    """The real file for ``path`` and its workspace-relative name, or an error."""
+    if not path or "\x00" in path:
+        raise InvalidParamsError("path must be a non-empty file path")
+    root = Path(os.path.realpath(workspace))
+    candidate = Path(path) if os.path.isabs(path) else root / path
+    real = Path(os.path.realpath(candidate))
+    allowed = real.parent == root and real.name in ROOT_FILES
+    allowed = allowed or (real.suffix == ".md" and real.is_relative_to(root / MEMORY_DIR))
+    if not allowed or real.is_dir():  # a directory is not a memory file, whatever its name
+        raise PathNotAllowedError(
+            f"{path!r} is not one of the workspace's memory files (MEMORY.md, memory/**/*.md)",
+            {"path": path, "workspace": str(workspace)},
+        )
+    if not real.is_file():
+        raise NotFoundError(f"{path!r} does not exist in the workspace", {"path": path})
+    return real, str(real.relative_to(root))
+
+
+def read_slice(workspace: Path, path: str, start: int = 1, count: int | None = None) -> FileSlice:
+    real, relative = resolve(workspace, path)
+    with real.open("rb") as f:
+        data = f.read(MAX_BYTES + 1)
+    truncated = len(data) > MAX_BYTES
+    text = data[:MAX_BYTES].decode("utf-8", "replace")
+    all_lines = text.splitlines(keepends=True)
+    chosen = all_lines[start - 1 : None if count is None else start - 1 + count]
+    return FileSlice(relative, "".join(chosen), start, len(chosen), len(all_lines), truncated)

@@ -1,0 +1,1 @@
+"""JSON-RPC 2.0 as the sidecar speaks it: framing, params, dispatch. No sockets here."""

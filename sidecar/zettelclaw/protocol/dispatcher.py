@@ -1,0 +1,143 @@
+"""The trio dispatcher: one JSON-RPC message (a line) in, one response line (or none) out.
+
+jsonrpcserver's ``async_dispatch`` gathers batch calls with ``asyncio.gather`` and so cannot run
+under trio. This module keeps the library's parts that are not tied to asyncio: its JSON schema
+of a request, ``create_request`` with its NOID sentinel for notifications, and its response
+tuples and serializers. It adds what the sidecar needs on top: orjson, params validated by
+pydantic models (-32602 with field-level detail), the domain errors of ``zettelclaw.errors``,
+and batches run concurrently in a trio nursery. Each element of a batch is validated on its own,
+so one bad element gets its own -32600 instead of failing the whole batch (JSON-RPC 2.0 §6).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import trio
+from jsonrpcserver.dispatcher import create_request
+from jsonrpcserver.main import schema as request_schema
+from jsonrpcserver.response import (
+    ErrorResponse,
+    SuccessResponse,
+    serialize_error,
+    serialize_success,
+)
+from jsonrpcserver.sentinels import NODATA, NOID
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, ValidationError
+
+from zettelclaw.errors import (
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    ParseError,
+    ZettelclawError,
+)
+from zettelclaw.protocol.params import field_errors
+
+logger = logging.getLogger(__name__)
+
+_element_schema = {**request_schema["definitions"]["request"],
+                   "definitions": request_schema["definitions"]}
+_validator = validator_for(request_schema)(_element_schema)
+
+Handler = Callable[[Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Method:
+    params: type[BaseModel]
+    handler: Handler
+
+
+def error_response(exc: ZettelclawError, request_id: Any) -> dict[str, Any]:
+    data = NODATA if exc.data is None else exc.data
+    return serialize_error(ErrorResponse(exc.code, exc.message, data, request_id))
+
+
+def encode(response: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    return orjson.dumps(response) + b"\n"
+
+
+class Dispatcher:
+    def __init__(self, methods: Mapping[str, Method]) -> None:
+        self.methods = dict(methods)
+
+    async def dispatch(self, message: bytes) -> bytes | None:
+        """The response line for one message, or None when nothing is to be sent back."""
+        try:
+            decoded = orjson.loads(message)
+        except orjson.JSONDecodeError as exc:
+            return encode(error_response(ParseError(data=str(exc)), None))
+        if isinstance(decoded, list):
+            if not decoded:
+                return encode(error_response(InvalidRequestError(data="empty batch"), None))
+            responses: list[dict[str, Any] | None] = [None] * len(decoded)
+
+            async def run(i: int, element: Any) -> None:
+                responses[i] = await self.dispatch_object(element)
+
+            async with trio.open_nursery() as nursery:
+                for i, element in enumerate(decoded):
+                    nursery.start_soon(run, i, element)
+            sent = [r for r in responses if r is not None]
+            return encode(sent) if sent else None
+        response = await self.dispatch_object(decoded)
+        return None if response is None else encode(response)
+
+    async def dispatch_object(self, obj: Any) -> dict[str, Any] | None:
+        """Dispatch one decoded request object; None for a notification."""
+        error = next(_validator.iter_errors(obj), None)
+        if error is not None:
+            request_id = obj.get("id") if isinstance(obj, dict) else None
+            if not isinstance(request_id, str | int | float) or isinstance(request_id, bool):
+                request_id = None
+            return error_response(InvalidRequestError(data=_describe(error)), request_id)
+        request = create_request(obj)
+        try:
+            result = await self.call(request.method, request.params)
+        except ZettelclawError as exc:
+            if request.id is NOID:
+                logger.info("notification %s failed: %s", request.method, exc.message)
+                return None
+            return error_response(exc, request.id)
+        if request.id is NOID:
+            return None
+        return serialize_success(SuccessResponse(result, request.id))
+
+    async def call(self, method_name: str, params: Any) -> Any:
+        """Validate ``params`` for ``method_name`` and run its handler. Raises ZettelclawError."""
+        method = self.methods.get(method_name)
+        if method is None:
+            raise MethodNotFoundError(f"Method not found: {method_name}",
+                                      {"method": method_name, "methods": sorted(self.methods)})
+        if isinstance(params, list):
+            if params:
+                raise InvalidParamsError("params must be an object (by name), not an array")
+            params = {}
+        try:
+            model = method.params.model_validate(params)
+        except ValidationError as exc:
+            details = field_errors(exc.errors(include_url=False))
+            summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+            raise InvalidParamsError(f"Invalid params: {summary}", details) from None
+        try:
+            return await method.handler(model)
+        except ZettelclawError:
+            raise
+        except Exception as exc:
+            # A bug or an unexpected OS error: logged with its traceback, answered as -32603,
+            # and the connection and the server go on.
+            logger.exception("%s failed", method_name)
+            raise InternalError(f"Internal error in {method_name}: {type(exc).__name__}: {exc}"
+                                ) from exc
+
+
+def _describe(error: Any) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else str(error.message)

@@ -1,0 +1,174 @@
+"""The params of every method, as pydantic models: the contract protocol.md documents.
+
+Params are by name (a JSON object). Unknown names are rejected, so a typo such as ``maxresults``
+is an error that names the field instead of a silently ignored option.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from zettelclaw.log.schema import EntryType, SessionId, Slug, TaskStatus
+from zettelclaw.session_keys import ChatType
+from zettelclaw.subjects.registry import SubjectType
+
+Text = Annotated[str, StringConstraints(max_length=4096)]
+
+
+class Params(BaseModel):
+    # strict: JSON types are taken as they are ("5" is not a number, "yes" not a boolean)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def day_bounds(value: str, end: bool) -> float:
+    """``since``/``until`` as Unix seconds. A date alone covers the whole day (UTC): as
+    ``until`` it means the end of that day. A date-time without a zone is taken as UTC."""
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        pass
+    else:
+        moment = datetime.combine(day, time.min, UTC)
+        return (moment + timedelta(days=1)).timestamp() - 1e-6 if end else moment.timestamp()
+    parsed = datetime.fromisoformat(value)
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+class SearchParams(Params):
+    query: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    type: EntryType | None = None
+    subject: Slug | None = None
+    status: TaskStatus | None = None
+    session: SessionId | None = None
+    since: Annotated[str, Field(max_length=40)] | None = None
+    until: Annotated[str, Field(max_length=40)] | None = None
+    include_replaced: bool = Field(False, alias="includeReplaced")
+    max_results: int = Field(10, ge=1, le=1000, alias="maxResults")
+
+    @field_validator("since", "until")
+    @classmethod
+    def _date(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                day_bounds(value, end=False)
+            except ValueError:
+                raise ValueError(f"not an ISO 8601 date or date-time: {value!r}") from None
+        return value
+
+
+class GetParams(Params):
+    path: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    from_: int = Field(1, ge=1, alias="from")
+    lines: int | None = Field(None, ge=1, le=100_000)
+
+
+class SubjectsListParams(Params):
+    pass
+
+
+class SubjectsAddParams(Params):
+    slug: Slug
+    type: SubjectType = "project"
+    display: Annotated[str, StringConstraints(min_length=1, max_length=120,
+                                              strip_whitespace=True)] | None = None
+
+
+class SubjectsRenameParams(Params):
+    from_: Slug = Field(alias="from")
+    to: Slug
+
+    @model_validator(mode="after")
+    def _differ(self) -> SubjectsRenameParams:
+        if self.from_ == self.to:
+            raise ValueError("from and to are the same slug")
+        return self
+
+
+class BeforePromptBuildParams(Params):
+    session_id: Text | None = Field(None, alias="sessionId")
+    session_key: Text | None = Field(None, alias="sessionKey")
+    agent_id: Text | None = Field(None, alias="agentId")
+    channel: Text | None = None
+    workspace_dir: Text | None = Field(None, alias="workspaceDir")
+    chat_type: ChatType | None = Field(None, alias="chatType")
+    sender_is_owner: bool | None = Field(None, alias="senderIsOwner")
+
+
+class StatusParams(Params):
+    pass
+
+
+def field_errors(errors: list[Any]) -> list[dict[str, str]]:
+    """pydantic's errors as ``[{field, message}]`` for the -32602 ``data``."""
+    out = []
+    for error in errors:
+        field = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        out.append({"field": field or "params", "message": message, "type": error["type"]})
+    return out
+
+
+# -- extraction ----------------------------------------------------------------------------------
+
+Reason = Annotated[str, StringConstraints(max_length=64)]
+
+
+class HookTranscriptParams(Params):
+    """``hook.sessionEnd`` and ``hook.beforeReset``: a stretch of conversation to extract."""
+
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
+        alias="sessionId")
+    session_key: Text | None = Field(None, alias="sessionKey")
+    agent_id: Text | None = Field(None, alias="agentId")
+    reason: Reason | None = None
+    messages: Annotated[list[Any], Field(max_length=100_000)] | None = None
+    transcript_path: Text | None = Field(None, alias="transcriptPath")
+    workspace_dir: Text | None = Field(None, alias="workspaceDir")
+
+
+def _millis(value: float | str | None) -> float | None:
+    """``updatedAt`` as epoch milliseconds: a number (ms, or s if small) or an ISO string."""
+    if value is None or isinstance(value, float | int):
+        return None if value is None else float(value) * (1000 if value < 1e11 else 1)
+    parsed = datetime.fromisoformat(value)
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp() * 1000
+
+
+class GatewaySession(Params):
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
+        alias="sessionId")
+    session_key: Text | None = Field(None, alias="sessionKey")
+    agent_id: Text | None = Field(None, alias="agentId")
+    updated_at: float | str | None = Field(None, alias="updatedAt")
+
+    @model_validator(mode="after")
+    def _updated(self) -> GatewaySession:
+        try:
+            object.__setattr__(self, "updated_at", _millis(self.updated_at))
+        except ValueError:
+            raise ValueError(f"updatedAt: not epoch milliseconds or ISO 8601: "
+                             f"{self.updated_at!r}") from None
+        return self
+
+
+class GatewayStartParams(Params):
+    sessions: Annotated[list[GatewaySession], Field(max_length=100_000)] = []
+
+
+class JobsListParams(Params):
+    pass
+
+
+class JobsRetryParams(Params):
+    job_id: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = Field(
+        None, alias="jobId")

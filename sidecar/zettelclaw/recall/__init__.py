@@ -1,0 +1,1 @@
+"""What the agent is given before every turn: the last handoff, only in private sessions."""

@@ -1,0 +1,46 @@
+"""The handoff context injected before an agent turn (spec §6.1, §6.2). Pure formatting.
+
+The last current handoff, then the open tasks and the decisions of the handoff's session, so the
+agent knows where things stand without a tool call. Bounded, so a chatty session cannot blow up
+every prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+MAX_ITEMS = 10
+MAX_TEXT = 400
+
+
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_handoff(handoff: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> str:
+    head = f"Session: {handoff['session']} ({handoff['timestamp']})"
+    if handoff.get("subject"):
+        head += f" · subject: {handoff['subject']}"
+    lines = ["## Last Session Handoff", head, _clip(handoff["content"], 2 * MAX_TEXT)]
+    if handoff.get("detail"):
+        lines.append("Detail: " + _clip(handoff["detail"], 4 * MAX_TEXT))
+    tasks = [i for i in items if i["type"] == "task"][-MAX_ITEMS:]
+    decisions = [i for i in items if i["type"] == "decision"][-MAX_ITEMS:]
+    if tasks:
+        lines += ["", "Open tasks from that session:"]
+        lines += [_item(task) for task in tasks]
+    if decisions:
+        lines += ["", "Decisions from that session:"]
+        lines += [_item(decision, why=True) for decision in decisions]
+    return "\n".join(lines)
+
+
+def _item(entry: Mapping[str, Any], why: bool = False) -> str:
+    text = "- " + _clip(entry["content"])
+    if why and entry.get("detail"):
+        text += " (why: " + _clip(entry["detail"], MAX_TEXT // 2) + ")"
+    if entry.get("subject"):
+        text += f" [{entry['subject']}]"
+    return text + f" (id {entry['id']})"

@@ -1,0 +1,144 @@
+"""The SQLite index file: its schema, opening it, and throwing it away when it cannot be trusted.
+
+``index.sqlite`` holds one row per valid entry (keyed by its line number in log.jsonl), an FTS5
+table over content and detail, the invalid lines with their reasons, and ``meta``: how far into
+the log the index has read, and a fingerprint of the log that tells an append (read on) from a
+rewrite (read again from the start). Deleting the file is always safe: it is rebuilt.
+
+One connection is shared by the threads of a process, serialized by ``lock``; other processes
+(the CLI working on the files, a sidecar) use their own connections, and SQLite's WAL locking
+keeps them consistent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE entries (
+    line INTEGER PRIMARY KEY,   -- the entry's line number in log.jsonl (1-based)
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    status TEXT,
+    subject TEXT,
+    session TEXT NOT NULL,
+    timestamp TEXT NOT NULL,    -- as written
+    ts REAL NOT NULL,           -- the timestamp as Unix seconds, for date filters
+    content TEXT NOT NULL,
+    detail TEXT,
+    replaces TEXT,              -- as written
+    supersedes TEXT,            -- the earlier entry this one effectively replaces
+    replaced_by TEXT            -- the newest entry that effectively replaced this one
+);
+CREATE INDEX entries_type ON entries (type);
+CREATE INDEX entries_subject ON entries (subject) WHERE subject IS NOT NULL;
+CREATE INDEX entries_session ON entries (session);
+CREATE INDEX entries_ts ON entries (ts);
+CREATE TABLE invalid_lines (line INTEGER PRIMARY KEY, reason TEXT NOT NULL, excerpt TEXT NOT NULL);
+CREATE VIRTUAL TABLE entries_fts USING fts5 (
+    content, detail,
+    content='entries', content_rowid='line',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+class Index:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+            version = self._version(conn)
+            if version == SCHEMA_VERSION:
+                return conn
+            conn.close()
+            if version is not None:
+                logger.info("index %s has schema %s, not %s; rebuilding it", self.path, version,
+                            SCHEMA_VERSION)
+        except sqlite3.DatabaseError as exc:
+            logger.warning("index %s is unreadable (%s); rebuilding it", self.path, exc)
+        self._remove_files()
+        conn = self._connect()
+        with transaction(conn):
+            if self._version(conn) != SCHEMA_VERSION:  # another process may have just made it
+                # one statement at a time: executescript() would COMMIT the open transaction
+                for statement in SCHEMA.split(";\n"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        # Created 0600 by us: SQLite gives its -wal and -shm files the same mode.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=30.0)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        # The index is derived: after a power loss it is checked against the log and rebuilt
+        # if needed, so commits need not wait for the disk.
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        return conn
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int | None:
+        has_meta = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if not has_meta:
+            return None
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else None
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, exclusive across threads and (BEGIN IMMEDIATE) processes."""
+        with self.lock, transaction(self.conn):
+            yield self.conn
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            yield self.conn
+
+    def meta(self, conn: sqlite3.Connection) -> dict[str, object]:
+        return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM meta")}
+
+    @staticmethod
+    def set_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
+        conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(values.items()))
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,186 @@
+"""Queries over the index: filtered and keyword search, entries by id with their chains, counts.
+
+Every function takes a connection and returns plain data in the protocol's shapes (protocol.md,
+``memory.search`` and ``memory.get``); the caller holds the index lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from zettelclaw.search import fts
+
+ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
+                 "session")
+SNIPPET_TOKENS = 24
+SNIPPET_CHARS = 240
+# bm25 weights of the FTS columns: a match in content counts twice a match in detail
+BM25 = "bm25(entries_fts, 1.0, 0.5)"
+RELATED_TERMS = 24
+
+
+@dataclass(frozen=True)
+class Filters:
+    type: str | None = None
+    subject: str | None = None
+    status: str | None = None
+    session: str | None = None
+    since: float | None = None  # Unix seconds, inclusive
+    until: float | None = None  # Unix seconds, inclusive
+    include_replaced: bool = False
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        for column in ("type", "subject", "status", "session"):
+            value = getattr(self, column)
+            if value is not None:
+                clauses.append(f"e.{column} = ?")
+                params.append(value)
+        if self.since is not None:
+            clauses.append("e.ts >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("e.ts <= ?")
+            params.append(self.until)
+        if not self.include_replaced:
+            clauses.append("e.replaced_by IS NULL")
+        return (" AND ".join(clauses) or "1"), params
+
+
+def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
+    """The entry as it stands in the log: its fields in line order, absent ones left out."""
+    return {key: row[key] for key in ENTRY_COLUMNS if row[key] is not None}
+
+
+def search_result(row: sqlite3.Row, score: float, snippet: str) -> dict[str, Any]:
+    result: dict[str, Any] = {key: row[key] for key in ENTRY_COLUMNS}
+    result.update(path=row["id"], line=row["line"], replacedBy=row["replaced_by"],
+                  score=round(score, 6), snippet=snippet, source="log")
+    return result
+
+
+def _plain_snippet(row: sqlite3.Row) -> str:
+    text: str = row["content"]
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+
+
+def search(conn: sqlite3.Connection, query: str | None, filters: Filters,
+           limit: int) -> list[dict[str, Any]]:
+    """Filters alone: exact, newest first. With a query: keyword matches, best first."""
+    where, params = filters.sql()
+    if query is None:
+        rows = conn.execute(
+            f"SELECT e.* FROM entries e WHERE {where} ORDER BY e.line DESC LIMIT ?",  # noqa: S608
+            [*params, limit],
+        ).fetchall()
+        return [search_result(row, 1.0, _plain_snippet(row)) for row in rows]
+    match = fts.plan(query)
+    if match is None:
+        return []
+    results = _keyword(conn, match.all_terms, where, params, limit=limit, exclude=())
+    if match.any_term is not None and len(results) < limit:
+        seen = tuple(r["line"] for r in results)
+        results += _keyword(conn, match.any_term, where, params, limit=limit - len(results),
+                            exclude=seen)
+    return results
+
+
+def _keyword(conn: sqlite3.Connection, expression: str, where: str, params: list[Any], *,
+             limit: int, exclude: tuple[int, ...]) -> list[dict[str, Any]]:
+    excluded = f" AND e.line NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
+    rows = conn.execute(
+        f"SELECT e.*, {BM25} AS rank,"  # noqa: S608  (only placeholders are interpolated)
+        f" snippet(entries_fts, -1, '', '', '…', {SNIPPET_TOKENS}) AS snip"
+        " FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"
+        f" WHERE entries_fts MATCH ? AND {where}{excluded} ORDER BY rank LIMIT ?",
+        [expression, *params, *exclude, limit],
+    ).fetchall()
+    return [search_result(row, _score(row["rank"]), row["snip"]) for row in rows]
+
+
+def _score(rank: float) -> float:
+    """bm25 is negative, more negative is better; map it onto (0, 1), higher is better."""
+    relevance = max(-rank, 0.0)
+    return relevance / (1.0 + relevance)
+
+
+def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
+    """The entry with its chain: ``replaces`` (older versions, nearest first) and
+    ``replacedBy`` (newer versions up to the current one, nearest first)."""
+    row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    if row is None:
+        return None
+    older, newer = [], []
+    cursor = row
+    while cursor["supersedes"] is not None:  # each step moves earlier in the log: it ends
+        cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
+                              (cursor["supersedes"],)).fetchone()
+        older.append(entry_dict(cursor))
+    cursor = row
+    while cursor["replaced_by"] is not None:  # each step moves later in the log: it ends
+        cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
+                              (cursor["replaced_by"],)).fetchone()
+        newer.append(entry_dict(cursor))
+    return {"entry": entry_dict(row), "line": row["line"], "current": row["replaced_by"] is None,
+            "replaces": older, "replacedBy": newer}
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, Any]:
+    by_type = dict(conn.execute("SELECT type, count(*) FROM entries GROUP BY type"))
+    replaced = conn.execute(
+        "SELECT count(*) FROM entries WHERE replaced_by IS NOT NULL").fetchone()[0]
+    invalid = conn.execute("SELECT count(*), min(line) FROM invalid_lines").fetchone()
+    return {"total": sum(by_type.values()), "byType": by_type, "replaced": replaced,
+            "invalidLines": invalid[0], "firstInvalidLine": invalid[1]}
+
+
+def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT line, reason, excerpt FROM invalid_lines ORDER BY line LIMIT ?",
+                        (limit,))
+    return [{"line": line, "reason": reason, "excerpt": excerpt} for line, reason, excerpt in rows]
+
+
+def subject_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
+    """Per subject: how many current entries, and the timestamp of the newest one."""
+    # With max(), SQLite takes the bare column (timestamp) from the row that holds the maximum.
+    rows = conn.execute(
+        "SELECT subject, count(*), max(line), timestamp FROM entries"
+        " WHERE subject IS NOT NULL AND replaced_by IS NULL GROUP BY subject")
+    return {subject: (n, last) for subject, n, _, last in rows}
+
+
+def last_handoff(conn: sqlite3.Connection) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM entries WHERE type = 'handoff' AND replaced_by IS NULL"
+        " ORDER BY line DESC LIMIT 1").fetchone()
+    return row
+
+
+def open_items(conn: sqlite3.Connection, session: str, limit: int) -> list[sqlite3.Row]:
+    """The session's current open tasks and decisions, in log order."""
+    return conn.execute(
+        "SELECT * FROM (SELECT * FROM entries WHERE session = ? AND replaced_by IS NULL"
+        " AND ((type = 'task' AND status = 'open') OR type = 'decision')"
+        " ORDER BY line DESC LIMIT ?) ORDER BY line", (session, limit)).fetchall()
+
+
+def related(conn: sqlite3.Connection, text: str, limit: int) -> list[dict[str, Any]]:
+    """Current entries that share the most distinctive words with ``text``, best first.
+
+    Used to show the extraction model what memory already holds, so that a correction comes
+    back with ``replaces``. Long words are the most distinctive; BM25 weighs rare ones up.
+    """
+    if limit <= 0:
+        return []
+    match = fts.plan(text)
+    if match is None:
+        return []
+    terms = sorted(match.terms, key=len, reverse=True)[:RELATED_TERMS]
+    expression = " OR ".join(f'"{t}"' for t in terms)
+    rows = conn.execute(
+        "SELECT e.* FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"  # noqa: S608
+        f" WHERE entries_fts MATCH ? AND e.replaced_by IS NULL ORDER BY {BM25} LIMIT ?",
+        (expression, limit)).fetchall()
+    return [entry_dict(row) for row in rows]

@@ -1,0 +1,1 @@
+"""The trio server: the Unix socket, its connections, and the method handlers."""

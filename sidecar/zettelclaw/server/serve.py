@@ -1,0 +1,153 @@
+"""Running the sidecar: the data directory, the socket, the background catch-up, shutdown.
+
+``serve`` is started with ``nursery.start`` and reports ready (with where it listens) only once
+the socket accepts connections, so neither tests nor the CLI ever sleep and hope.
+``run`` is the process entry point: it adds the ready line and the signal handling.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from zettelclaw import __version__
+from zettelclaw.config import Config, load_config
+from zettelclaw.extraction.service import Extraction
+from zettelclaw.extraction.worker import Worker
+from zettelclaw.home import Home, resolve_openclaw_state_dir
+from zettelclaw.memory import Memory
+from zettelclaw.protocol.dispatcher import Dispatcher
+from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
+from zettelclaw.server.connection import ConnectionHandler
+from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
+from zettelclaw.server.methods import build_methods
+from zettelclaw.server.syncer import Syncer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    home: Home
+    workspace: Path
+    socket: Path
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    settings: Config | None = None  # None: HOME/config.json and the environment
+    transcript_roots: tuple[Path, ...] = ()  # where transcriptPath may point (default below)
+
+
+@dataclass(frozen=True)
+class Ready:
+    socket: Path
+    home: Path
+    pid: int
+
+
+@contextmanager
+def serve_lock(home: Home) -> Iterator[None]:
+    """One sidecar per data directory: a second one exits instead of sharing the files."""
+    fd = os.open(home.serve_lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise AlreadyServingError(
+                f"another zettelclaw sidecar (pid {holder}) is serving {home.root}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+async def serve(config: ServerConfig, *,
+                task_status: trio.TaskStatus[Ready] = trio.TASK_STATUS_IGNORED) -> None:
+    config.home.ensure()
+    with serve_lock(config.home):
+        memory = await trio.to_thread.run_sync(Memory, config.home, config.workspace)
+        try:
+            listener, inode = await open_listener(config.socket)
+            try:
+                await _serve(config, memory, listener, task_status)
+            finally:
+                remove_socket(config.socket, inode)
+        finally:
+            memory.close()
+
+
+async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketListener,
+                 task_status: trio.TaskStatus[Ready]) -> None:
+    started = time.monotonic()
+
+    def server_info() -> dict[str, Any]:
+        return {"socket": str(config.socket), "version": __version__,
+                "uptimeSeconds": round(time.monotonic() - started, 3),
+                "maxMessageBytes": config.max_message_bytes}
+
+    settings = config.settings or load_config(config.home)
+    roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
+    extraction = Extraction(memory, settings.extraction, roots)
+    worker = Worker(extraction)
+    syncer = Syncer(memory)
+    dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,
+                                          worker.notify))
+    handler = ConnectionHandler(dispatcher, config.max_message_bytes)
+    if not settings.extraction.api_key:
+        logger.warning("no Anthropic API key: hooks are accepted and spooled, and extraction "
+                       "waits until ANTHROPIC_API_KEY or extraction.apiKey is set")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_memory_on_cancel, memory)
+        nursery.start_soon(syncer.background)
+        await nursery.start(worker.run)
+        await nursery.start(partial(trio.serve_listeners, handler, [listener]))
+        task_status.started(Ready(config.socket, config.home.root, os.getpid()))
+
+
+async def _stop_memory_on_cancel(memory: Memory) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        memory.stop()  # a long catch-up in a worker thread stops after its current batch
+
+
+def run(config: ServerConfig) -> int:
+    """Serve until SIGTERM or SIGINT; print one line when ready. Returns the exit code."""
+
+    async def main() -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async with trio.open_nursery() as nursery:
+                ready = await nursery.start(serve, config)
+                print(f"zettelclaw {__version__}: listening on {ready.socket} "
+                      f"(home {ready.home}, pid {ready.pid})", flush=True)
+                async for signum in signals:
+                    logger.info("%s: finishing in-flight work", signal.Signals(signum).name)
+                    nursery.cancel_scope.cancel()
+                    break
+
+    try:
+        trio.run(main)
+    except BaseExceptionGroup as group:
+        raise _sole(group) from None
+    print("zettelclaw: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside nested nursery groups (a refused start), else the group itself."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

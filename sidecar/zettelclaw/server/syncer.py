@@ -1,0 +1,56 @@
+"""Keeping the sidecar's view of the log fresh from trio, without stalling the hot path.
+
+Reads that must see every entry (search, get) wait for a catch-up. The hook that runs before
+every agent turn never waits for a long one: while the index is being built it answers from
+what it already has, so an agent's turn is never held up by indexing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+
+from zettelclaw.errors import IndexNotReadyError
+from zettelclaw.memory import Memory, SyncStoppedError
+
+logger = logging.getLogger(__name__)
+
+INDEX_WAIT_SECONDS = 10.0
+
+
+class Syncer:
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._lock = trio.Lock()
+
+    async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
+        """Bring the index up to date, waiting at most ``wait`` s for a catch-up under way."""
+        if not self.memory.log_changed():
+            return
+        with trio.move_on_after(wait) as waited:
+            await self._lock.acquire()
+        if waited.cancelled_caught:
+            progress = self.memory.progress
+            data = {"bytesIndexed": progress[0], "bytesTotal": progress[1]} if progress else None
+            raise IndexNotReadyError(
+                "the search index is still being built; try again shortly", data)
+        try:
+            if self.memory.log_changed():
+                await trio.to_thread.run_sync(self.memory.sync)
+        finally:
+            self._lock.release()
+
+    async def fresh_if_quick(self) -> None:
+        """For the hot path: catch up only when no other catch-up is under way."""
+        if self.memory.log_changed() and not self._lock.locked():
+            await self.fresh()
+
+    async def background(self) -> None:
+        """The first catch-up after start, so that a cold index builds while we serve."""
+        try:
+            await self.fresh(wait=float("inf"))
+        except SyncStoppedError:
+            logger.info("indexing stopped for shutdown; it resumes at the next start")
+        except Exception:
+            logger.exception("indexing the log failed; requests will try again")

@@ -1,0 +1,1 @@
+"""The subject registry (subjects.json) and renames that carry into the log."""

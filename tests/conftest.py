@@ -1,0 +1,105 @@
+"""Shared fixtures: a data directory, a workspace, log writing helpers, a running server."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import trio
+
+from zettelclaw.config import load_config
+from zettelclaw.home import Home
+from zettelclaw.server.serve import Ready, ServerConfig, serve
+
+_ids = itertools.count(1)
+
+
+def make_id(n: int | None = None) -> str:
+    """A valid, readable 12-character id: ``e00000000001`` and so on."""
+    return f"e{next(_ids) if n is None else n:011d}"
+
+
+def entry(type: str = "fact", content: str = "something learned", **fields: Any) -> dict[str, Any]:
+    """A valid entry as a dict; any field can be overridden or added."""
+    value: dict[str, Any] = {
+        "id": make_id(),
+        "timestamp": "2026-02-20T14:00:00Z",
+        "type": type,
+        "content": content,
+        "session": "sess-1",
+    }
+    if type == "task":
+        value["status"] = "open"
+    value.update(fields)
+    return {k: v for k, v in value.items() if v is not None}
+
+
+def line(value: dict[str, Any]) -> bytes:
+    return orjson.dumps(value) + b"\n"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach a real model API, whatever the developer's environment holds."""
+    for var in list(os.environ):
+        if var.startswith(("ANTHROPIC_", "ZETTELCLAW_")):
+            monkeypatch.delenv(var)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    h = Home(tmp_path / "home")
+    h.ensure()
+    return h
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "workspace"
+    (ws / "memory").mkdir(parents=True)
+    return ws
+
+
+@pytest.fixture
+def write_log(home: Home) -> Callable[..., list[dict[str, Any]]]:
+    """Append entries (dicts) or raw bytes to the log, as a person or another tool would."""
+
+    def write(*items: dict[str, Any] | bytes) -> list[dict[str, Any]]:
+        with home.log.open("ab") as f:
+            for item in items:
+                f.write(item if isinstance(item, bytes) else line(item))
+        return [i for i in items if isinstance(i, dict)]
+
+    return write
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A directory with a short path: Unix socket paths must fit in 107 bytes."""
+    path = Path(tempfile.mkdtemp(prefix="zc-", dir="/tmp"))
+    os.chmod(path, 0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def server_config(home: Home, workspace: Path, short_dir: Path) -> ServerConfig:
+    return ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
+                        max_message_bytes=64 * 1024, settings=load_config(home, env={}),
+                        transcript_roots=(home.root.parent / "transcripts",))
+
+
+@pytest.fixture
+async def server(server_config: ServerConfig) -> AsyncIterator[Ready]:
+    """A sidecar serving on a real Unix socket, started with ``nursery.start``."""
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, server_config)
+        yield ready
+        nursery.cancel_scope.cancel()

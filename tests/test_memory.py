@@ -11,6 +11,7 @@ SearchParams (whole-day dates, filter and keyword modes).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import orjson
 import pytest
 
 from conftest import entry
+from zettelclaw import lock
 from zettelclaw.errors import (
     NotFoundError,
     PathNotAllowedError,
@@ -524,3 +526,41 @@ def test_search_includes_replaced_on_request(memory: Memory, write_log: Write) -
     assert search(memory, type="decision") == [new["id"]]
     assert search(memory, type="decision", includeReplaced=True) == [new["id"], old["id"]]
     assert search(memory, query="retries", subject="auth-migration") == [new["id"]]
+
+
+def test_sync_never_waits_for_the_data_lock_while_holding_its_own(
+        home: Home, workspace: Path, write_log: Any) -> None:
+    """Lock order: the data lock first, then the sync lock. A background sync that registers a
+    new subject must not hold the sync lock while it waits for the data lock, or it deadlocks
+    with a writer that holds the data lock and syncs (extraction finishing a job)."""
+    memory = Memory(home, workspace)
+    write_log(entry(subject="brand-new-subject"))
+    real = memory.ingester.catch_up
+    inside, release = threading.Event(), threading.Event()
+
+    def held_catch_up(progress: Any = None) -> Any:
+        inside.set()
+        release.wait(10)
+        return real(progress)
+
+    memory.ingester.catch_up = held_catch_up  # type: ignore[method-assign]
+    background = threading.Thread(target=memory.sync)
+    background.start()
+    assert inside.wait(10)
+
+    def writer() -> None:
+        with lock.exclusive(home.lock, timeout=10):
+            release.set()
+            memory.sync(locked=True)
+
+    finishing = threading.Thread(target=writer)
+    finishing.start()
+    finishing.join(5)
+    background.join(5)
+    stuck = finishing.is_alive() or background.is_alive()
+    release.set()
+    finishing.join(60)
+    background.join(60)
+    memory.close()
+    assert not stuck, "deadlock between the data lock and the sync lock"
+    assert "brand-new-subject" in memory.subjects.load()

@@ -90,7 +90,12 @@ class Memory:
         return self._sync_lock.locked()
 
     def sync(self, progress: Progress | None = None, locked: bool = False) -> CatchUpReport:
-        """Index what the log gained; ``locked`` when the caller holds the data lock."""
+        """Index what the log gained; ``locked`` when the caller holds the data lock.
+
+        Lock order: the data lock (``HOME/lock``) before ``_sync_lock``, never the other way:
+        new subjects are registered under the data lock only after ``_sync_lock`` is let go,
+        unless the caller already holds the data lock.
+        """
         with self._sync_lock:
             stat = LogStat.of(self.home.log)  # taken first: a change during the sync is seen next
 
@@ -105,12 +110,14 @@ class Memory:
                 report = self.ingester.catch_up(track)
             finally:
                 self.progress = None
-            if report.subjects:
-                self._register(report.subjects, locked)
+            if report.subjects and locked:
+                self._register(report.subjects, locked=True)
             if report.entries or report.rebuilt or self._synced_stat is None:
                 self._refresh_handoff()
             self._synced_stat = stat
-            return report
+        if report.subjects and not locked:
+            self._register(report.subjects, locked=False)
+        return report
 
     def _register(self, slugs: set[str], locked: bool) -> None:
         if locked:

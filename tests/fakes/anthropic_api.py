@@ -6,7 +6,8 @@ timeout), or held until ``release()`` (to kill a sidecar while its model call is
 
 Run standalone (for subprocess and end-to-end tests):
 ``python -m tests.fakes.anthropic_api --reply-file FILE`` prints its URL (a free port), then answers
-every request with the text in FILE (read at each request).
+every request with the text in FILE (read at each request); ``--log FILE`` appends every request
+body to FILE, one JSON object a line.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class FakeAnthropic:
         self.default: Reply | None = Reply(text='{"type":"handoff","content":"Nothing new"}')
         self.requests: list[dict[str, Any]] = []
         self.reply_file: Path | None = None
+        self.log_file: Path | None = None
         self._released = threading.Event()
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -97,6 +99,9 @@ class FakeAnthropic:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
                     fake.requests.append(body)
+                    if fake.log_file is not None:
+                        with fake.log_file.open("a", encoding="utf-8") as log:
+                            log.write(json.dumps(body) + "\n")
                 reply = fake._next()
                 if reply.hold:
                     fake._released.wait()
@@ -128,9 +133,11 @@ class FakeAnthropic:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reply-file", type=Path, required=True)
+    parser.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
     args = parser.parse_args()
     fake = FakeAnthropic()
     fake.reply_file = args.reply_file
+    fake.log_file = args.log
     fake.start()
     print(fake.url, flush=True)
     try:

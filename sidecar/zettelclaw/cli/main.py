@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override a setting of HOME/config.json, e.g. "
                             "extraction.model=claude-sonnet-4-6 (repeatable; README lists them)")
 
+    from zettelclaw.cli import init as init_command
+
+    init = command("init", "make Zettelclaw OpenClaw's memory (openclaw.json, MEMORY.md)",
+                   init_command.DESCRIPTION)
+    init_command.add_arguments(init)
+
     log = command("log", "show the newest entries of the log, oldest first")
     log.add_argument("-n", type=int, default=20, metavar="N", help="how many (default 20)")
     _json_flag(log)
@@ -185,8 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     socket_arg = getattr(args, "socket", None) or env.get("ZETTELCLAW_SOCKET")
     socket = Path(socket_arg).expanduser().absolute() if socket_arg else home.default_socket
     try:
-        if args.command == "serve":
-            return _serve(args, home, workspace, socket)
+        if args.command in ("serve", "init"):  # neither goes through a backend
+            return (_serve(args, home, workspace, socket) if args.command == "serve"
+                    else _init(args, env))
         backend = open_backend(home, socket, workspace, getattr(args, "no_sidecar", False))
         try:
             return _run(args, backend)
@@ -229,6 +236,13 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path) 
     settings = load_config(home, overrides=args.set)
     return run(ServerConfig(home=home, workspace=workspace, socket=socket,
                             max_message_bytes=limit, settings=settings))
+
+
+def _init(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """`zettelclaw init` edits OpenClaw's files: no sidecar, no data lock."""
+    from zettelclaw.cli import init as init_command
+
+    return init_command.run(args, env)
 
 
 def _print_json(value: Any) -> None:

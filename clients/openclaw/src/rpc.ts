@@ -1,0 +1,270 @@
+// A JSON-RPC 2.0 client for the Zettelclaw sidecar: newline-delimited JSON over a Unix socket
+// (protocol.md). One connection, shared by every call; responses matched by id; a deadline per
+// call; after a failure, new connection attempts wait out an exponential backoff, so a sidecar
+// that is down costs a hook nothing but an immediate "unavailable".
+//
+// OpenClaw evaluates a plugin's module several times in one process (one instance per
+// registration mode) and shares no module state between them: `sharedClient` keeps one client
+// per socket path on `globalThis`, so every instance uses the same connection.
+
+import { createConnection, type Socket } from "node:net";
+
+/** The sidecar could not be reached (no socket, refused, closed, or no answer in time). */
+export class SidecarUnavailableError extends Error {
+  override name = "SidecarUnavailableError";
+}
+
+/** The sidecar answered with a JSON-RPC error object. */
+export class RpcError extends Error {
+  override name = "RpcError";
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export type RpcClientOptions = {
+  /** Deadline of a call when the caller gives none (ms). */
+  timeoutMs?: number;
+  /** Deadline of a connection attempt (ms). */
+  connectTimeoutMs?: number;
+  /** First wait after a failed attempt (ms); doubles up to `maxBackoffMs`. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** For tests: the clock. */
+  now?: () => number;
+};
+
+type Pending = {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+};
+
+type ConnectListener = () => void;
+
+export class RpcClient {
+  readonly socketPath: string;
+  private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly minBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly now: () => number;
+
+  private socket: Socket | null = null;
+  private connecting: Promise<Socket> | null = null;
+  private buffer = "";
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private failures = 0;
+  private retryAt = 0;
+  private lastError = "";
+  private readonly listeners = new Set<ConnectListener>();
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+
+  constructor(socketPath: string, options: RpcClientOptions = {}) {
+    this.socketPath = socketPath;
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
+    this.minBackoffMs = options.minBackoffMs ?? 250;
+    this.maxBackoffMs = options.maxBackoffMs ?? 5000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Whether a connection is open right now. */
+  get connected(): boolean {
+    return this.socket !== null;
+  }
+
+  /** Why the last attempt failed ("" when none has). */
+  get lastFailure(): string {
+    return this.lastError;
+  }
+
+  /** Call `method`; rejects with SidecarUnavailableError or RpcError, never hangs past the deadline. */
+  async call<T = unknown>(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<T> {
+    const deadline = timeoutMs ?? this.timeoutMs;
+    const started = this.now();
+    const socket = await this.connect(Math.min(this.connectTimeoutMs, deadline));
+    const left = Math.max(1, deadline - (this.now() - started));
+    const id = this.nextId++;
+    const message = JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new SidecarUnavailableError(`${method}: no answer from the sidecar within ${deadline} ms`));
+      }, left);
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
+      socket.write(message + "\n", (error) => {
+        if (error) this.fail(`write failed: ${error.message}`);
+      });
+    });
+  }
+
+  /**
+   * Run `listener` after every successful connection that follows a failed attempt or a lost
+   * connection (not after a first attempt that simply works). While a listener is registered, a lost connection is retried in the background (with
+   * the same backoff), so the listener runs soon after the sidecar is back. Returns a remover.
+   */
+  onReconnect(listener: ConnectListener): () => void {
+    this.listeners.add(listener);
+    if (!this.socket) this.scheduleRetry();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.clearRetry();
+    };
+  }
+
+  /** Close the connection and fail what is in flight; the client may be used again later. */
+  close(): void {
+    this.clearRetry();
+    this.closed = true;
+    this.drop(new SidecarUnavailableError("the client was closed"));
+    this.closed = false;
+  }
+
+  private async connect(timeoutMs: number): Promise<Socket> {
+    if (this.socket) return this.socket;
+    if (this.connecting) return this.connecting;
+    const wait = this.retryAt - this.now();
+    if (wait > 0) {
+      throw new SidecarUnavailableError(
+        `the sidecar is unavailable (${this.lastError}); next attempt in ${Math.ceil(wait)} ms`,
+      );
+    }
+    this.connecting = this.open(timeoutMs).finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private open(timeoutMs: number): Promise<Socket> {
+    return new Promise<Socket>((resolve, reject) => {
+      const socket = createConnection({ path: this.socketPath });
+      let settled = false;
+      const timer = setTimeout(() => {
+        finish(new Error(`connecting took over ${timeoutMs} ms`));
+        socket.destroy();
+      }, timeoutMs);
+      const finish = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) {
+          this.noteFailure(error.message);
+          reject(new SidecarUnavailableError(`cannot connect to ${this.socketPath}: ${error.message}`));
+          return;
+        }
+        const recovered = this.failures > 0; // a failed attempt or a lost connection came before
+        this.failures = 0;
+        this.retryAt = 0;
+        this.lastError = "";
+        this.clearRetry();
+        this.socket = socket;
+        this.buffer = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk: string) => this.receive(chunk));
+        socket.on("error", (err) => this.fail(err.message));
+        socket.on("close", () => this.fail("the sidecar closed the connection"));
+        resolve(socket);
+        if (recovered) for (const listener of [...this.listeners]) listener();
+      };
+      socket.once("connect", () => finish());
+      socket.once("error", (err: NodeJS.ErrnoException) => finish(new Error(err.code ?? err.message)));
+    });
+  }
+
+  private receive(chunk: string): void {
+    this.buffer += chunk;
+    let newline = this.buffer.indexOf("\n");
+    while (newline >= 0) {
+      const line = this.buffer.slice(0, newline).trim();
+      this.buffer = this.buffer.slice(newline + 1);
+      if (line) this.dispatch(line);
+      newline = this.buffer.indexOf("\n");
+    }
+  }
+
+  private dispatch(line: string): void {
+    let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // not ours to answer; the calls it may belong to time out
+    }
+    if (typeof message.id !== "number") return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return; // a call that already timed out
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.error) {
+      const { code, message: text, data } = message.error;
+      pending.reject(new RpcError(typeof code === "number" ? code : -32603, String(text ?? "error"), data));
+    } else {
+      pending.resolve(message.result);
+    }
+  }
+
+  private fail(reason: string): void {
+    if (!this.socket) return;
+    this.noteFailure(reason);
+    this.drop(new SidecarUnavailableError(`lost the sidecar connection: ${reason}`));
+  }
+
+  private drop(error: Error): void {
+    const socket = this.socket;
+    this.socket = null;
+    socket?.removeAllListeners();
+    socket?.on("error", () => {}); // a late error on a dropped socket is not news
+    socket?.destroy();
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+      this.pending.delete(id);
+    }
+    if (!this.closed && this.listeners.size > 0) this.scheduleRetry();
+  }
+
+  private noteFailure(reason: string): void {
+    this.lastError = reason;
+    this.failures += 1;
+    const backoff = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** (this.failures - 1));
+    this.retryAt = this.now() + backoff;
+    if (this.listeners.size > 0) this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.socket) return;
+    const wait = Math.max(0, this.retryAt - this.now());
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.socket || this.listeners.size === 0) return;
+      this.connect(this.connectTimeoutMs).catch(() => this.scheduleRetry());
+    }, wait);
+    this.retryTimer.unref?.();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+}
+
+const REGISTRY = Symbol.for("zettelclaw.openclaw.rpc-clients.v1");
+
+/** The process-wide client for `socketPath` (created on first use, shared by module instances). */
+export function sharedClient(socketPath: string, options?: RpcClientOptions): RpcClient {
+  const store = globalThis as unknown as Record<symbol, Map<string, RpcClient> | undefined>;
+  const clients = (store[REGISTRY] ??= new Map<string, RpcClient>());
+  let client = clients.get(socketPath);
+  if (!client) {
+    client = new RpcClient(socketPath, options);
+    clients.set(socketPath, client);
+  }
+  return client;
+}

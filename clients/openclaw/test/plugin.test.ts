@@ -1,0 +1,329 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { test } from "node:test";
+import {
+  conversation,
+  createPlugin,
+  lastSweep,
+  promptParams,
+  removeDreamingJob,
+  resolveSocketPath,
+  type SessionStore,
+} from "../index.ts";
+import { Fail, FakeApi, FakeCommand, FakeSidecar, NO_ANSWER, payloads, type Handler } from "./helpers.ts";
+
+const ctxOf = (name: string) => structuredClone(payloads[name].ctx);
+const HANDOFF = "## Last Session Handoff\nSession: abc (2026-11-21T05:00:00Z)\nShipped it";
+
+function fakeStore(): SessionStore & { loads: unknown[] } {
+  const loads: unknown[] = [];
+  return {
+    loads,
+    listSessionEntries: ({ agentId }) => (agentId === "main" ? structuredClone(payloads["listSessionEntries.main"]) : []),
+    loadTranscriptEventsSync: (params) => {
+      loads.push(params);
+      return structuredClone(payloads["transcript.agent:main:main"].events);
+    },
+  };
+}
+
+async function setup(t: { after: (fn: () => unknown) => void }, mode: string, handler: Handler = () => ({}), pluginConfig: Record<string, unknown> = {}) {
+  const sidecar = await new FakeSidecar(handler).start();
+  t.after(() => sidecar.dispose());
+  const store = fakeStore();
+  const api = new FakeApi(mode, { socketPath: sidecar.socketPath, ...pluginConfig });
+  createPlugin({ sessionStore: async () => store }).register(api as never);
+  return { sidecar, api, store };
+}
+
+test("hooks, tools and the CLI are registered in every mode; the service only in full mode", async (t) => {
+  for (const mode of ["full", "discovery", "tool-discovery", "cli-metadata"]) {
+    const { api } = await setup(t, mode);
+    assert.deepEqual(api.hookNames(), ["before_dispatch", "before_prompt_build", "before_reset", "gateway_start", "session_end"]);
+    assert.deepEqual(api.toolFactories.map((f) => f.opts), [{ names: ["memory_search", "memory_get"] }]);
+    assert.deepEqual(Object.keys(api.tools()), ["memory_search", "memory_get"]);
+    assert.equal(api.cli.length, 1);
+    assert.equal(api.capabilities.length, 1);
+    assert.equal(api.services.length, mode === "full" ? 1 : 0, mode);
+  }
+});
+
+test("before_prompt_build returns the sidecar's handoff as prependContext", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", (r) => ({ prependContext: r.method === "hook.beforePromptBuild" ? HANDOFF : null }));
+  const ctx = ctxOf("before_prompt_build.cli-main");
+  api.tools(ctxOf("tool_factory.cli-main")); // the host builds the tools first, then the prompt
+  assert.deepEqual(await api.fire("before_prompt_build", { prompt: "hi", messages: [] }, ctx), { prependContext: HANDOFF });
+  assert.deepEqual(sidecar.calls("hook.beforePromptBuild")[0]?.params, {
+    sessionKey: "agent:main:main",
+    sessionId: ctx.sessionId,
+    agentId: "main",
+    workspaceDir: ctx.workspaceDir,
+    senderIsOwner: true,
+  });
+});
+
+test("no handoff from the sidecar: the hook returns nothing", async (t) => {
+  const { api } = await setup(t, "discovery", () => ({ prependContext: null }));
+  assert.equal(await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.cli-main")), undefined);
+});
+
+test("the prompt hook's params say what the host knows about the chat and the sender", () => {
+  const facts = new Map();
+  const group = promptParams(ctxOf("before_prompt_build.telegram-group"), facts);
+  assert.equal(group.chatType, "group");
+  assert.equal(group.channel, "telegram");
+  const routed = promptParams(ctxOf("before_prompt_build.telegram-group-routed-to-main"), facts);
+  assert.equal(routed.sessionKey, "agent:main:main");
+  assert.equal(routed.chatType, "group", "a group routed into the main session is still a group");
+  assert.equal(promptParams(ctxOf("before_prompt_build.telegram-owner-dm"), facts).chatType, "direct");
+  assert.equal(promptParams(ctxOf("before_prompt_build.telegram-nonowner-dm"), facts).chatType, "direct");
+  const cron = promptParams(ctxOf("before_prompt_build.cron"), facts);
+  assert.equal(cron.chatType, undefined);
+  assert.equal(cron.senderIsOwner, undefined);
+  assert.match(String(cron.sessionKey), /^agent:main:cron:/);
+  assert.equal(promptParams(ctxOf("before_prompt_build.cli-main"), facts).chatType, undefined);
+});
+
+test("the owner bit comes from the tool factory's ctx; isGroup from before_dispatch", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", () => ({ prependContext: null }));
+  api.tools(ctxOf("tool_factory.telegram-group"));
+  await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.telegram-group"));
+  assert.equal(sidecar.calls("hook.beforePromptBuild")[0]?.params?.senderIsOwner, false);
+
+  const dispatch = payloads["before_dispatch.telegram-group"];
+  await api.fire("before_dispatch", dispatch.event, dispatch.ctx); // a group message routed to agent:main:main
+  const cli = ctxOf("before_prompt_build.cli-main"); // no channel fields: only the dispatch fact tells
+  await api.fire("before_prompt_build", {}, cli);
+  assert.equal(sidecar.calls("hook.beforePromptBuild")[1]?.params?.chatType, "group");
+});
+
+test("sidecar down: the prompt hook gives nothing at once, and warns once per outage", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery");
+  await sidecar.stop();
+  const started = Date.now();
+  for (let i = 0; i < 3; i++) assert.equal(await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.cli-main")), undefined);
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(api.logs.filter((l) => l.startsWith("warn")).length, 1);
+});
+
+test("a sidecar that hangs costs the prompt hook its deadline, no more", async (t) => {
+  const { api } = await setup(t, "discovery", () => NO_ANSWER, { timeoutMs: 150 });
+  const started = Date.now();
+  assert.equal(await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.cli-main")), undefined);
+  const took = Date.now() - started;
+  assert.ok(took >= 140 && took < 1000, `took ${took} ms`);
+  assert.deepEqual(api.hooks.find((h) => h.name === "before_prompt_build")?.opts, { timeoutMs: 1150 });
+});
+
+test("before_reset sends the event's messages to hook.beforeReset", async (t) => {
+  const { api, sidecar, store } = await setup(t, "full");
+  const { event, ctx } = structuredClone(payloads["before_reset.sessions-reset-second"]);
+  await api.fire("before_reset", event, ctx);
+  const [call] = sidecar.calls("hook.beforeReset");
+  assert.deepEqual(call?.params, {
+    sessionId: ctx.sessionId,
+    sessionKey: "agent:main:main",
+    agentId: "main",
+    reason: "reset",
+    workspaceDir: ctx.workspaceDir,
+    messages: event.messages.filter((m: { role: string }) => m.role !== "system"), // the "Reset" marker goes
+  });
+  assert.equal(event.messages[0].role, "system");
+  assert.equal(store.loads.length, 0, "no transcript read when the event carries the messages");
+});
+
+test("session_end reads the transcript through the session store and sends its messages", async (t) => {
+  const { api, sidecar, store } = await setup(t, "full");
+  const { event, ctx } = payloads["session_end.reset"];
+  await api.fire("session_end", event, ctx);
+  assert.deepEqual(store.loads, [{ agentId: "main", sessionId: event.sessionId, sessionKey: "agent:main:main" }]);
+  const params = sidecar.calls("hook.sessionEnd")[0]?.params;
+  assert.equal(params?.reason, "reset");
+  const messages = params?.messages as { type: string; message: { role: string } }[];
+  assert.ok(messages.length > 0);
+  assert.ok(messages.every((m) => m.type === "message" && ["user", "assistant"].includes(m.message.role)));
+});
+
+test("sidecar down: the transcript hooks return quietly", async (t) => {
+  const { api, sidecar } = await setup(t, "full");
+  await sidecar.stop();
+  const { event, ctx } = payloads["before_reset.sessions-reset-second"];
+  assert.equal(await api.fire("before_reset", event, ctx), undefined);
+  assert.equal(await api.fire("session_end", payloads["session_end.reset"].event, ctx), undefined);
+});
+
+test("conversation keeps user and assistant messages, in either shape", () => {
+  const items = [
+    { role: "user", content: "a" },
+    { role: "toolResult", content: [] },
+    { type: "message", message: { role: "assistant", content: [] } },
+    { type: "message", message: { role: "toolResult" } },
+    { type: "reset" },
+    { role: "system", content: "Reset" },
+  ];
+  assert.deepEqual(conversation(items), [items[0], items[2]]);
+});
+
+test("a sweep goes on past a session the sidecar refuses", async (t) => {
+  const { api, sidecar } = await setup(t, "full", (r) => {
+    if (r.method === "hook.gatewayStart") return { sessions: [{ sessionId: "bad" }, { sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5" }] };
+    return r.params?.sessionId === "bad" ? new Fail(-32602, "bad session id") : { accepted: true };
+  });
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  assert.deepEqual(sidecar.calls("hook.sessionEnd").map((c) => c.params?.sessionId), ["bad", "58c12dc3-73d9-4119-ba35-8cba66b35ac5"]);
+  assert.ok(api.logs.some((l) => /session bad skipped: bad session id/.test(l)));
+});
+
+test("gateway_start sweeps: lists the sessions, then sends the transcripts the sidecar asks for", async (t) => {
+  const { api, sidecar } = await setup(t, "full", (r) =>
+    r.method === "hook.gatewayStart" ? { sessions: [{ sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5", after: null }], skipped: [], retried: [] } : { accepted: true },
+  );
+  await api.fire("gateway_start", payloads["gateway_start"].event, payloads["gateway_start"].ctx);
+  await lastSweep();
+  const listed = sidecar.calls("hook.gatewayStart")[0]?.params?.sessions as Record<string, unknown>[];
+  assert.deepEqual(
+    listed.map((s) => s.sessionKey),
+    payloads["listSessionEntries.main"].map((s: { sessionKey: string }) => s.sessionKey),
+  );
+  assert.deepEqual(listed[1], { sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5", sessionKey: "agent:main:main", agentId: "main", updatedAt: 1795238865019 });
+  const sent = sidecar.calls("hook.sessionEnd");
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.params?.sessionKey, "agent:main:main");
+  assert.equal(sent[0]?.params?.reason, "sweep");
+});
+
+test("memory_search forwards the query and filters, drops results under minScore", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", () => ({ results: [{ path: "a", score: 0.9 }, { path: "b", score: 0.2 }], mode: "keyword" }));
+  const result = await api.tools().memory_search!.execute("call-1", { query: " webhook retries ", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "all" });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "webhook retries", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5 });
+  assert.deepEqual(result.details, { results: [{ path: "a", score: 0.9 }], mode: "keyword" });
+  assert.deepEqual(JSON.parse(result.content[0]!.text), result.details);
+  await api.tools().memory_search!.execute("call-2", { query: "", type: "task" });
+  assert.deepEqual(sidecar.calls("memory.search")[1]?.params, { type: "task" }, "an empty query with filters: filters only");
+});
+
+test("memory_get answers in memory-core's shapes", async (t) => {
+  const { api } = await setup(t, "discovery", (r) =>
+    r.params?.path === "missing000000" ? new Fail(-32002, "no entry") : r.params?.path === "../etc" ? new Fail(-32003, "not allowed") : { entry: { id: "r7Wp3nKx_mZe" }, current: true },
+  );
+  const get = api.tools().memory_get!;
+  assert.deepEqual((await get.execute("1", { path: "r7Wp3nKx_mZe" })).details, { status: "ok", path: "r7Wp3nKx_mZe", entry: { id: "r7Wp3nKx_mZe" }, current: true });
+  assert.deepEqual((await get.execute("2", { path: "missing000000" })).details, { status: "not_found", path: "missing000000", text: "" });
+  assert.deepEqual((await get.execute("3", { path: "../etc" })).details, { status: "error", path: "../etc", text: "", code: -32003, error: "not allowed" });
+});
+
+test("sidecar down: both tools answer memory-core's unavailable shape, with an action", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery");
+  await sidecar.stop();
+  const search = (await api.tools().memory_search!.execute("1", { query: "x" })).details;
+  assert.equal(search.unavailable, true);
+  assert.equal(search.disabled, true);
+  assert.deepEqual(search.results, []);
+  assert.match(search.action, /zettelclaw serve/);
+  assert.match(search.warning, /unavailable/);
+  const get = (await api.tools().memory_get!.execute("2", { path: "MEMORY.md" })).details;
+  assert.equal(get.unavailable, true);
+  assert.equal(get.path, "MEMORY.md");
+});
+
+class FakeChild extends EventEmitter {
+  exitCode: number | null = null;
+  signalCode: string | null = null;
+  readonly signals: string[] = [];
+  stdout = new EventEmitter();
+  stderr = new EventEmitter();
+  kill(signal: string) {
+    this.signals.push(signal);
+    setImmediate(() => {
+      this.signalCode = signal;
+      this.emit("exit", null, signal);
+    });
+    return true;
+  }
+}
+
+test("the CLI runs the zettelclaw command with the subcommand and its arguments", async (t) => {
+  const runs: { command: string; args: string[] }[] = [];
+  const sidecar = await new FakeSidecar().start();
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("discovery", { sidecarCommand: ["/opt/zc/bin/python", "-m", "zettelclaw"], socketPath: sidecar.socketPath });
+  const spawnProcess = ((command: string, args: string[]) => {
+    runs.push({ command, args });
+    const child = new FakeChild();
+    setImmediate(() => child.emit("exit", 3, null));
+    return child;
+  }) as never;
+  createPlugin({ spawnProcess, sessionStore: async () => fakeStore() }).register(api as never);
+  const program = new FakeCommand();
+  api.cli[0]!.registrar({ program });
+  for (const name of ["init", "log", "search", "subjects", "status", "briefing"]) assert.ok(program.find(["zettelclaw", name])?.action_, name);
+  const exit = process.exitCode;
+  t.after(() => {
+    process.exitCode = exit;
+  });
+  await program.find(["zettelclaw", "search"])!.action_!(["webhook", "--type", "decision"]);
+  assert.equal(process.exitCode, 3);
+  await program.find(["zettelclaw", "init"])!.action_!(["--dry-run"]);
+  assert.deepEqual(runs, [
+    { command: "/opt/zc/bin/python", args: ["-m", "zettelclaw", "search", "--socket", sidecar.socketPath, "webhook", "--type", "decision"] },
+    { command: "/opt/zc/bin/python", args: ["-m", "zettelclaw", "init", "--dry-run"] },
+  ]);
+});
+
+test("the service starts a sidecar when none answers, and stops it with the gateway", async (t) => {
+  const sidecar = new FakeSidecar(); // not started: nothing answers
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  const runs: string[][] = [];
+  const spawnProcess = ((command: string, args: string[]) => {
+    runs.push([command, ...args]);
+    const child = new FakeChild();
+    children.push(child);
+    void sidecar.start(); // the "sidecar" comes up
+    return child;
+  }) as never;
+  createPlugin({ spawnProcess, sessionStore: async () => fakeStore() }).register(api as never);
+  const [service] = api.services;
+  await service!.start({ config: {}, stateDir: "/state", workspaceDir: "/state/workspace", logger: api.logger });
+  assert.deepEqual(runs, [["zettelclaw", "serve", "--socket", sidecar.socketPath, "--workspace", "/state/workspace"]]);
+  await service!.stop!({});
+  assert.deepEqual(children[0]?.signals, ["SIGTERM"]);
+});
+
+test("the service does not start a sidecar when one answers, nor when autostart is off", async (t) => {
+  for (const [answering, autostart] of [[true, true], [false, false]] as const) {
+    const sidecar = new FakeSidecar(() => ({ version: "0.1.0" }));
+    if (answering) await sidecar.start();
+    t.after(() => sidecar.dispose());
+    const api = new FakeApi("full", { socketPath: sidecar.socketPath, autostart });
+    let spawned = 0;
+    createPlugin({ spawnProcess: (() => (spawned += 1)) as never, sessionStore: async () => fakeStore() }).register(api as never);
+    await api.services[0]!.start({ config: {}, stateDir: "/s", logger: api.logger });
+    await api.services[0]!.stop!({});
+    assert.equal(spawned, 0);
+    if (!answering) assert.ok(api.logs.some((l) => /no sidecar answers/.test(l)));
+  }
+});
+
+test("memory-core's dreaming cron job is removed once memory-core is off and Zettelclaw holds the slot", async () => {
+  const jobs = [
+    { id: "1", name: "heartbeat-main", declarationKey: "heartbeat:main" },
+    { id: "2", name: "Memory Dreaming Promotion", declarationKey: "memory-core:memory-dreaming-promotion" },
+  ];
+  const removed: string[] = [];
+  const cron = { list: async () => jobs, remove: async (id: string) => void removed.push(id) };
+  const api = new FakeApi("full", {});
+  const config = (coreEnabled: boolean) => ({ plugins: { slots: { memory: "zettelclaw" }, entries: { "memory-core": { enabled: coreEnabled } } } });
+  assert.equal(await removeDreamingJob({ config: config(true), getCron: () => cron } as never, api.logger), 0);
+  assert.equal(await removeDreamingJob({ config: config(false), getCron: () => cron } as never, api.logger), 1);
+  assert.deepEqual(removed, ["2"]);
+});
+
+test("the socket path is resolved as the sidecar resolves it", () => {
+  assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, {}), "/x/s.sock");
+  assert.equal(resolveSocketPath({}, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
+  assert.equal(resolveSocketPath({}, { ZETTELCLAW_HOME: "/h" }), "/h/sidecar.sock");
+  assert.equal(resolveSocketPath({}, { OPENCLAW_STATE_DIR: "/st" }), "/st/zettelclaw/sidecar.sock");
+});

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { test } from "node:test";
+import { RpcClient, RpcError, SidecarUnavailableError, sharedClient } from "../src/rpc.ts";
+import { Fail, FakeSidecar, NO_ANSWER, until } from "./helpers.ts";
+
+test("a call gets the result of its own id, even when answers come back out of order", async (t) => {
+  const sidecar = await new FakeSidecar(async (r) => {
+    if (r.params?.slow) await new Promise((res) => setTimeout(res, 50));
+    return { echo: r.params?.n };
+  }).start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath);
+  t.after(() => client.close());
+  const [slow, fast] = await Promise.all([client.call("x", { n: 1, slow: true }), client.call("x", { n: 2 })]);
+  assert.deepEqual(slow, { echo: 1 });
+  assert.deepEqual(fast, { echo: 2 });
+  assert.equal(sidecar.requests.length, 2);
+  assert.ok(client.connected, "one connection, kept open");
+});
+
+test("a JSON-RPC error becomes an RpcError with its code", async (t) => {
+  const sidecar = await new FakeSidecar(() => new Fail(-32002, "no such entry")).start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath);
+  t.after(() => client.close());
+  await assert.rejects(client.call("memory.get", { path: "x" }), (e: unknown) => e instanceof RpcError && e.code === -32002);
+});
+
+test("no answer within the deadline: unavailable, and the connection still serves later calls", async (t) => {
+  const sidecar = await new FakeSidecar((r) => (r.method === "hang" ? NO_ANSWER : "ok")).start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath);
+  t.after(() => client.close());
+  const started = Date.now();
+  await assert.rejects(client.call("hang", undefined, 100), SidecarUnavailableError);
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(await client.call("status"), "ok");
+});
+
+test("no sidecar: fails at once, then waits out a growing backoff before trying again", async () => {
+  let now = 1_000_000;
+  const client = new RpcClient(join(tmpdir(), `zc-missing-${process.pid}.sock`), { now: () => now, minBackoffMs: 100 });
+  await assert.rejects(client.call("status"), /cannot connect.*ENOENT/);
+  await assert.rejects(client.call("status"), /next attempt in 100 ms/);
+  now += 100;
+  await assert.rejects(client.call("status"), /cannot connect/);
+  await assert.rejects(client.call("status"), /next attempt in 200 ms/);
+  assert.match(client.lastFailure, /ENOENT/);
+});
+
+test("a lost connection fails what is in flight, and reconnection runs the reconnect listeners", async (t) => {
+  const sidecar = await new FakeSidecar((r) => (r.method === "hang" ? NO_ANSWER : "ok")).start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath, { minBackoffMs: 20, maxBackoffMs: 50 });
+  t.after(() => client.close());
+  let reconnects = 0;
+  const remove = client.onReconnect(() => (reconnects += 1));
+  t.after(remove);
+  assert.equal(await client.call("status"), "ok");
+  assert.equal(reconnects, 0, "the first connection is not a reconnection");
+  const inFlight = client.call("hang", undefined, 5000);
+  await until(() => sidecar.calls("hang").length === 1, "the call to arrive");
+  await sidecar.stop();
+  await assert.rejects(inFlight, /lost the sidecar connection/);
+  await new Promise((r) => setTimeout(r, 120)); // a few background attempts fail meanwhile
+  assert.equal(reconnects, 0);
+  await sidecar.start();
+  await until(() => reconnects === 1, "the background reconnection");
+  assert.ok(client.connected);
+  assert.equal(await client.call("status"), "ok");
+});
+
+test("module instances share one client per socket path", () => {
+  const path = join(tmpdir(), `zc-shared-${process.pid}.sock`);
+  assert.equal(sharedClient(path), sharedClient(path));
+  assert.notEqual(sharedClient(path), sharedClient(path + ".other"));
+});

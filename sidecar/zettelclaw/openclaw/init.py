@@ -1,0 +1,317 @@
+"""``zettelclaw init``: make Zettelclaw OpenClaw's memory (spec §8.3, for OpenClaw 2026.9.6).
+
+What it does, each step only when needed (a second run changes nothing and says so):
+
+1. creates the data directory (``HOME``, mode 0700, with an empty log);
+2. in ``openclaw.json`` (see ``config_file`` for the format): gives Zettelclaw the memory slot
+   and lets it see conversations (OpenClaw blocks ``before_prompt_build`` for plugins without
+   ``hooks.allowConversationAccess``); disables memory-core (its ``memory_search``/``memory_get``
+   would clash with ours, and its nightly "dreaming" rewrites MEMORY.md), the ``session-memory``
+   hook and the pre-compaction memory flush (Zettelclaw extracts whole transcripts);
+3. adds the briefing markers to the workspace's MEMORY.md (creating it when missing).
+
+memory-core's "Memory Dreaming Promotion" cron job survives memory-core being disabled. Cron
+jobs live in the gateway's SQLite state database and only the gateway may change them (the
+``openclaw cron`` commands go through it), so init does not touch that database: the plugin
+removes the job when the gateway loads it with this config (at start, or at the plugin reload a
+config change causes), and logs that it did.
+
+The config is backed up before it is written; ``--dry-run`` prints the changes and writes
+nothing; a config that cannot be parsed, or whose edited sections come from ``$include`` files,
+is refused with nothing written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zettelclaw.files import atomic_write_bytes
+from zettelclaw.home import Home, resolve_workspace
+from zettelclaw.openclaw.config_file import (
+    ConfigFile,
+    ConfigFileError,
+    backup,
+    read_config,
+    write_config,
+)
+
+PLUGIN_ID = "zettelclaw"
+BRIEFING_BEGIN = "<!-- BEGIN GENERATED BRIEFING -->"
+BRIEFING_END = "<!-- END GENERATED BRIEFING -->"
+# Set by the OpenClaw plugin in the environment of the commands it runs: the plugin is loaded.
+PLUGIN_ENV = "ZETTELCLAW_OPENCLAW_PLUGIN"
+
+
+@dataclass(frozen=True)
+class Setting:
+    path: tuple[str, ...]
+    value: Any
+    why: str
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(self.path)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(("plugins", "slots", "memory"), PLUGIN_ID,
+            "Zettelclaw is the memory plugin"),
+    Setting(("plugins", "entries", PLUGIN_ID, "enabled"), True,
+            "the plugin is enabled"),
+    Setting(("plugins", "entries", PLUGIN_ID, "hooks", "allowConversationAccess"), True,
+            "OpenClaw runs its before_prompt_build hook (the handoff before each turn)"),
+    Setting(("plugins", "entries", "memory-core", "enabled"), False,
+            "memory-core is off: its memory tools and its nightly dreaming"),
+    Setting(("hooks", "internal", "entries", "session-memory", "enabled"), False,
+            "the session-memory hook is off: Zettelclaw extracts every session"),
+    Setting(("agents", "defaults", "compaction", "memoryFlush", "enabled"), False,
+            "no memory flush before compaction: Zettelclaw reads whole transcripts"),
+)
+
+DREAMING_NOTE = (
+    "memory-core's \"Memory Dreaming Promotion\" cron job (if memory-core ever ran) is removed "
+    "by the Zettelclaw plugin when the gateway loads this config"
+)
+
+
+class InitError(Exception):
+    """init cannot go on; nothing was written. ``usage`` tells a bad input from a failed write."""
+
+    def __init__(self, message: str, usage: bool = True) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass
+class Change:
+    path: str
+    value: Any
+    was: Any = None
+    was_set: bool = False
+    why: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "value": self.value, "was": self.was, "wasSet": self.was_set,
+                "why": self.why}
+
+
+@dataclass
+class Plan:
+    config_path: Path
+    config: ConfigFile
+    new_config: dict[str, Any]
+    changes: list[Change]
+    unchanged: list[str]
+    data_dir: Path
+    data_dir_exists: bool
+    memory_md: Path
+    memory_md_action: str  # "present" | "add" | "create" | "skip: <why>"
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def config_changes(self) -> bool:
+        return bool(self.changes)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return (not self.changes and self.data_dir_exists
+                and not self.memory_md_action.startswith(("add", "create")))
+
+
+def _lookup(data: Mapping[str, Any], path: Sequence[str]) -> tuple[bool, Any]:
+    node: Any = data
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def _check_path(data: Mapping[str, Any], setting: Setting, config_path: Path) -> None:
+    """Refuse to edit through a non-object or a section that ``$include`` supplies."""
+    node: Any = data
+    walked: list[str] = []
+    for part in setting.path[:-1]:
+        if "$include" in node:
+            where = ".".join(walked) or "the top level"
+            raise InitError(
+                f"{config_path}: {where} uses $include, so init cannot tell or change what "
+                f"{setting.dotted} is; nothing was written. Set these yourself:\n"
+                + "\n".join(_config_set_commands()))
+        walked.append(part)
+        child = node.get(part)
+        if child is None:
+            return
+        if not isinstance(child, Mapping):
+            raise InitError(f"{config_path}: {'.'.join(walked)} is a {type(child).__name__}, "
+                            f"not an object, so {setting.dotted} cannot be set; nothing was "
+                            "written")
+        node = child
+    if "$include" in node:
+        raise InitError(f"{config_path}: {'.'.join(walked)} uses $include; nothing was written. "
+                        "Set these yourself:\n" + "\n".join(_config_set_commands()))
+
+
+def _config_set_commands() -> list[str]:
+    return [f"  openclaw config set {s.dotted} {_json(s.value)} --strict-json" for s in SETTINGS]
+
+
+def _json(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"'\"{value}\"'" if isinstance(value, str) else str(value)
+
+
+def _set(data: dict[str, Any], path: Sequence[str], value: Any) -> None:
+    node = data
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def plugin_known(data: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether OpenClaw can find the plugin: the plugin itself runs us, the config has its entry
+    (``openclaw plugins install`` writes one), or a load path holds its manifest."""
+    if env.get(PLUGIN_ENV):
+        return True
+    if _lookup(data, ("plugins", "entries", PLUGIN_ID))[0]:
+        return True
+    found, paths = _lookup(data, ("plugins", "load", "paths"))
+    if not found or not isinstance(paths, list):
+        return False
+    for entry in paths:
+        if isinstance(entry, str) and _manifest_id(Path(entry).expanduser()) == PLUGIN_ID:
+            return True
+    return False
+
+
+def _manifest_id(directory: Path) -> str | None:
+    manifest = directory / "openclaw.plugin.json"
+    try:
+        parsed = read_config(manifest)
+    except ConfigFileError:
+        return None
+    value = parsed.data.get("id")
+    return value if isinstance(value, str) else None
+
+
+def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[str, str]
+                  ) -> Path:
+    """``--workspace``, ``$ZETTELCLAW_WORKSPACE``, OpenClaw's ``agents.defaults.workspace``, else
+    the default (``$OPENCLAW_STATE_DIR/workspace`` or ``~/.openclaw/workspace``)."""
+    if explicit or env.get("ZETTELCLAW_WORKSPACE"):
+        return resolve_workspace(explicit, env)
+    found, value = _lookup(config, ("agents", "defaults", "workspace"))
+    if found and isinstance(value, str) and value.strip():
+        return Path(value).expanduser().absolute()
+    return resolve_workspace(None, env)
+
+
+def _memory_md(workspace: Path) -> tuple[Path, str]:
+    for name in ("MEMORY.md", "memory.md"):
+        path = workspace / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            begin, end = text.find(BRIEFING_BEGIN), text.find(BRIEFING_END)
+            if begin >= 0 and end > begin:
+                return path, "present"
+            if begin < 0 and end < 0:
+                return path, "add"
+            return path, ("skip: it has only one of the briefing markers, or END before BEGIN; "
+                          "fix it by hand")
+    return workspace / "MEMORY.md", "create"
+
+
+def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str, str],
+         force: bool = False) -> Plan:
+    try:
+        config = read_config(config_path)
+    except ConfigFileError as exc:
+        raise InitError(f"{exc}; nothing was written") from exc
+    for setting in SETTINGS:
+        _check_path(config.data, setting, config_path)
+    if not force and not plugin_known(config.data, env):
+        raise InitError(
+            f"{config_path}: OpenClaw does not know the zettelclaw plugin yet (no "
+            "plugins.entries.zettelclaw, no plugins.load.paths entry holding it), and it refuses "
+            "a memory slot naming an unknown plugin. Install the plugin first:\n"
+            "  openclaw plugins install --link /path/to/zettelclaw/clients/openclaw "
+            "--accept-capabilities\n"
+            "then run `openclaw zettelclaw init` (or this command again; --force writes anyway)")
+    new = _copy(config.data)
+    changes: list[Change] = []
+    unchanged: list[str] = []
+    for setting in SETTINGS:
+        found, current = _lookup(config.data, setting.path)
+        if found and current == setting.value and type(current) is type(setting.value):
+            unchanged.append(setting.dotted)
+            continue
+        _set(new, setting.path, setting.value)
+        changes.append(Change(setting.dotted, setting.value, current, found, setting.why))
+    ws = workspace_for(workspace, config.data, env)
+    memory_md, action = _memory_md(ws)
+    warnings = []
+    if changes and config.json5_syntax:
+        warnings.append(f"{config_path} uses JSON5 syntax: it is rewritten as plain JSON, as "
+                        "OpenClaw's own config writes do, so its comments are dropped (the "
+                        "backup keeps them)")
+    if action.startswith("skip"):
+        warnings.append(f"{memory_md}: briefing markers not added: {action.removeprefix('skip: ')}")
+    return Plan(config_path, config, new, changes, unchanged, home.root, home.exists(),
+                memory_md, action, warnings)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    backup: Path | None
+    written: bool
+
+
+def apply(p: Plan) -> Outcome:
+    """Carry the plan out: data directory, then the config (backed up first), then MEMORY.md."""
+    Home(p.data_dir).ensure()
+    backup_path = None
+    if p.changes:
+        try:
+            if p.config.exists:
+                backup_path = backup(p.config_path)
+            write_config(p.config_path, p.new_config)
+        except ConfigFileError as exc:
+            raise InitError(f"{exc}; nothing was written") from exc
+        except OSError as exc:
+            raise InitError(f"cannot write {p.config_path}: {exc.strerror or exc}",
+                            usage=False) from exc
+    if p.memory_md_action in ("add", "create"):
+        _add_markers(p.memory_md, p.memory_md_action == "create")
+    return Outcome(backup_path, bool(p.changes))
+
+
+def _add_markers(path: Path, create: bool) -> None:
+    block = f"{BRIEFING_BEGIN}\n{BRIEFING_END}\n"
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, block.encode(), 0o644)
+            return
+        mode = path.stat().st_mode & 0o777
+        text = path.read_text(encoding="utf-8")
+        if not text or text.endswith("\n\n"):
+            separator = ""
+        else:  # one blank line between what is there and the markers
+            separator = "\n" if text.endswith("\n") else "\n\n"
+        atomic_write_bytes(path, (text + separator + block).encode(), mode)
+        os.chmod(path, mode)
+    except OSError as exc:
+        raise InitError(f"cannot write {path}: {exc.strerror or exc}", usage=False) from exc

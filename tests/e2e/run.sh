@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# End-to-end test of the OpenClaw plugin against a real OpenClaw gateway, offline (checks 1-7 in
+# tests/e2e/openclaw_e2e.py). Installs Node 24 and OpenClaw into the cache on first use
+# (scripts/openclaw-env.sh), runs everything in a temporary directory and removes it after, with
+# every process it started (KEEP=1 keeps the directory for a look). Needs ./.venv (scripts/test
+# makes it). Prints "N passed, M failed" last; exits 1 when a check failed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$(pwd)
+# shellcheck source=../../scripts/openclaw-env.sh
+source scripts/openclaw-env.sh
+zc_openclaw_ensure
+
+if [ ! -x .venv/bin/zettelclaw ]; then
+    echo "tests/e2e/run.sh: no .venv with zettelclaw: run scripts/test (or pip install -e .) first" >&2
+    exit 2
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/zc-e2e.XXXXXX")
+driver=
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    [ -n "$driver" ] && kill -TERM "$driver" 2>/dev/null && wait "$driver" 2>/dev/null
+    if [ -f "$dir/pgids" ]; then  # whatever the driver started and could not stop
+        while read -r pgid; do kill -KILL -- "-$pgid" 2>/dev/null || true; done <"$dir/pgids"
+    fi
+    if [ "${KEEP:-}" = 1 ]; then
+        echo "tests/e2e/run.sh: kept $dir" >&2
+    else
+        rm -rf "$dir"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# In the background so that a signal reaches the trap at once; the driver stops its own processes.
+"$repo/.venv/bin/python" tests/e2e/openclaw_e2e.py --dir "$dir" --node-bin "$ZC_NODE_BIN" \
+    --openclaw-package "$ZC_OPENCLAW_PACKAGE" &
+driver=$!
+set +e
+wait "$driver"
+status=$?
+set -e
+driver=
+exit "$status"

@@ -132,7 +132,9 @@ class Pair:
 def start_server(site: Site, stderr: Path) -> tuple[subprocess.Popen[str], str]:
     """``zettelclaw serve`` on ``site``; returns it once its ready line is read, with the line."""
     with stderr.open("w") as err:
-        proc = subprocess.Popen(site.argv("serve"), stdout=subprocess.PIPE, stderr=err,
+        # the briefing only when asked: a run at start would add MEMORY.md to one site only
+        proc = subprocess.Popen(site.argv("serve", "--set", "cron.schedule=off"),
+                                stdout=subprocess.PIPE, stderr=err,
                                 text=True, env=clean_env())
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], TIMEOUT)

@@ -56,6 +56,8 @@ class Sidecar:
         self.stop()  # the previous process, if any (dead by now in these tests)
         env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}
         env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=self.fake.url)
+        # no --workspace here: never let a briefing write the developer's own MEMORY.md
+        env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
         if failpoint:
             env["ZETTELCLAW_FAILPOINT"] = failpoint
         self.proc = subprocess.Popen(

@@ -18,8 +18,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from zettelclaw.briefing import cron, zones
 from zettelclaw.errors import DataDirError
 from zettelclaw.files import read_json_object
 from zettelclaw.home import Home
@@ -60,8 +61,21 @@ class BriefingConfig(_Section):
 
 
 class CronConfig(_Section):
-    schedule: str = "0 3 * * *"
+    schedule: str = "0 3 * * *"  # a cron expression (briefing/cron.py), or "off"
     timezone: str | None = None  # None: the machine's local zone
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, value: str) -> str:
+        cron.schedule(value)  # ValueError saying what is wrong
+        return value.strip()
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str | None) -> str | None:
+        if value is not None:
+            zones.zone(value)
+        return value
 
 
 class Config(_Section):

@@ -110,6 +110,11 @@ class DataDirError(ZettelclawError):
     default_message = "The data directory cannot be used"
 
 
+class MarkersError(ZettelclawError):
+    code = -32011
+    default_message = "MEMORY.md's briefing markers are malformed; nothing was written"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -126,6 +131,7 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     LogRewriteError,
     ForbiddenError,
     DataDirError,
+    MarkersError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

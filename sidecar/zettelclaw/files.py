@@ -23,11 +23,15 @@ def fsync_dir(directory: Path) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data``: temp file, fsync, rename, fsync the directory."""
+    """Replace ``path`` with ``data``: temp file, fsync, rename, fsync the directory.
+
+    The new file gets exactly ``mode``, whatever the umask.
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         try:
+            os.fchmod(fd, mode)
             write_all(fd, data)
             os.fsync(fd)
         finally:

@@ -25,6 +25,7 @@ from zettelclaw.errors import (
     DataDirError,
     InvalidParamsError,
     LockTimeoutError,
+    MarkersError,
     NotFoundError,
     PathNotAllowedError,
     SubjectExistsError,
@@ -169,6 +170,17 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("job_id", nargs="?", metavar="ID")
     _json_flag(jobs)
 
+    briefing = command(
+        "briefing", "rewrite the generated briefing block of the workspace's MEMORY.md",
+        "Rewrite the block between <!-- BEGIN GENERATED BRIEFING --> and <!-- END GENERATED "
+        "BRIEFING --> in the workspace's MEMORY.md from the log (added at the end when absent; "
+        "everything else in the file is kept as it is), and print it. With an API key the "
+        "model writes the Active summaries and flags contradictions. The sidecar also runs "
+        "this by itself on cron.schedule.")
+    briefing.add_argument("--dry-run", action="store_true",
+                          help="print the block it would write; write nothing")
+    _json_flag(briefing)
+
     status = command("status", "show the data directory, counts and the sidecar's state")
     _json_flag(status)
     return parser
@@ -210,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit_code(exc: ZettelclawError) -> int:
-    if isinstance(exc, InvalidParamsError | PathNotAllowedError):
+    if isinstance(exc, InvalidParamsError | PathNotAllowedError | MarkersError):
         return EXIT_USAGE
     if isinstance(exc, NotFoundError | SubjectNotFoundError):
         return EXIT_NOT_FOUND
@@ -235,7 +247,8 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path) 
     home.ensure()
     settings = load_config(home, overrides=args.set)
     return run(ServerConfig(home=home, workspace=workspace, socket=socket,
-                            max_message_bytes=limit, settings=settings))
+                            max_message_bytes=limit, settings=settings,
+                            briefing_schedule=True))
 
 
 def _init(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -258,6 +271,8 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         return EXIT_OK
     if args.command == "jobs":
         return _jobs(args, backend, as_json)
+    if args.command == "briefing":
+        return _briefing(args, backend, as_json)
     if args.command in ("log", "search"):
         params = _search_params(args)
         results = backend.call("memory.search", params)["results"]
@@ -334,4 +349,16 @@ def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         verb = "merged into" if result["merged"] else "renamed to"
         print(f"{result['from']} {verb} {result['to']}: "
               f"{result['entriesRewritten']} log entries rewritten")
+    return EXIT_OK
+
+
+def _briefing(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    params: dict[str, Any] = {"dryRun": args.dry_run}
+    if getattr(args, "workspace", None):  # given here: the sidecar may serve another one
+        params["workspaceDir"] = str(Path(args.workspace).expanduser().absolute())
+    result = backend.call("briefing.generate", params)
+    if as_json:
+        _print_json(result)
+    else:
+        print(render.briefing_run(result))
     return EXIT_OK

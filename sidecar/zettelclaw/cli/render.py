@@ -68,6 +68,8 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines.append("sidecar    not running (this answer came from the files)")
     if result.get("extraction"):
         lines += extraction(result["extraction"])
+    if result.get("briefing"):
+        lines += briefing(result["briefing"])
     invalid = result["invalidLines"]
     if invalid["count"]:
         lines.append(f"warning    {invalid['count']} invalid line(s) in the log are skipped:")
@@ -119,3 +121,50 @@ def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def _when(stamp: str | None) -> str:
+    return stamp[:16].replace("T", " ") if stamp else "never"
+
+
+def briefing(state: Mapping[str, Any]) -> list[str]:
+    """The briefing lines of ``status``."""
+    last = state.get("lastResult") or {}
+    line = f"briefing   last run {_when(state.get('lastRun'))}"
+    if last.get("ok"):
+        line += f" ({last.get('trigger')}, {'changed' if last.get('changed') else 'unchanged'})"
+    elif last:
+        line += f" ({last.get('trigger')}, failed)"
+    upcoming = _when(state.get("nextRun")) if state.get("nextRun") else "off"
+    line += f"; next {upcoming} ({state['timezone']}, schedule {state['schedule']})"
+    lines = [line]
+    if state.get("memoryMd"):
+        size = state.get("memoryMdLines")
+        lines.append(f"MEMORY.md  {state['memoryMd']}: "
+                     + (f"{size} lines" if size is not None else "not created yet"))
+    lines += [f"warning    {w}" for w in state.get("warnings") or []]
+    return lines
+
+
+def briefing_run(result: Mapping[str, Any]) -> str:
+    """What ``zettelclaw briefing`` prints: the block, then what happened."""
+    if result["dryRun"]:
+        what = "dry run, nothing written" + (" (the block would change)" if result["changed"]
+                                             else " (the block is up to date)")
+    else:
+        what = "written" if result["written"] else "unchanged (not rewritten)"
+    lines = [result["block"].rstrip("\n"), "",
+             f"{result['path']}: {what}; the block is {result['lines']} lines"
+             + (" (cut to fit)" if result["cut"] else "")
+             + f", MEMORY.md {result['memoryMdLines']} lines"]
+    model = result["model"]
+    if model.get("skipped"):
+        lines.append(f"model      not used: {model['skipped']}")
+    elif model.get("used"):
+        lines.append(f"model      {model['summaries']} summaries, {model['contradictions']} "
+                     "contradiction flag(s)")
+    if model.get("error"):
+        lines.append(f"warning    the model failed ({model['error']}); that part of the block "
+                     "comes from the log alone")
+    lines += [f"warning    {w}" for w in result.get("warnings") or []]
+    return "\n".join(lines)

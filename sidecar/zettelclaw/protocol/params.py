@@ -172,3 +172,14 @@ class JobsListParams(Params):
 class JobsRetryParams(Params):
     job_id: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = Field(
         None, alias="jobId")
+
+
+# -- briefing ------------------------------------------------------------------------------------
+
+
+class BriefingGenerateParams(Params):
+    """``briefing.generate``: rewrite the generated block of the workspace's MEMORY.md."""
+
+    workspace_dir: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = (
+        Field(None, alias="workspaceDir"))
+    dry_run: bool = Field(False, alias="dryRun")

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import load_config
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.memory import Memory
@@ -25,6 +26,7 @@ from zettelclaw.protocol.params import (
     SubjectsListParams,
     SubjectsRenameParams,
 )
+from zettelclaw.server.briefing_methods import briefing_methods
 from zettelclaw.server.extraction_methods import extraction_methods
 from zettelclaw.server.syncer import Syncer
 
@@ -33,12 +35,15 @@ T = TypeVar("T")
 
 def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict[str, Any]],
                   extraction: Extraction | None = None,
-                  notify: Callable[[], None] | None = None) -> dict[str, Method]:
+                  notify: Callable[[], None] | None = None, *,
+                  briefing: Briefing | None = None) -> dict[str, Method]:
     """The whole table. Without ``extraction``, one is made from the data directory's config;
     ``notify`` wakes the extraction loop (none runs in the CLI's files mode)."""
     if extraction is None:
         extraction = Extraction(memory, load_config(memory.home).extraction)
     wake = notify or (lambda: None)
+    if briefing is None:  # the CLI's files mode: the same runs, no scheduler
+        briefing = Briefing(memory, load_config(memory.home), syncer)
 
     async def in_thread(fn: Callable[..., T], *args: Any) -> T:
         return await trio.to_thread.run_sync(fn, *args)
@@ -73,7 +78,7 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         await syncer.fresh_if_quick()  # during a long index build: answer with its progress
         result = await in_thread(memory.status)
         return {**result, "extraction": await in_thread(extraction.status),
-                "server": server_info()}
+                "briefing": await in_thread(briefing.status), "server": server_info()}
 
     return {
         "memory.search": Method(SearchParams, search),
@@ -84,4 +89,5 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         "hook.beforePromptBuild": Method(BeforePromptBuildParams, before_prompt_build),
         "status": Method(StatusParams, status),
         **extraction_methods(extraction, wake),
+        **briefing_methods(briefing),
     }

@@ -23,6 +23,8 @@ from typing import Any
 import trio
 
 from zettelclaw import __version__
+from zettelclaw.briefing.scheduler import Scheduler
+from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import Config, load_config
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.worker import Worker
@@ -46,6 +48,7 @@ class ServerConfig:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     settings: Config | None = None  # None: HOME/config.json and the environment
     transcript_roots: tuple[Path, ...] = ()  # where transcriptPath may point (default below)
+    briefing_schedule: bool = False  # run the briefing on cron.schedule (`zettelclaw serve` does)
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,9 @@ async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketList
     extraction = Extraction(memory, settings.extraction, roots)
     worker = Worker(extraction)
     syncer = Syncer(memory)
+    briefing = Briefing(memory, settings, syncer)
     dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,
-                                          worker.notify))
+                                          worker.notify, briefing=briefing))
     handler = ConnectionHandler(dispatcher, config.max_message_bytes)
     if not settings.extraction.api_key:
         logger.warning("no Anthropic API key: hooks are accepted and spooled, and extraction "
@@ -112,6 +116,8 @@ async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketList
         nursery.start_soon(_stop_memory_on_cancel, memory)
         nursery.start_soon(syncer.background)
         await nursery.start(worker.run)
+        if config.briefing_schedule:
+            await nursery.start(Scheduler(briefing).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
 

@@ -1,0 +1,177 @@
+"""One briefing run (``briefing.generate``) and the ``briefing`` object of ``status``.
+
+A run: bring the index up to date; compute the sections (no model); ask the model for summaries
+and contradiction flags when there is a key; then, under the data lock, read MEMORY.md, render
+the block within its budget, and replace the file atomically only when the block changed. A
+run that writes (not a dry run) records itself in state.json, failures included.
+
+The block's budget is ``briefing.maxLines``, lowered so that the whole file fits in the 200 lines
+OpenClaw loads (never below 10 lines); ``status`` warns when MEMORY.md is longer than 200.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import trio
+
+from zettelclaw import lock
+from zettelclaw.briefing import cron, markers, memory_md, model, record, render, sections, zones
+from zettelclaw.config import Config
+from zettelclaw.errors import ZettelclawError
+from zettelclaw.memory import Memory
+from zettelclaw.server.syncer import INDEX_WAIT_SECONDS, Syncer
+
+logger = logging.getLogger(__name__)
+
+LOADED_LINES = 200  # OpenClaw loads the first 200 lines of MEMORY.md
+MIN_BLOCK_LINES = 10
+
+
+@dataclass(frozen=True)
+class Run:
+    target: memory_md.Target
+    found: sections.Sections
+    step: model.ModelStep
+    dry_run: bool
+    trigger: str  # manual, start, schedule
+    now: float
+
+
+class Briefing:
+    def __init__(self, memory: Memory, config: Config, syncer: Syncer | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.memory = memory
+        self.home = memory.home
+        self.config = config
+        self.syncer = syncer or Syncer(memory)
+        self.clock = clock
+        self.zone = zones.zone(config.cron.timezone)
+        self.cron = cron.schedule(config.cron.schedule)
+        self._running = trio.Lock()  # one run at a time in this process
+
+    def stamp(self, ts: float) -> str:
+        return datetime.fromtimestamp(ts, self.zone).isoformat(timespec="seconds")
+
+    # -- a run ---------------------------------------------------------------------------------
+
+    async def generate(self, workspace_dir: str | None = None, dry_run: bool = False, *,
+                       trigger: str = "manual", wait: float = INDEX_WAIT_SECONDS
+                       ) -> dict[str, Any]:
+        async with self._running:
+            now = self.clock()
+            try:
+                workspace = memory_md.workspace_dir(workspace_dir, self.memory.workspace)
+                target = await trio.to_thread.run_sync(memory_md.target, workspace)
+                await self.syncer.fresh(wait)
+                found = await trio.to_thread.run_sync(self._sections, now)
+                step = await model.run(found, self.config, self.zone)
+                run = Run(target, found, step, dry_run, trigger, now)
+                return await trio.to_thread.run_sync(self._finish, run)
+            except (ZettelclawError, OSError) as exc:
+                if not dry_run:
+                    message = exc.message if isinstance(exc, ZettelclawError) else str(exc)
+                    await trio.to_thread.run_sync(self._record, now, {
+                        "ok": False, "trigger": trigger, "error": message})
+                raise
+
+    def _sections(self, now: float) -> sections.Sections:
+        displays = {slug: s.display for slug, s in self.memory.subjects.load().items()}
+        with self.memory.index.read() as conn:
+            return sections.compute(conn, now, self.config.briefing, displays,
+                                    candidates=bool(self.config.extraction.api_key))
+
+    def budget(self, outside_lines: int) -> int:
+        """The block's lines: maxLines, or fewer so that MEMORY.md fits in what is loaded."""
+        return min(self.config.briefing.max_lines,
+                   max(MIN_BLOCK_LINES, LOADED_LINES - outside_lines))
+
+    def _finish(self, run: Run) -> dict[str, Any]:
+        target, step, dry_run = run.target, run.step, run.dry_run
+        with lock.exclusive(self.home.lock):
+            current = memory_md.read(target)
+            outside = markers.count_lines(markers.splice(current.text, []))
+            budget = self.budget(outside)
+            block = render.render(run.found, step, self.zone, budget,
+                                  self.config.briefing.decision_window)
+            text = markers.splice(current.text, block.lines)
+            changed = text != current.text
+            written = changed and not dry_run
+            if written:
+                memory_md.write(target, text, current.mode)
+            total_lines = markers.count_lines(text)
+            warnings = []
+            if budget < self.config.briefing.max_lines:
+                warnings.append(f"the block was held to {budget} lines (briefing.maxLines is "
+                                f"{self.config.briefing.max_lines}) so that MEMORY.md fits in "
+                                f"the {LOADED_LINES} lines OpenClaw loads")
+            if total_lines > LOADED_LINES:
+                warnings.append(too_long(total_lines))
+            result = {
+                "path": str(target.path), "dryRun": dry_run, "changed": changed,
+                "written": written, "block": markers.block_text(block.lines),
+                "lines": len(block.lines), "cut": block.cut,
+                "sections": {key: {"shown": block.shown[key], "total": block.total[key]}
+                             for key in render.ORDER},
+                "model": step.to_json(), "memoryMdLines": total_lines, "warnings": warnings,
+            }
+            if not dry_run:
+                record.save_locked(self.home, {"lastRun": self.stamp(run.now), "lastResult": {
+                    "ok": True, "trigger": run.trigger, "path": str(target.path),
+                    "changed": changed, "lines": len(block.lines), "cut": block.cut,
+                    "model": step.to_json()}})
+        for warning in warnings:
+            logger.warning("briefing: %s", warning)
+        return result
+
+    def _record(self, now: float, result: dict[str, Any]) -> None:
+        with lock.exclusive(self.home.lock):
+            record.save_locked(self.home, {"lastRun": self.stamp(now), "lastResult": result})
+
+    def record_next(self, when: datetime | None) -> None:
+        with lock.exclusive(self.home.lock):
+            record.save_locked(self.home, {"nextRun": None if when is None
+                                           else self.stamp(when.timestamp())})
+
+    # -- status --------------------------------------------------------------------------------
+
+    def next_run(self) -> datetime | None:
+        if self.cron is None:
+            return None
+        return self.cron.next_after(datetime.fromtimestamp(self.clock(), UTC), self.zone)
+
+    def status(self) -> dict[str, Any]:
+        saved = record.load(self.home)
+        upcoming = self.next_run()
+        lines: int | None = None
+        path: str | None = None
+        try:
+            target = memory_md.target(self.memory.workspace)
+            path = str(target.path)
+            current = memory_md.read(target)
+            lines = markers.count_lines(current.text) if current.exists else None
+        except (ZettelclawError, OSError):
+            pass
+        warnings = []
+        if lines is not None and lines > LOADED_LINES:
+            warnings.append(too_long(lines))
+        last = saved.get("lastResult")
+        if isinstance(last, dict) and last.get("ok") is False:
+            warnings.append(f"the last briefing failed: {last.get('error')}")
+        return {
+            "schedule": self.config.cron.schedule, "timezone": zones.zone_name(self.zone),
+            "lastRun": saved.get("lastRun"), "lastResult": last,
+            "nextRun": None if upcoming is None else self.stamp(upcoming.timestamp()),
+            "model": model.model_name(self.config) if self.config.extraction.api_key else None,
+            "memoryMd": path, "memoryMdLines": lines, "warnings": warnings,
+        }
+
+
+def too_long(lines: int) -> str:
+    return (f"MEMORY.md is {lines} lines; OpenClaw loads only the first {LOADED_LINES}: "
+            "shorten the part outside the briefing markers")

@@ -1,0 +1,163 @@
+"""briefing/scheduler.py: the run at start and the runs on cron.schedule, with a fake clock.
+
+The wall clock is a number the fake ``sleep`` moves forward (no real waiting, no timing
+assertion); the tests poll for what the scheduler recorded, under trio.fail_after.
+
+Covers: a run at start when there was never one, or the last is older than a day, and none when
+it is recent; the scheduled run at 03:00 America/Detroit, then the next one recorded; naps of at
+most a minute; a machine that slept past the time runs once when it wakes; a failed run is
+recorded and the schedule goes on; ``off`` schedules nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.lowlevel
+
+from tests import briefing_data as data
+from tests.briefing_data import NOW
+from zettelclaw import lock
+from zettelclaw.briefing import record
+from zettelclaw.briefing.markers import BEGIN
+from zettelclaw.briefing.scheduler import MAX_NAP, Scheduler
+from zettelclaw.briefing.service import Briefing
+from zettelclaw.config import load_config
+from zettelclaw.home import Home
+from zettelclaw.memory import Memory
+
+HOUR = 3600.0
+FIRST_3AM = NOW + 24 * HOUR  # NOW is 03:00 in Detroit: the next run is a day later
+
+
+class Clock:
+    """A wall clock moved only by ``sleep``; it stops (sleeps forever) at ``stop_at``."""
+
+    def __init__(self, now: float, stop_at: float, jump: float = 0.0) -> None:
+        self.now, self.stop_at, self.jump = now, stop_at, jump
+        self.naps: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        if self.now >= self.stop_at:
+            await trio.sleep_forever()
+        self.naps.append(seconds)
+        self.now += seconds + self.jump  # a jump: the machine slept through it
+        self.jump = 0.0
+        await trio.lowlevel.checkpoint()
+
+
+@pytest.fixture
+def make(home: Home, workspace: Path, write_log: Callable[..., Any]
+         ) -> Iterator[Callable[..., tuple[Scheduler, Clock]]]:
+    memories: list[Memory] = []
+    data.write(home, write_log)
+
+    def build(*extra: str, stop_at: float = FIRST_3AM, jump: float = 0.0,
+              last_run: float | None = None) -> tuple[Scheduler, Clock]:
+        clock = Clock(NOW, stop_at, jump)
+        memories.append(Memory(home, workspace))
+        config = load_config(home, env={}, overrides=[f"cron.timezone={data.ZONE}", *extra])
+        briefing = Briefing(memories[-1], config, clock=clock.time)
+        if last_run is not None:
+            with lock.exclusive(home.lock):
+                record.save_locked(home, {"lastRun": briefing.stamp(last_run)})
+        return Scheduler(briefing, sleep=clock.sleep), clock
+
+    yield build
+    for memory in memories:
+        memory.close()
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    with trio.fail_after(20):
+        while not condition():  # noqa: ASYNC110 (state.json is written from threads)
+            await trio.sleep(0.01)
+
+
+async def test_a_first_start_runs_then_the_schedule_takes_over(
+        make: Callable[..., tuple[Scheduler, Clock]], home: Home, workspace: Path) -> None:
+    scheduler, clock = make()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+        await until(lambda: scheduler.runs == 1)
+        assert record.load(home)["lastResult"]["trigger"] == "start"
+        assert record.load(home)["lastRun"] == "2026-02-21T03:00:00-05:00"
+        assert (workspace / "MEMORY.md").read_text().startswith(BEGIN)
+        await until(lambda: scheduler.runs == 2
+                    and record.load(home).get("nextRun") == "2026-02-23T03:00:00-05:00")
+        nursery.cancel_scope.cancel()
+    saved = record.load(home)
+    assert saved["lastRun"] == "2026-02-22T03:00:00-05:00"
+    assert saved["lastResult"]["trigger"] == "schedule"
+    assert max(clock.naps) <= MAX_NAP
+    assert sum(clock.naps) == FIRST_3AM - NOW
+
+
+async def test_a_recent_run_means_no_run_at_start(
+        make: Callable[..., tuple[Scheduler, Clock]], home: Home) -> None:
+    scheduler, _ = make(last_run=NOW - 2 * HOUR)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+        await until(lambda: scheduler.runs == 1)
+        nursery.cancel_scope.cancel()
+    saved = record.load(home)
+    assert saved["lastResult"]["trigger"] == "schedule"
+    assert saved["lastRun"] == "2026-02-22T03:00:00-05:00"
+
+
+async def test_a_run_older_than_a_day_runs_at_start(
+        make: Callable[..., tuple[Scheduler, Clock]], home: Home) -> None:
+    scheduler, _ = make(last_run=NOW - 25 * HOUR, stop_at=NOW)
+    assert scheduler.due_at_start(scheduler.briefing.stamp(NOW - 25 * HOUR))
+    assert not scheduler.due_at_start(scheduler.briefing.stamp(NOW - 23 * HOUR))
+    assert scheduler.due_at_start(None)
+    assert scheduler.due_at_start("not a time")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+        await until(lambda: scheduler.runs == 1)
+        nursery.cancel_scope.cancel()
+    assert record.load(home)["lastResult"]["trigger"] == "start"
+
+
+async def test_a_machine_that_slept_through_the_time_runs_once_on_waking(
+        make: Callable[..., tuple[Scheduler, Clock]], home: Home) -> None:
+    # the first nap lasts 30 hours: 03:00 on 02-22 is missed; it runs as soon as that is seen
+    scheduler, _ = make(last_run=NOW - HOUR, jump=30 * HOUR)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+        await until(lambda: scheduler.runs == 1)
+        await until(lambda: record.load(home).get("nextRun") == "2026-02-23T03:00:00-05:00")
+        nursery.cancel_scope.cancel()
+    assert record.load(home)["lastRun"] == "2026-02-22T09:01:00-05:00"
+
+
+async def test_a_failed_run_is_recorded_and_the_schedule_goes_on(
+        make: Callable[..., tuple[Scheduler, Clock]], home: Home, workspace: Path) -> None:
+    (workspace / "MEMORY.md").write_text(f"{BEGIN}\nno end marker\n")
+    scheduler, _ = make()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+        await until(lambda: scheduler.runs == 2)
+        nursery.cancel_scope.cancel()
+    saved = record.load(home)
+    assert saved["lastResult"]["ok"] is False
+    assert saved["lastResult"]["trigger"] == "schedule"
+    assert (workspace / "MEMORY.md").read_text() == f"{BEGIN}\nno end marker\n"
+
+
+async def test_off_schedules_nothing(make: Callable[..., tuple[Scheduler, Clock]], home: Home,
+                                     workspace: Path) -> None:
+    scheduler, clock = make("cron.schedule=off")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(scheduler.run)
+    assert scheduler.runs == 0
+    assert clock.naps == []
+    assert record.load(home) == {"nextRun": None}
+    assert not (workspace / "MEMORY.md").exists()

@@ -10,6 +10,8 @@ the same second), [] without a spool directory, and an unreadable file set aside
 from __future__ import annotations
 
 import stat
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -135,3 +137,25 @@ def test_message_objects() -> None:
     job = make_job()
     assert job.message_objects() == MESSAGES
     assert all(isinstance(m, Message) for m in job.message_objects())
+
+
+def test_a_job_deleted_while_the_spool_is_listed_is_simply_done(
+        home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker lists the spool while jobs finish (and delete their files) in other threads:
+    a file gone between the listing and the read is not an error, nor set aside."""
+    spool = Spool(home)
+    first, second = make_job("20261121T000000.000001Z-aaaaaa"), make_job(
+        "20261121T000000.000002Z-bbbbbb")
+    spool.save(first)
+    spool.save(second)
+    real_glob = Path.glob
+
+    def glob_then_finish(self: Path, pattern: str) -> Any:
+        found = list(real_glob(self, pattern))
+        spool.delete(first.job_id)  # the job finishes right after the listing
+        return iter(found)
+
+    monkeypatch.setattr(Path, "glob", glob_then_finish)
+    assert [j.job_id for j in spool.jobs()] == [second.job_id]
+    monkeypatch.undo()
+    assert not list(spool.dir.glob("*.unreadable"))

@@ -15,6 +15,7 @@ import trio
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
+from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
 from zettelclaw.server.serve import Ready, ServerConfig, serve
 
@@ -365,3 +366,52 @@ async def test_hooks_answer_while_the_model_is_still_thinking(
 def test_prompt_file_is_the_one_in_prompts() -> None:
     prompt = Path(__file__).resolve().parent.parent / "prompts" / "extraction.md"
     assert "{{transcript}}" in prompt.read_text()
+
+
+async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    fake.add(Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}),
+             Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}))
+    fake.default = Reply(text=GOOD_REPLY)
+    _, client = await start(settings(home, fake))
+    for i in range(6):
+        await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,
+                                              "messages": STRETCH_1})
+    with trio.fail_after(10):  # polling the server: there is no event to wait on
+        while not (await client.call("status"))["extraction"]["waitingFor"]:  # noqa: ASYNC110
+            await trio.sleep(0.02)
+    await trio.sleep(0.5)  # a paused queue makes no calls, whatever is spooled
+    assert len(fake.requests) <= 2, "only the calls already in flight (concurrency 2)"
+    status = await client.call("status")
+    assert "rate limited" in status["extraction"]["waitingFor"]
+    await client.call("jobs.retry")
+    await settled(client)
+    assert len(log_entries(home)) == 18
+
+
+async def test_a_stale_copy_of_a_job_never_runs_it_twice(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The loop lists the spool in a thread while jobs finish: it can hold a copy of a job
+    that has since finished (or saved its result). Running that copy must not ask the model
+    again: the job file on disk is the truth."""
+    from zettelclaw.extraction.service import Extraction
+    from zettelclaw.extraction.worker import Worker
+    from zettelclaw.memory import Memory
+
+    fake.default = Reply(text=GOOD_REPLY)
+    memory = Memory(home, home.root.parent / "ws")
+    try:
+        extraction = Extraction(memory, settings(home, fake).extraction)
+        answer = await trio.to_thread.run_sync(extraction.intake.accept, HookCall(
+            trigger="sessionEnd", session_id="s-21", session_key=MAIN, messages=STRETCH_1))
+        stale = extraction.spool.load(answer["jobId"])  # the loop's snapshot: no result yet
+        assert stale is not None
+        worker = Worker(extraction)
+        worker._sdk_ready.set()
+        await worker._run(stale.model_copy(deep=True))  # runs it: one model call
+        assert len(fake.requests) == 1
+        await worker._run(stale.model_copy(deep=True))  # the stale copy, after it finished
+        assert len(fake.requests) == 1, "a finished job is not run again"
+        assert len(log_entries(home)) == 3
+    finally:
+        memory.close()

@@ -17,6 +17,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -45,6 +46,8 @@ class FakeAnthropic:
         self.default: Reply | None = Reply(text='{"type":"handoff","content":"Nothing new"}')
         self.requests: list[dict[str, Any]] = []
         self.reply_file: Path | None = None
+        # when set, answers every request not answered by ``add``: request body -> Reply
+        self.respond: Callable[[dict[str, Any]], Reply] | None = None
         self.log_file: Path | None = None
         self._released = threading.Event()
         self._stopping = threading.Event()
@@ -78,10 +81,12 @@ class FakeAnthropic:
     def prompts(self) -> list[str]:
         return [r["messages"][0]["content"] for r in self.requests]
 
-    def _next(self) -> Reply:
+    def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             if self.replies:
                 return self.replies.popleft()
+        if self.respond is not None:
+            return self.respond(body)
         if self.reply_file is not None:
             return Reply(text=self.reply_file.read_text())
         if self.default is None:
@@ -102,7 +107,7 @@ class FakeAnthropic:
                     if fake.log_file is not None:
                         with fake.log_file.open("a", encoding="utf-8") as log:
                             log.write(json.dumps(body) + "\n")
-                reply = fake._next()
+                reply = fake._next(body)
                 if reply.hold:
                     fake._released.wait()
                 if reply.delay:

@@ -1,9 +1,10 @@
 """The hooks' side of extraction: validate, keep what is new, spool it, answer.
 
 This is all a hook waits for: no model call. Under the data lock it keeps only the messages not
-received before (by key), writes them as a job in the spool (fsynced), then appends them to the
-session's provenance transcript (fsynced), and answers. A crash between the two writes is mended
-at the next start (``recover``): the spool is written first, so nothing accepted is lost.
+received before (by key), writes them as a job in the spool (fsynced: the one durable write a
+hook waits for), then appends them to the session's provenance transcript (fsynced later, before
+the job is deleted), and answers. A crash between or after the two writes is mended at the next
+start (``recover``): the spool is written first, so nothing accepted is lost.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class Intake:
                 return {"accepted": True, "skipped": "nothing new: these messages were already "
                         "received", "messages": 0}
             if not any(m.role == "user" for m in new):
-                self.provenance.append(session_id, new, None)
+                self.provenance.append(session_id, new, None, durable=False)
                 self._skip_locked(session_id, "no user message in the new part of the transcript")
                 return {"accepted": True, "skipped": "no user message", "messages": len(new)}
             job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
@@ -72,7 +73,7 @@ class Intake:
                       created_at=now_timestamp(), messages=[m.to_json() for m in new])
             self.spool.save(job)
             failpoints.reach("after-spool")
-            self.provenance.append(session_id, new, job.job_id)
+            self.provenance.append(session_id, new, job.job_id, durable=False)
             failpoints.reach("after-provenance")
         return {"accepted": True, "jobId": job.job_id, "messages": len(new)}
 

@@ -40,6 +40,9 @@ class Extraction:
         self.store = LogStore(self.home)
         self.intake = Intake(self.home, config, self.provenance, self.spool, transcript_roots)
         self.waiting: str | None = None  # why jobs wait (no key, unreachable), for status
+        # No key or no endpoint is true of every job: the whole queue pauses until then
+        # (Unix time), rather than every job finding it out on its own.
+        self.paused_until = 0.0
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -112,6 +115,7 @@ class Extraction:
             record_locked(self.home, "extractedSessions", job.session_id,
                           {"entries": len(entries), "lastJob": job.job_id},
                           prune_days=self.config.prune_days, clear=("failedSessions",))
+            self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
         self.memory.sync()
         return len(missing)
@@ -148,6 +152,7 @@ class Extraction:
 
     def retry(self, job_id: str | None) -> dict[str, Any]:
         """Make failed (or waiting) jobs due now, with one more attempt each."""
+        self.paused_until = 0.0
         retried = []
         with lock.exclusive(self.home.lock):
             jobs = self.spool.jobs()

@@ -8,6 +8,8 @@ So after a crash at any point, the job on disk says exactly what is left to do: 
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import secrets
 from datetime import UTC, datetime
@@ -20,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from zettelclaw.extraction.transcript import Message
 from zettelclaw.files import atomic_write_bytes, fsync_dir
 from zettelclaw.home import DIR_MODE, Home
+
+logger = logging.getLogger(__name__)
 
 JobState = Literal["pending", "waiting", "failed"]
 
@@ -95,6 +99,10 @@ class Spool:
         for path in sorted(self.dir.glob("*.json")):
             try:
                 jobs.append(Job.model_validate_json(path.read_bytes()))
-            except (ValidationError, OSError):
-                os.replace(path, path.with_suffix(".json.unreadable"))
+            except FileNotFoundError:
+                continue  # finished (deleted) between the listing and the read
+            except ValidationError:
+                logger.warning("%s is not a job; set aside as %s.unreadable", path, path.name)
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(path, path.with_suffix(".json.unreadable"))
         return jobs

@@ -40,7 +40,12 @@ class Worker:
             nursery.start_soon(self._preload)
             while True:
                 self._wake = trio.Event()
-                jobs = await trio.to_thread.run_sync(self.extraction.spool.jobs)
+                try:
+                    jobs = await trio.to_thread.run_sync(self.extraction.spool.jobs)
+                except OSError:  # the spool unreadable for a moment must not stop the sidecar
+                    logger.exception("cannot list the extraction spool; trying again")
+                    await trio.sleep(self.extraction.config.retry_wait_seconds)
+                    continue
                 for job in self._due(jobs):
                     self._running.add(job.job_id)
                     nursery.start_soon(self._run, job)
@@ -56,6 +61,8 @@ class Worker:
         """Jobs to start now: due, not running, the first of their session, within capacity."""
         free = self.extraction.config.concurrency - len(self._running)
         now = time.time()
+        if now < self.extraction.paused_until:
+            return []
         busy_sessions = {j.session_id for j in jobs if j.job_id in self._running}
         due = []
         for job in jobs:  # oldest first
@@ -69,19 +76,24 @@ class Worker:
         return due[:max(free, 0)]
 
     def _next_due(self, jobs: list[Job]) -> float:
-        times = [j.not_before for j in jobs
-                 if j.state != "failed" and j.not_before and j.job_id not in self._running]
+        times = [max(j.not_before or 0.0, self.extraction.paused_until) for j in jobs
+                 if j.state != "failed" and j.job_id not in self._running]
+        times = [t for t in times if t > 0]
         if not times:
             return math.inf
         return trio.current_time() + max(min(times) - time.time(), 0.0)
 
-    async def _run(self, job: Job) -> None:
+    async def _run(self, listed: Job) -> None:
         try:
-            await self._attempt(job)
+            # The listing may be stale: the job may have finished, or saved its result, since.
+            # The file on disk is the truth; a job that is gone is done.
+            job = await trio.to_thread.run_sync(self.extraction.spool.load, listed.job_id)
+            if job is not None:
+                await self._attempt(job)
         except Exception:
-            logger.exception("extraction job %s crashed; it stays in the spool", job.job_id)
+            logger.exception("extraction job %s crashed; it stays in the spool", listed.job_id)
         finally:
-            self._running.discard(job.job_id)
+            self._running.discard(listed.job_id)
             self.notify()
 
     async def _attempt(self, job: Job) -> None:
@@ -93,8 +105,11 @@ class Worker:
             try:
                 reply = await complete(extraction.config, prompt)
             except ModelWaiting as exc:
+                if extraction.waiting != exc.reason:  # said once, not once per job
+                    logger.warning("extraction waits: %s", exc.reason)
                 extraction.waiting = exc.reason
-                logger.warning("extraction waits: %s", exc.reason)
+                wait = max(exc.retry_after or 0.0, extraction.config.retry_wait_seconds)
+                extraction.paused_until = time.time() + wait
                 await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after)
                 return
             except ModelFailed as exc:

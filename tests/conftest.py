@@ -47,10 +47,13 @@ def line(value: dict[str, Any]) -> bytes:
 
 @pytest.fixture(autouse=True)
 def _no_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach a real model API, whatever the developer's environment holds."""
+    """No test may reach a real model API, whatever the developer's environment holds; and
+    sidecars started by tests (in-process or as subprocesses) load no embedding model unless
+    the test asks for semantic search (tests/test_semantic.py does)."""
     for var in list(os.environ):
         if var.startswith(("ANTHROPIC_", "ZETTELCLAW_")):
             monkeypatch.delenv(var)
+    monkeypatch.setenv("ZETTELCLAW_SEARCH_SEMANTIC", "off")
 
 
 @pytest.fixture
@@ -92,7 +95,8 @@ def short_dir() -> Iterator[Path]:
 @pytest.fixture
 def server_config(home: Home, workspace: Path, short_dir: Path) -> ServerConfig:
     return ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
-                        max_message_bytes=64 * 1024, settings=load_config(home, env={}),
+                        max_message_bytes=64 * 1024,
+                        settings=load_config(home, env={}, overrides=["search.semantic=off"]),
                         transcript_roots=(home.root.parent / "transcripts",))
 
 

@@ -55,9 +55,12 @@ ALL_IDS = [e["id"] for e in LOG]
 
 
 def clean_env() -> dict[str, str]:
-    """This process's environment without anything that would choose another data directory."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    """This process's environment without anything that would choose another data directory
+    (and without semantic search: the answers of both modes are compared)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    env["ZETTELCLAW_SEARCH_SEMANTIC"] = "off"  # no embedding model in these sidecars
+    return env
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,15 @@ def test_a_bad_since_exits_2_naming_the_field(reads: Pair) -> None:
 # -- writes, in both modes -------------------------------------------------------------------
 
 
+def test_reindex_rebuilds_and_searches_still_answer(writes: Pair) -> None:
+    files, served = writes.run("reindex", "--json")
+    assert files.rc == served.rc == 0, (files, served)
+    for result in (files.json(), served.json()):
+        assert result["entries"] == len([e for e in LOG if "id" in e])
+        assert result["seconds"] >= 0
+    writes.same("search", "--json", "--all", "-n", "50")
+
+
 def test_subjects_add_then_again_exits_4(writes: Pair) -> None:
     added = writes.same("subjects", "add", "whisper-stt", "--type", "system",
                         "--display", "Whisper STT", "--json").json()
@@ -390,7 +402,8 @@ def test_a_socket_path_that_cannot_exist_exits_5(empty: Site, short_dir: Path) -
     assert "Traceback" not in result.err
 
 
-COMMANDS = [[], ["serve"], ["log"], ["search"], ["subjects"], ["subjects", "list"],
+COMMANDS = [[], ["serve"], ["log"], ["search"], ["reindex"], ["jobs"], ["subjects"],
+            ["subjects", "list"],
             ["subjects", "add"], ["subjects", "rename"], ["status"]]
 
 

@@ -62,7 +62,7 @@ class Sidecar:
             env["ZETTELCLAW_FAILPOINT"] = failpoint
         self.proc = subprocess.Popen(
             [ZETTELCLAW, "serve", "--home", str(self.home), "--socket", str(self.socket),
-             "--set", "extraction.retryWaitSeconds=0.05"],
+             "--set", "extraction.retryWaitSeconds=0.05", "--set", "search.semantic=off"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         assert self.proc.stdout is not None
         ready = self.proc.stdout.readline()  # the ready line: serving from here on

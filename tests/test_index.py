@@ -202,3 +202,34 @@ def test_meta_round_trip(opened: Callable[[], Index]) -> None:
     with index.read() as conn:
         assert index.meta(conn) == {"schema_version": SCHEMA_VERSION, "offset": 20,
                                     "head_hash": "abc"}
+
+
+def test_an_index_another_process_is_creating_is_waited_for_not_deleted(
+        tmp_path: Path) -> None:
+    """The CLI and a sidecar opening a new index at once: the one that finds the file still
+    empty (the other's schema not yet committed) must wait for it, not delete the file."""
+    import threading
+
+    from zettelclaw.search.index import SCHEMA, SCHEMA_VERSION
+
+    path = tmp_path / "index.sqlite"
+    creator = sqlite3.connect(path, isolation_level=None)
+    creator.execute("PRAGMA journal_mode=WAL")
+    creator.execute("BEGIN IMMEDIATE")
+    for statement in SCHEMA.split(";\n"):
+        if statement.strip():
+            creator.execute(statement)
+    creator.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+    inode = path.stat().st_ino
+    opened: list[Index] = []
+    opener = threading.Thread(target=lambda: opened.append(Index(path)))
+    opener.start()
+    opener.join(0.3)  # it finds an empty file: it must not touch it while the creator writes
+    creator.execute("COMMIT")
+    creator.close()
+    opener.join(30)
+    assert opened, "the opener finished"
+    assert path.stat().st_ino == inode, "the file being created was replaced"
+    with opened[0].read() as conn:
+        assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
+    opened[0].close()

@@ -2,7 +2,7 @@
 
 Covers: the handoff context (picked up from appends made by hand, refreshed by newer handoffs,
 only for private sessions, with the open tasks and current decisions of the handoff's session
-only, never a replaced handoff); log_changed; subjects auto-registered from the log; subject
+only, never a replaced handoff); needs_sync; subjects auto-registered from the log; subject
 renames (the log's subject fields only, the index, the registry, merges, unknown slugs);
 subjects_add; get (ids, unknown ids, MEMORY.md, paths refused); status counts; search through
 SearchParams (whole-day dates, filter and keyword modes).
@@ -218,16 +218,16 @@ def test_the_handoff_survives_a_restart(home: Home, workspace: Path, write_log: 
         second.close()
 
 
-def test_log_changed(memory: Memory, write_log: Write) -> None:
-    assert not memory.log_changed()
+def test_needs_sync(memory: Memory, write_log: Write) -> None:
+    assert not memory.needs_sync()
     write_log(entry())
-    assert memory.log_changed()
+    assert memory.needs_sync()
     memory.sync()
-    assert not memory.log_changed()
+    assert not memory.needs_sync()
     write_log(b"not an entry\n")
-    assert memory.log_changed()
+    assert memory.needs_sync()
     memory.sync()
-    assert not memory.log_changed()
+    assert not memory.needs_sync()
 
 
 # -- subjects ------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def test_after_a_rename_the_index_reads_on_like_a_fresh_one(
         memory: Memory, home: Home, tmp_path: Path, renamable: dict[str, Any],
         write_log: Write) -> None:
     rename(memory, "old-name", "new-name")
-    assert not memory.log_changed()
+    assert not memory.needs_sync()
     later = write_log(entry(subject="new-name"))
     report = memory.sync()
     assert not report.rebuilt

@@ -1,4 +1,5 @@
-"""Queries over the index (search.query): filters, keyword search, entry chains, counts.
+"""Queries over the index (search.query, and keyword search through search.engine): filters,
+keyword search, entry chains, counts.
 
 Covers: exact structured filters (type, subject, status, session, inclusive since/until, their
 combinations); replaced entries hidden unless asked for; newest first without a query; keyword
@@ -9,6 +10,7 @@ replacement chain both ways; counts, invalid lines and per-subject stats.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +22,7 @@ from conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.search import query
+from zettelclaw.search.engine import Engine, Request
 from zettelclaw.search.index import Index
 from zettelclaw.search.ingest import Ingester
 from zettelclaw.search.query import Filters
@@ -44,8 +47,14 @@ def build(home: Home, write_log: Callable[..., Any]) -> Iterator[Build]:
 
 def search(index: Index, text: str | None = None, limit: int = 100,
            **filters: Any) -> list[dict[str, Any]]:
-    with index.read() as conn:
-        return query.search(conn, text, Filters(**filters), limit)
+    """Filters alone through query.filter_entries; a keyword query through the engine."""
+    if text is None:
+        with index.read() as conn:
+            return query.filter_entries(conn, Filters(**filters), limit)
+    engine = Engine(index, None, window=1000, semantic_max_entries=0)
+    results: list[dict[str, Any]] = engine.search(
+        Request(text, Filters(**filters), limit), time.time())["results"]
+    return results
 
 
 def found(results: list[dict[str, Any]]) -> list[str]:

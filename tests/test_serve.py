@@ -24,8 +24,10 @@ TIMEOUT = 60  # a guard against a hung process, never a timing check
 
 
 def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    env["ZETTELCLAW_SEARCH_SEMANTIC"] = "off"  # no embedding model in these sidecars
+    return env
 
 
 class Serve:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -78,14 +78,23 @@ class CronConfig(_Section):
         return value
 
 
+class SearchConfig(_Section):
+    semantic: Literal["auto", "off"] = "auto"  # auto: on when zettelclaw[embeddings] is there
+    semantic_max_entries: int = Field(200_000, ge=0, alias="semanticMaxEntries")
+    candidate_window: int = Field(1000, ge=50, le=100_000, alias="candidateWindow")
+    embedding_threads: int = Field(1, ge=1, le=64, alias="embeddingThreads")
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
     cron: CronConfig = CronConfig()
+    search: SearchConfig = SearchConfig()
 
 
 SECTIONS: dict[str, type[_Section]] = {
-    "extraction": ExtractionConfig, "briefing": BriefingConfig, "cron": CronConfig}
+    "extraction": ExtractionConfig, "briefing": BriefingConfig, "cron": CronConfig,
+    "search": SearchConfig}
 
 
 def _camel(snake: str) -> str:
@@ -118,6 +127,8 @@ def load_config(home: Home, env: Mapping[str, str] | None = None,
         data = read_json_object(home.root / "config.json") or {}
     except ValueError as exc:
         raise DataDirError(str(exc)) from exc
+    except OSError as exc:  # e.g. the data directory is a file
+        raise DataDirError(f"cannot read {home.root / 'config.json'}: {exc.strerror}") from exc
     merged: dict[str, dict[str, Any]] = {}
     for section, value in data.items():
         if section not in SECTIONS:
@@ -133,7 +144,7 @@ def load_config(home: Home, env: Mapping[str, str] | None = None,
     if env.get("ANTHROPIC_BASE_URL"):
         merged.setdefault("extraction", {})["baseUrl"] = env["ANTHROPIC_BASE_URL"]
     for var, raw in env.items():
-        match = re.fullmatch(r"ZETTELCLAW_(EXTRACTION|BRIEFING|CRON)_([A-Z_]+)", var)
+        match = re.fullmatch(r"ZETTELCLAW_(EXTRACTION|BRIEFING|CRON|SEARCH)_([A-Z_]+)", var)
         if match:
             _apply(merged, sources, f"{match[1].lower()}.{match[2]}", raw, f"${var}")
     for item in overrides:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw import __version__, lock
+from zettelclaw.config import SearchConfig
 from zettelclaw.errors import NotFoundError, SubjectNotFoundError
 from zettelclaw.files import atomic_write_json
 from zettelclaw.home import Home
@@ -29,12 +30,12 @@ from zettelclaw.protocol.params import (
     SearchParams,
     SubjectsAddParams,
     SubjectsRenameParams,
-    day_bounds,
 )
 from zettelclaw.recall.handoff import MAX_ITEMS, format_handoff
 from zettelclaw.search import query
 from zettelclaw.search.index import Index
 from zettelclaw.search.ingest import CatchUpReport, Ingester, LogStat, Progress
+from zettelclaw.search.searcher import Searcher
 from zettelclaw.session_keys import Audience
 from zettelclaw.state import default_state
 from zettelclaw.subjects.registry import DEFAULT_TYPE, Subject, SubjectRegistry, title_case
@@ -48,13 +49,15 @@ class SyncStoppedError(Exception):
 
 
 class Memory:
-    def __init__(self, home: Home, workspace: Path) -> None:
+    def __init__(self, home: Home, workspace: Path, search: SearchConfig | None = None) -> None:
         home.ensure()
         self.home = home
         self.workspace = workspace
         self.subjects = SubjectRegistry(home)
         self.index = Index(home.index)
-        self.ingester = Ingester(self.index, home.log)
+        self.ingester = Ingester(self.index, home.log, self.subjects.display)
+        self.searcher = Searcher(self.index, self.ingester, workspace, search or SearchConfig())
+        self._subjects_stamp = self.subjects.stamp()
         self.started = time.monotonic()
         self._sync_lock = threading.Lock()
         self._synced_stat: LogStat | None = None
@@ -81,9 +84,10 @@ class Memory:
 
     # -- keeping up with the log -------------------------------------------------------------
 
-    def log_changed(self) -> bool:
-        """Cheap (one stat): has the log changed since the last sync?"""
-        return LogStat.of(self.home.log) != self._synced_stat
+    def needs_sync(self) -> bool:
+        """Cheap (two stats): have the log or subjects.json changed since the last sync?"""
+        return (LogStat.of(self.home.log) != self._synced_stat
+                or self.subjects.stamp() != self._subjects_stamp)
 
     @property
     def syncing(self) -> bool:
@@ -99,25 +103,31 @@ class Memory:
         with self._sync_lock:
             stat = LogStat.of(self.home.log)  # taken first: a change during the sync is seen next
 
-            def track(done: int, total: int) -> None:
-                if self._stopping.is_set():  # between two committed batches: safe to stop
-                    raise SyncStoppedError
-                self.progress = (done, total)
-                if progress is not None:
-                    progress(done, total)
-
             try:
-                report = self.ingester.catch_up(track)
+                report = self.ingester.catch_up(self._tracker(progress))
             finally:
                 self.progress = None
             if report.subjects and locked:
                 self._register(report.subjects, locked=True)
+            if self.subjects.stamp() != self._subjects_stamp:  # display names may have changed
+                self._subjects_stamp = self.subjects.stamp()
+                self.ingester.refresh_subject_names()
             if report.entries or report.rebuilt or self._synced_stat is None:
                 self._refresh_handoff()
             self._synced_stat = stat
         if report.subjects and not locked:
             self._register(report.subjects, locked=False)
         return report
+
+    def _tracker(self, progress: Progress | None) -> Progress:
+        def track(done: int, total: int) -> None:
+            if self._stopping.is_set():  # between two committed batches: safe to stop
+                raise SyncStoppedError
+            self.progress = (done, total)
+            if progress is not None:
+                progress(done, total)
+
+        return track
 
     def _register(self, slugs: set[str], locked: bool) -> None:
         if locked:
@@ -150,17 +160,25 @@ class Memory:
         return self._handoff
 
     def search(self, params: SearchParams) -> dict[str, Any]:
-        filters = query.Filters(
-            type=params.type, subject=params.subject, status=params.status,
-            session=params.session,
-            since=None if params.since is None else day_bounds(params.since, end=False),
-            until=None if params.until is None else day_bounds(params.until, end=True),
-            include_replaced=params.include_replaced,
-        )
-        text = params.query if params.query and params.query.strip() else None
-        with self.index.read() as conn:
-            results = query.search(conn, text, filters, params.max_results)
-        return {"results": results, "mode": "filter" if text is None else "keyword"}
+        return self.searcher.search(params)
+
+    def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Index everything again from scratch (``zettelclaw reindex``)."""
+        started = time.monotonic()
+        with self._sync_lock:
+            stat = LogStat.of(self.home.log)
+            try:
+                report = self.searcher.rebuild(self._tracker(progress))
+            finally:
+                self.progress = None
+            self._refresh_handoff()
+            self._synced_stat = stat
+        if report.subjects:
+            self._register(report.subjects, locked=False)
+        status = self.searcher.status()
+        return {"entries": report.entries, "invalidLines": report.invalid,
+                "memoryFiles": status["memoryFiles"], "chunks": status["chunks"],
+                "seconds": round(time.monotonic() - started, 3)}
 
     def get(self, params: GetParams) -> dict[str, Any]:
         path = params.path.strip()
@@ -215,6 +233,7 @@ class Memory:
                         counts["total"] - counts["replaced"]},
             "invalidLines": {"count": counts["invalidLines"], "first": invalid},
             "subjects": len(self.subjects.load()),
+            "search": self.searcher.status(),
             "index": {"bytes": sum(_size(Path(f"{self.home.index}{suffix}"))
                                for suffix in ("", "-wal")),
                       "indexing": self.progress is not None,
@@ -257,6 +276,7 @@ class Memory:
                 self._synced_stat = LogStat.of(self.home.log)
             registry.pop(old, None)
             self.subjects.save_locked(registry)
+            self._subjects_stamp = self.subjects.stamp()  # the index has the new names already
             self._refresh_handoff()
         return {"from": old, "to": new, "merged": merged, "entriesRewritten": rewritten,
                 "subject": {"slug": new, **registry[new].model_dump()}}

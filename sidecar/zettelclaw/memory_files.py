@@ -37,9 +37,7 @@ def resolve(workspace: Path, path: str) -> tuple[Path, str]:
     root = Path(os.path.realpath(workspace))
     candidate = Path(path) if os.path.isabs(path) else root / path
     real = Path(os.path.realpath(candidate))
-    allowed = real.parent == root and real.name in ROOT_FILES
-    allowed = allowed or (real.suffix == ".md" and real.is_relative_to(root / MEMORY_DIR))
-    if not allowed or real.is_dir():  # a directory is not a memory file, whatever its name
+    if not _allowed(root, real) or real.is_dir():  # a directory is never a memory file
         raise PathNotAllowedError(
             f"{path!r} is not one of the workspace's memory files (MEMORY.md, memory/**/*.md)",
             {"path": path, "workspace": str(workspace)},
@@ -47,6 +45,33 @@ def resolve(workspace: Path, path: str) -> tuple[Path, str]:
     if not real.is_file():
         raise NotFoundError(f"{path!r} does not exist in the workspace", {"path": path})
     return real, str(real.relative_to(root))
+
+
+def _allowed(root: Path, real: Path) -> bool:
+    """The one rule, for reading and for indexing: ``real`` (symlinks resolved) is MEMORY.md
+    at the root or a .md file under memory/."""
+    if real.parent == root and real.name in ROOT_FILES:
+        return True
+    return real.suffix == ".md" and real.is_relative_to(root / MEMORY_DIR)
+
+
+def list_files(workspace: Path) -> list[tuple[str, Path]]:
+    """Every memory file of the workspace: (path relative to the workspace, real path).
+
+    Symlinks are followed only to files the rule allows; the walk does not enter linked
+    directories, so a link cannot make it wander the disk.
+    """
+    root = Path(os.path.realpath(workspace))
+    found: dict[Path, str] = {}
+    candidates = [root / name for name in ROOT_FILES]
+    for folder, dirs, names in os.walk(root / MEMORY_DIR):
+        dirs.sort()
+        candidates += [Path(folder) / n for n in sorted(names) if n.endswith(".md")]
+    for candidate in candidates:
+        real = Path(os.path.realpath(candidate))
+        if real not in found and real.is_file() and _allowed(root, real):
+            found[real] = str(candidate.relative_to(root))
+    return [(relative, real) for real, relative in found.items()]
 
 
 def read_slice(workspace: Path, path: str, start: int = 1, count: int | None = None) -> FileSlice:

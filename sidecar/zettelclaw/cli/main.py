@@ -170,6 +170,13 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("job_id", nargs="?", metavar="ID")
     _json_flag(jobs)
 
+    reindex = command("reindex", "build the search index again from the log and memory files",
+                      "Build the search index again from scratch: the log, the workspace's "
+                      "memory files, and (kept, reused) embedding vectors. The index is derived "
+                      "and rebuilds itself when needed; this is for when you want it now. "
+                      "Shows a progress bar on a terminal.")
+    _json_flag(reindex)
+
     briefing = command(
         "briefing", "rewrite the generated briefing block of the workspace's MEMORY.md",
         "Rewrite the block between <!-- BEGIN GENERATED BRIEFING --> and <!-- END GENERATED "
@@ -273,6 +280,15 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         return _jobs(args, backend, as_json)
     if args.command == "briefing":
         return _briefing(args, backend, as_json)
+    if args.command == "reindex":
+        result = _reindex(backend)
+        if as_json:
+            _print_json(result)
+        else:
+            print(f"indexed {result['entries']} entries ({result['invalidLines']} invalid "
+                  f"lines skipped) and {result['memoryFiles']} memory files "
+                  f"({result['chunks']} chunks) in {result['seconds']:.1f} s")
+        return EXIT_OK
     if args.command in ("log", "search"):
         params = _search_params(args)
         results = backend.call("memory.search", params)["results"]
@@ -287,6 +303,34 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
                   file=sys.stderr)
         return EXIT_OK if results else EXIT_NO_RESULTS
     return _subjects(args, backend, as_json)
+
+
+def _reindex(backend: Backend) -> Any:
+    """Rebuild; with a sidecar, draw its progress from `status` while the call runs."""
+    from zettelclaw.cli.backend import ProgressBar, SidecarBackend
+
+    if not isinstance(backend, SidecarBackend):
+        return backend.call("index.rebuild")
+    import threading
+
+    from zettelclaw.client import Client
+
+    bar, done = ProgressBar("reindexing log.jsonl"), threading.Event()
+
+    def watch() -> None:
+        with Client(backend.client.socket_path) as client:
+            while not done.wait(0.25):
+                progress = client.call("status")["index"]["progress"]
+                if progress:
+                    bar(*progress)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        return backend.call("index.rebuild")
+    finally:
+        done.set()
+        watcher.join(5)
 
 
 def _jobs(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:

@@ -7,7 +7,7 @@ is an error that names the field instead of a silently ignored option.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -54,6 +54,8 @@ class SearchParams(Params):
     until: Annotated[str, Field(max_length=40)] | None = None
     include_replaced: bool = Field(False, alias="includeReplaced")
     max_results: int = Field(10, ge=1, le=1000, alias="maxResults")
+    min_score: float = Field(0.0, ge=0.0, le=1.0, alias="minScore")
+    corpus: Literal["all", "log", "files"] = "all"
 
     @field_validator("since", "until")
     @classmethod
@@ -172,6 +174,10 @@ class JobsListParams(Params):
 class JobsRetryParams(Params):
     job_id: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = Field(
         None, alias="jobId")
+
+
+class IndexRebuildParams(Params):
+    pass
 
 
 # -- briefing ------------------------------------------------------------------------------------

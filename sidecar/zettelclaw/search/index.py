@@ -1,9 +1,12 @@
 """The SQLite index file: its schema, opening it, and throwing it away when it cannot be trusted.
 
-``index.sqlite`` holds one row per valid entry (keyed by its line number in log.jsonl), an FTS5
-table over content and detail, the invalid lines with their reasons, and ``meta``: how far into
-the log the index has read, and a fingerprint of the log that tells an append (read on) from a
-rewrite (read again from the start). Deleting the file is always safe: it is rebuilt.
+``index.sqlite`` holds one row per valid entry (keyed by its line number in log.jsonl) with an
+FTS5 table over its content, detail and subject display name; the invalid lines with their
+reasons; the workspace's Markdown memory files cut into chunks, with their own FTS5 table;
+embedding vectors, keyed by a hash of the text they embed (so a rebuild or a rename reuses them);
+and ``meta``: how far into the log the index has read, and a fingerprint of the log that tells an
+append (read on) from a rewrite (read again from the start). Deleting the file is always safe: it
+is rebuilt.
 
 One connection is shared by the threads of a process, serialized by ``lock``; other processes
 (the CLI working on the files, a sidecar) use their own connections, and SQLite's WAL locking
@@ -12,7 +15,9 @@ keeps them consistent.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import math
 import os
 import sqlite3
 import threading
@@ -22,7 +27,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -39,19 +44,55 @@ CREATE TABLE entries (
     detail TEXT,
     replaces TEXT,              -- as written
     supersedes TEXT,            -- the earlier entry this one effectively replaces
-    replaced_by TEXT            -- the newest entry that effectively replaced this one
+    replaced_by TEXT,           -- the newest entry that effectively replaced this one
+    subject_name TEXT,          -- the subject's display name, searched with the text
+    text_hash TEXT NOT NULL     -- of content and detail: the key of its embedding vector
 );
 CREATE INDEX entries_type ON entries (type);
 CREATE INDEX entries_subject ON entries (subject) WHERE subject IS NOT NULL;
 CREATE INDEX entries_session ON entries (session);
 CREATE INDEX entries_ts ON entries (ts);
+CREATE TABLE subject_names (   -- the display name each subject's entries are indexed under
+    subject TEXT PRIMARY KEY,
+    name TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE invalid_lines (line INTEGER PRIMARY KEY, reason TEXT NOT NULL, excerpt TEXT NOT NULL);
 CREATE VIRTUAL TABLE entries_fts USING fts5 (
-    content, detail,
+    content, detail, subject_name,
     content='entries', content_rowid='line',
     tokenize='porter unicode61 remove_diacritics 2'
 );
+CREATE TABLE files (
+    path TEXT PRIMARY KEY,      -- relative to the workspace
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL
+);
+CREATE INDEX chunks_path ON chunks (path);
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    text, content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE vectors (
+    model TEXT NOT NULL,        -- the embedding model that made the vector
+    text_hash TEXT NOT NULL,    -- entries.text_hash or chunks.text_hash
+    vec BLOB NOT NULL,          -- float16, unit length
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
 """
+
+
+def text_hash(text: str) -> str:
+    """The key of a text in the vector cache: entries.text_hash and chunks.text_hash."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 class Index:
@@ -66,22 +107,30 @@ class Index:
             version = self._version(conn)
             if version == SCHEMA_VERSION:
                 return conn
+            if version is None:
+                # A new file, or one another process is creating right now: never delete it,
+                # create the schema (under the write lock, checking again first).
+                self._create(conn)
+                return conn
             conn.close()
-            if version is not None:
-                logger.info("index %s has schema %s, not %s; rebuilding it", self.path, version,
-                            SCHEMA_VERSION)
+            logger.info("index %s has schema %s, not %s; rebuilding it", self.path, version,
+                        SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
             logger.warning("index %s is unreadable (%s); rebuilding it", self.path, exc)
         self._remove_files()
         conn = self._connect()
-        with transaction(conn):
-            if self._version(conn) != SCHEMA_VERSION:  # another process may have just made it
-                # one statement at a time: executescript() would COMMIT the open transaction
-                for statement in SCHEMA.split(";\n"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        self._create(conn)
         return conn
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        with transaction(conn):  # BEGIN IMMEDIATE: one creator at a time, across processes
+            if self._version(conn) == SCHEMA_VERSION:  # another process has just made it
+                return
+            # one statement at a time: executescript() would COMMIT the open transaction
+            for statement in SCHEMA.split(";\n"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
 
     def _connect(self) -> sqlite3.Connection:
         # Created 0600 by us: SQLite gives its -wal and -shm files the same mode.
@@ -95,6 +144,10 @@ class Index:
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA cache_size=-65536")
         conn.execute("PRAGMA temp_store=MEMORY")
+        try:  # ranking uses SQLite's math functions; a build without them gets Python's
+            conn.execute("SELECT pow(0.5, 2.0)")
+        except sqlite3.OperationalError:
+            conn.create_function("pow", 2, math.pow, deterministic=True)
         return conn
 
     @staticmethod

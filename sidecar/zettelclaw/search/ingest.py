@@ -22,7 +22,8 @@ from pathlib import Path
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import parse_timestamp
-from zettelclaw.search.index import Index
+from zettelclaw.search.index import Index, text_hash
+from zettelclaw.subjects.registry import title_case
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +58,14 @@ class CatchUpReport:
     subjects: set[str] = field(default_factory=set)  # the subjects of the new entries
 
 
+Display = Callable[[str], str]  # a subject slug -> its display name
+
+
 class Ingester:
-    def __init__(self, index: Index, log_path: Path) -> None:
+    def __init__(self, index: Index, log_path: Path, display: Display = title_case) -> None:
         self.index = index
         self.log_path = log_path
+        self.display = display  # searched with the entry's text (BM25's third column)
 
     def catch_up(self, progress: Progress | None = None) -> CatchUpReport:
         report = CatchUpReport()
@@ -104,7 +109,7 @@ class Ingester:
                 report: CatchUpReport) -> tuple[Position, bool]:
         for count, (line, after) in enumerate(read_lines(fd, position, end), start=1):
             if line.entry is not None:
-                if _insert(conn, line):
+                if _insert(conn, line, self.display):
                     report.entries += 1
                     if line.entry.subject is not None:
                         report.subjects.add(line.entry.subject)
@@ -136,8 +141,7 @@ class Ingester:
             meta = self.index.meta(conn)
             position = _position(meta)
             offset = position.offset + size_delta
-            conn.execute("UPDATE entries SET subject = ? WHERE subject = ?",
-                         (new_subject, old_subject))
+            _set_subject(conn, old_subject, new_subject, self.display(new_subject))
             fd = os.open(self.log_path, os.O_RDONLY)
             try:
                 fingerprint = _fingerprint(fd, offset)
@@ -145,6 +149,46 @@ class Ingester:
                 os.close(fd)
             Index.set_meta(conn, {"dev": st.st_dev, "ino": st.st_ino, "offset": offset,
                                   **fingerprint})
+
+
+    def reset(self) -> None:
+        """Forget everything indexed from the log; the next catch_up reads it all again."""
+        with self.index.write() as conn:
+            _reset(conn)
+
+    def refresh_subject_names(self) -> int:
+        """Search under the current display names (subjects.json was edited); returns how many
+        subjects changed."""
+        with self.index.write() as conn:
+            pairs = conn.execute("SELECT subject, name FROM subject_names").fetchall()
+            stale = [(slug, self.display(slug)) for slug, name in pairs
+                     if self.display(slug) != name]
+            for slug, name in stale:
+                _set_subject(conn, slug, slug, name)
+        return len(stale)
+
+
+def _set_subject(conn: sqlite3.Connection, old: str, new: str, name: str) -> None:
+    """Give the entries of subject ``old`` the subject ``new`` named ``name``, FTS included."""
+    rows = conn.execute("SELECT line, content, detail, subject_name FROM entries"
+                        " WHERE subject = ?", (old,)).fetchall()
+    conn.executemany("INSERT INTO entries_fts (entries_fts, rowid, content, detail, subject_name)"
+                     " VALUES ('delete', ?, ?, ?, ?)", [tuple(r) for r in rows])
+    conn.executemany("INSERT INTO entries_fts (rowid, content, detail, subject_name)"
+                     " VALUES (?, ?, ?, ?)", [(r[0], r[1], r[2], name) for r in rows])
+    conn.execute("UPDATE entries SET subject = ?, subject_name = ? WHERE subject = ?",
+                 (new, name, old))
+    conn.execute("DELETE FROM subject_names WHERE subject = ?", (old,))
+    conn.execute("INSERT OR REPLACE INTO subject_names VALUES (?, ?)", (new, name))
+
+
+def entry_text(content: str, detail: str | None) -> str:
+    """What an entry's embedding is made from."""
+    return content if not detail else f"{content}\n{detail}"
+
+
+def entry_text_hash(content: str, detail: str | None) -> str:
+    return text_hash(entry_text(content, detail))
 
 
 def _position(meta: dict[str, object]) -> Position:
@@ -178,10 +222,11 @@ def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM entries")
     conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
     conn.execute("DELETE FROM invalid_lines")
+    conn.execute("DELETE FROM subject_names")
     conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
 
 
-def _insert(conn: sqlite3.Connection, line: Line) -> bool:
+def _insert(conn: sqlite3.Connection, line: Line, display: Display) -> bool:
     """Index one valid entry; False when its id is already taken (the first one wins)."""
     entry = line.entry
     assert entry is not None
@@ -195,15 +240,20 @@ def _insert(conn: sqlite3.Connection, line: Line) -> bool:
 
     target = effective_target(entry.id, entry.replaces, seen)
     status = getattr(entry, "status", None)
+    name = display(entry.subject) if entry.subject else None
     conn.execute(
         "INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts, content,"
-        " detail, replaces, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " detail, replaces, supersedes, subject_name, text_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (line.number, entry.id, entry.type, status, entry.subject, entry.session,
          entry.timestamp, parse_timestamp(entry.timestamp).timestamp(), entry.content,
-         entry.detail, entry.replaces, target),
+         entry.detail, entry.replaces, target, name, entry_text_hash(entry.content,
+                                                                      entry.detail)),
     )
-    conn.execute("INSERT INTO entries_fts (rowid, content, detail) VALUES (?, ?, ?)",
-                 (line.number, entry.content, entry.detail))
+    conn.execute("INSERT INTO entries_fts (rowid, content, detail, subject_name)"
+                 " VALUES (?, ?, ?, ?)", (line.number, entry.content, entry.detail, name))
+    if name is not None:
+        conn.execute("INSERT OR IGNORE INTO subject_names VALUES (?, ?)", (entry.subject, name))
     if target is not None:
         conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?", (entry.id, target))
     return True

@@ -66,44 +66,16 @@ def _plain_snippet(row: sqlite3.Row) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
 
 
-def search(conn: sqlite3.Connection, query: str | None, filters: Filters,
-           limit: int) -> list[dict[str, Any]]:
-    """Filters alone: exact, newest first. With a query: keyword matches, best first."""
+def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int
+                   ) -> list[dict[str, Any]]:
+    """The current entries (or all, with include_replaced) that match the filters exactly,
+    newest first. Keyword search is search.engine's."""
     where, params = filters.sql()
-    if query is None:
-        rows = conn.execute(
-            f"SELECT e.* FROM entries e WHERE {where} ORDER BY e.line DESC LIMIT ?",  # noqa: S608
-            [*params, limit],
-        ).fetchall()
-        return [search_result(row, 1.0, _plain_snippet(row)) for row in rows]
-    match = fts.plan(query)
-    if match is None:
-        return []
-    results = _keyword(conn, match.all_terms, where, params, limit=limit, exclude=())
-    if match.any_term is not None and len(results) < limit:
-        seen = tuple(r["line"] for r in results)
-        results += _keyword(conn, match.any_term, where, params, limit=limit - len(results),
-                            exclude=seen)
-    return results
-
-
-def _keyword(conn: sqlite3.Connection, expression: str, where: str, params: list[Any], *,
-             limit: int, exclude: tuple[int, ...]) -> list[dict[str, Any]]:
-    excluded = f" AND e.line NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
     rows = conn.execute(
-        f"SELECT e.*, {BM25} AS rank,"  # noqa: S608  (only placeholders are interpolated)
-        f" snippet(entries_fts, -1, '', '', '…', {SNIPPET_TOKENS}) AS snip"
-        " FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"
-        f" WHERE entries_fts MATCH ? AND {where}{excluded} ORDER BY rank LIMIT ?",
-        [expression, *params, *exclude, limit],
+        f"SELECT e.* FROM entries e WHERE {where} ORDER BY e.line DESC LIMIT ?",  # noqa: S608
+        [*params, limit],
     ).fetchall()
-    return [search_result(row, _score(row["rank"]), row["snip"]) for row in rows]
-
-
-def _score(rank: float) -> float:
-    """bm25 is negative, more negative is better; map it onto (0, 1), higher is better."""
-    relevance = max(-rank, 0.0)
-    return relevance / (1.0 + relevance)
+    return [search_result(row, 1.0, _plain_snippet(row)) for row in rows]
 
 
 def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
     GetParams,
+    IndexRebuildParams,
     SearchParams,
     StatusParams,
     SubjectsAddParams,
@@ -74,6 +75,9 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         await syncer.fresh_if_quick()
         return {"prependContext": memory.handoff_context(params)}
 
+    async def index_rebuild(_: IndexRebuildParams) -> dict[str, Any]:
+        return await syncer.exclusive(memory.rebuild)
+
     async def status(_: StatusParams) -> dict[str, Any]:
         await syncer.fresh_if_quick()  # during a long index build: answer with its progress
         result = await in_thread(memory.status)
@@ -88,6 +92,7 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         "subjects.rename": Method(SubjectsRenameParams, subjects_rename),
         "hook.beforePromptBuild": Method(BeforePromptBuildParams, before_prompt_build),
         "status": Method(StatusParams, status),
+        "index.rebuild": Method(IndexRebuildParams, index_rebuild),
         **extraction_methods(extraction, wake),
         **briefing_methods(briefing),
     }

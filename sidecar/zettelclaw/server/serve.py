@@ -32,6 +32,7 @@ from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.memory import Memory
 from zettelclaw.protocol.dispatcher import Dispatcher
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
+from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.server.connection import ConnectionHandler
 from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
 from zettelclaw.server.methods import build_methods
@@ -79,20 +80,22 @@ def serve_lock(home: Home) -> Iterator[None]:
 async def serve(config: ServerConfig, *,
                 task_status: trio.TaskStatus[Ready] = trio.TASK_STATUS_IGNORED) -> None:
     config.home.ensure()
+    settings = config.settings or load_config(config.home)
     with serve_lock(config.home):
-        memory = await trio.to_thread.run_sync(Memory, config.home, config.workspace)
+        memory = await trio.to_thread.run_sync(Memory, config.home, config.workspace,
+                                               settings.search)
         try:
             listener, inode = await open_listener(config.socket)
             try:
-                await _serve(config, memory, listener, task_status)
+                await _serve(config, settings, memory, listener, task_status)
             finally:
                 remove_socket(config.socket, inode)
         finally:
             memory.close()
 
 
-async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketListener,
-                 task_status: trio.TaskStatus[Ready]) -> None:
+async def _serve(config: ServerConfig, settings: Config, memory: Memory,
+                 listener: trio.SocketListener, task_status: trio.TaskStatus[Ready]) -> None:
     started = time.monotonic()
 
     def server_info() -> dict[str, Any]:
@@ -100,11 +103,11 @@ async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketList
                 "uptimeSeconds": round(time.monotonic() - started, 3),
                 "maxMessageBytes": config.max_message_bytes}
 
-    settings = config.settings or load_config(config.home)
     roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
     extraction = Extraction(memory, settings.extraction, roots)
     worker = Worker(extraction)
-    syncer = Syncer(memory)
+    vectorizer = Vectorizer(memory.searcher.semantic)
+    syncer = Syncer(memory, on_change=vectorizer.notify)
     briefing = Briefing(memory, settings, syncer)
     dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,
                                           worker.notify, briefing=briefing))
@@ -116,6 +119,7 @@ async def _serve(config: ServerConfig, memory: Memory, listener: trio.SocketList
         nursery.start_soon(_stop_memory_on_cancel, memory)
         nursery.start_soon(syncer.background)
         await nursery.start(worker.run)
+        await nursery.start(vectorizer.run)
         if config.briefing_schedule:
             await nursery.start(Scheduler(briefing).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))

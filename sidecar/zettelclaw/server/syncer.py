@@ -8,6 +8,8 @@ what it already has, so an agent's turn is never held up by indexing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TypeVar
 
 import trio
 
@@ -17,16 +19,18 @@ from zettelclaw.memory import Memory, SyncStoppedError
 logger = logging.getLogger(__name__)
 
 INDEX_WAIT_SECONDS = 10.0
+T = TypeVar("T")
 
 
 class Syncer:
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, on_change: Callable[[], None] | None = None) -> None:
         self.memory = memory
         self._lock = trio.Lock()
+        self._on_change = on_change  # told after each catch-up (the vectorizer)
 
     async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
         """Bring the index up to date, waiting at most ``wait`` s for a catch-up under way."""
-        if not self.memory.log_changed():
+        if not self.memory.needs_sync():
             return
         with trio.move_on_after(wait) as waited:
             await self._lock.acquire()
@@ -36,14 +40,25 @@ class Syncer:
             raise IndexNotReadyError(
                 "the search index is still being built; try again shortly", data)
         try:
-            if self.memory.log_changed():
+            if self.memory.needs_sync():
                 await trio.to_thread.run_sync(self.memory.sync)
+                if self._on_change is not None:
+                    self._on_change()
         finally:
             self._lock.release()
 
+    async def exclusive(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` in a thread as the only catch-up (a rebuild): meanwhile the hook answers
+        from what it has, and reads wait."""
+        async with self._lock:
+            result = await trio.to_thread.run_sync(fn)
+        if self._on_change is not None:
+            self._on_change()
+        return result
+
     async def fresh_if_quick(self) -> None:
         """For the hot path: catch up only when no other catch-up is under way."""
-        if self.memory.log_changed() and not self._lock.locked():
+        if self.memory.needs_sync() and not self._lock.locked():
             await self.fresh()
 
     async def background(self) -> None:

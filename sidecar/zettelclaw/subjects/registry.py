@@ -50,6 +50,27 @@ def to_slug(text: str) -> str:
 class SubjectRegistry:
     def __init__(self, home: Home) -> None:
         self.home = home
+        self._cache: tuple[tuple[int, int], dict[str, Subject]] | None = None
+
+    def stamp(self) -> tuple[int, int]:
+        """Changes whenever subjects.json does (mtime and size)."""
+        try:
+            st = self.home.subjects.stat()
+        except FileNotFoundError:
+            return (0, 0)
+        return (st.st_mtime_ns, st.st_size)
+
+    def cached(self) -> dict[str, Subject]:
+        """``load()``, read again only when the file changed (for per-entry lookups)."""
+        stamp = self.stamp()
+        if self._cache is None or self._cache[0] != stamp:
+            self._cache = (stamp, self.load())
+        return self._cache[1]
+
+    def display(self, slug: str) -> str:
+        """The display name of ``slug``: registered, else its Title Case."""
+        subject = self.cached().get(slug)
+        return subject.display if subject else title_case(slug)
 
     def load(self) -> dict[str, Subject]:
         """The registry; entries with a bad slug or shape are skipped with a warning."""

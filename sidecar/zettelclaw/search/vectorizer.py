@@ -1,0 +1,58 @@
+"""Filling in the vectors in the background, so that search never waits for the model.
+
+Loads the embedding model once the sidecar is serving (seconds, in a thread), then embeds what
+has no vector yet, a batch at a time, with the torch threads ``search.embeddingThreads`` allows
+(one by default: the other cores stay with the requests). When nothing is left it sleeps until
+a catch-up brings new entries, or a few seconds pass (a memory file may have changed).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+import trio.lowlevel
+
+from zettelclaw.search.semantic import Semantic
+
+logger = logging.getLogger(__name__)
+
+IDLE_POLL_SECONDS = 5.0
+
+
+class Vectorizer:
+    def __init__(self, semantic: Semantic) -> None:
+        self.semantic = semantic
+        self._wake = trio.Event()
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        task_status.started()
+        if not self.semantic.wanted:
+            logger.info("semantic search is off: %s", self.semantic.reason)
+            return
+        self.semantic.reason = "the embedding model is loading"
+        try:
+            # abandoned on cancel: a half-loaded model holds nothing a shutdown needs
+            await trio.to_thread.run_sync(self.semantic.load, abandon_on_cancel=True)
+        except Exception as exc:  # a broken install must not take the sidecar down
+            self.semantic.reason = f"the embedding model failed to load: {exc}"
+            logger.exception("semantic search is off")
+            return
+        logger.info("semantic search is on (%s)", self.semantic.embedder.name
+                    if self.semantic.embedder else "?")
+        while True:
+            self._wake = trio.Event()
+            try:
+                done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+            except Exception:
+                logger.exception("embedding failed; trying again later")
+                done = 0
+            if done:
+                await trio.lowlevel.checkpoint()  # let requests in between batches
+                continue
+            with trio.move_on_after(IDLE_POLL_SECONDS):
+                await self._wake.wait()

@@ -1,0 +1,148 @@
+"""search/engine.py through Memory: keyword ranking over the log and the workspace's Markdown,
+memory-core's result fields, modes and fallbacks, the candidate window, minScore and corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import entry
+from zettelclaw.config import SearchConfig
+from zettelclaw.home import Home
+from zettelclaw.memory import Memory
+from zettelclaw.protocol.params import SearchParams
+
+
+def ago(days: float) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture
+def memory(home: Home, workspace: Path) -> Iterator[Memory]:
+    m = Memory(home, workspace, SearchConfig(semantic="off", candidateWindow=50))
+    yield m
+    m.close()
+
+
+def search(memory: Memory, **params: Any) -> dict[str, Any]:
+    memory.sync()
+    return memory.search(SearchParams.model_validate(params))
+
+
+def test_a_decision_outranks_a_fact_that_says_the_same(memory: Memory, write_log: Any) -> None:
+    write_log(entry("fact", "Kafka for the event bus", timestamp=ago(1)),
+              entry("decision", "Kafka for the event bus", timestamp=ago(1)),
+              *[entry("fact", f"filler about gardening number {i}") for i in range(20)])
+    results = search(memory, query="kafka event bus")["results"]
+    assert [r["type"] for r in results] == ["decision", "fact"]
+    assert results[0]["score"] > results[1]["score"]
+
+
+def test_newer_beats_older_when_they_match_alike(memory: Memory, write_log: Any) -> None:
+    old, new = write_log(entry("fact", "the boiler needs a service", timestamp=ago(400)),
+                         entry("fact", "the boiler needs a service", timestamp=ago(2)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    results = search(memory, query="boiler service")["results"]
+    assert [r["id"] for r in results] == [new["id"], old["id"]]
+
+
+def test_every_word_beats_some_words(memory: Memory, write_log: Any) -> None:
+    both, one = write_log(entry("fact", "the garage door opener is broken", timestamp=ago(300)),
+                          entry("decision", "paint the garage", timestamp=ago(1)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    results = search(memory, query="garage opener")["results"]
+    assert [r["id"] for r in results] == [both["id"], one["id"]]
+
+
+def test_the_subject_display_name_is_searched(memory: Memory, write_log: Any) -> None:
+    memory.subjects.add("whisper-stt", "system", "Whisper Speech Recognition")
+    hit = write_log(entry("fact", "runs on the small GPU box", subject="whisper-stt"))[0]
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(5)])
+    results = search(memory, query="speech recognition")["results"]
+    assert [r["id"] for r in results] == [hit["id"]]
+
+
+def test_log_results_carry_memory_core_fields(memory: Memory, write_log: Any) -> None:
+    write_log(entry("fact", "something else"), entry("task", "renew the passport"))
+    result = search(memory, query="passport")["results"][0]
+    assert result["path"] == result["id"]
+    assert result["startLine"] == result["endLine"] == result["line"] == 2
+    assert result["citation"] == "log.jsonl#L2"
+    assert result["source"] == "log"
+    assert "passport" in result["snippet"]
+    assert 0 < result["score"] <= 1
+    assert result["status"] == "open"
+
+
+def test_memory_files_are_searched_and_cited_by_lines(memory: Memory, workspace: Path) -> None:
+    (workspace / "MEMORY.md").write_text("# Goals\n\n- learn the cello\n- run a marathon\n")
+    (workspace / "memory" / "trips.md").write_text("# Trips\n\nLisbon in May, by train.\n")
+    results = search(memory, query="cello")["results"]
+    assert len(results) == 1
+    assert results[0]["path"] == "MEMORY.md"
+    assert (results[0]["startLine"], results[0]["endLine"]) == (1, 4)
+    assert results[0]["citation"] == "MEMORY.md#L1-L4"
+    assert results[0]["source"] == "memory"
+    assert search(memory, query="lisbon train")["results"][0]["path"] == "memory/trips.md"
+
+
+def test_corpus_and_structured_filters_choose_the_sources(
+        memory: Memory, workspace: Path, write_log: Any) -> None:
+    (workspace / "MEMORY.md").write_text("The sauna is on Tuesdays.\n")
+    write_log(entry("decision", "sauna on Tuesdays from now on"))
+    everything = {r["source"] for r in search(memory, query="sauna")["results"]}
+    assert everything == {"log", "memory"}
+    assert {r["source"] for r in search(memory, query="sauna", corpus="log")["results"]} == {
+        "log"}
+    assert {r["source"] for r in search(memory, query="sauna", corpus="files")["results"]} == {
+        "memory"}
+    typed = search(memory, query="sauna", type="decision")["results"]
+    assert {r["source"] for r in typed} == {"log"}, "files have no type: filters mean the log"
+
+
+def test_min_score_drops_weak_results(memory: Memory, write_log: Any) -> None:
+    write_log(entry("decision", "walnut desk", timestamp=ago(1)),
+              entry("handoff", "walnut desk", timestamp=ago(900)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    scores = [r["score"] for r in search(memory, query="walnut desk")["results"]]
+    assert len(scores) == 2
+    cut = (scores[0] + scores[1]) / 2
+    kept = search(memory, query="walnut desk", minScore=cut)["results"]
+    assert [r["score"] for r in kept] == scores[:1]
+
+
+def test_the_mode_and_why_semantic_search_was_not_used(memory: Memory, write_log: Any) -> None:
+    write_log(entry("fact", "oat milk in the coffee"))
+    answer = search(memory, query="coffee")
+    assert answer["mode"] == "keyword"
+    assert "search.semantic = off" in answer["fallback"]["reason"]
+    assert search(memory, type="fact")["mode"] == "filter"
+
+
+def test_a_full_candidate_window_is_reported(memory: Memory, write_log: Any) -> None:
+    write_log(*[entry("fact", f"coffee note {i}") for i in range(80)])
+    answer = search(memory, query="coffee", maxResults=5)
+    assert answer["window"]["size"] == 50
+    assert len(answer["results"]) == 5
+    newest = [r["content"] for r in answer["results"]]
+    assert all(int(c.split()[-1]) >= 30 for c in newest), "the newest matches were ranked"
+    assert "window" not in search(memory, query="7")  # one match: ranked exactly
+
+
+def test_filter_only_results_carry_the_same_fields(memory: Memory, write_log: Any) -> None:
+    write_log(entry("task", "call the plumber"))
+    result = search(memory, type="task", status="open")["results"][0]
+    assert result["citation"] == "log.jsonl#L1"
+    assert result["startLine"] == result["endLine"] == 1
+
+
+def test_replaced_entries_stay_hidden_in_keyword_search(memory: Memory, write_log: Any) -> None:
+    old = write_log(entry("fact", "the wifi password is hunter2"))[0]
+    new = write_log(entry("fact", "the wifi password is correct-horse", replaces=old["id"]))[0]
+    assert [r["id"] for r in search(memory, query="wifi password")["results"]] == [new["id"]]
+    both = search(memory, query="wifi password", includeReplaced=True)["results"]
+    assert {r["id"] for r in both} == {old["id"], new["id"]}

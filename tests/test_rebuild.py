@@ -1,0 +1,46 @@
+"""index.rebuild over the socket: everything is indexed again, and while it runs the hook that
+precedes every agent turn answers at once, from what the sidecar already has."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from tests.conftest import entry
+from zettelclaw.client import AsyncClient
+from zettelclaw.search import ingest
+from zettelclaw.server.serve import Ready
+
+MAIN = {"sessionKey": "agent:main:main"}
+
+
+async def test_the_hook_does_not_wait_for_a_rebuild(
+        server: Ready, write_log: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_log(*[entry("fact", f"note {i}") for i in range(3000)],
+              entry("handoff", "where we left off"))
+    async with await AsyncClient.connect(server.socket) as client:
+        assert (await client.call("memory.search", {"query": "note"}))["results"]
+        before = await client.call("hook.beforePromptBuild", MAIN)
+        assert "where we left off" in before["prependContext"]
+
+        monkeypatch.setattr(ingest, "BATCH", 50)  # many batches: a rebuild we can catch midway
+        done = trio.Event()
+        result: dict[str, Any] = {}
+
+        async def rebuild() -> None:
+            async with await AsyncClient.connect(server.socket) as other:
+                result.update(await other.call("index.rebuild"))
+            done.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(rebuild)
+            with trio.fail_after(30):  # polling the server: there is no event to wait on
+                while (await client.call("status"))["index"]["progress"] is None:
+                    await trio.lowlevel.checkpoint()
+            during = await client.call("hook.beforePromptBuild", MAIN)
+            assert not done.is_set(), "the hook answered while the rebuild was running"
+            assert during == before
+        assert result["entries"] == 3001
+        assert (await client.call("status"))["index"]["progress"] is None

@@ -1,0 +1,174 @@
+"""search/semantic.py and search/vectorizer.py with the real all-MiniLM-L6-v2 model (from the
+``zettelclaw[embeddings]`` extra, offline): vectors filled in the background, hybrid search that
+finds what shares no keyword with the query, vectors reused across rebuilds, and an honest
+fallback when semantic search cannot run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from tests.conftest import entry
+from zettelclaw.client import AsyncClient
+from zettelclaw.config import SearchConfig, load_config
+from zettelclaw.home import Home
+from zettelclaw.memory import Memory
+from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search.semantic import Embedder, missing_extra
+from zettelclaw.server.serve import Ready, ServerConfig, serve
+
+pytestmark = pytest.mark.skipif(missing_extra() is not None,
+                                reason="needs pip install 'zettelclaw[embeddings]'")
+
+ENTRIES = [
+    ("decision", "Queue-based retries for webhook delivery instead of synchronous ones"),
+    ("fact", "The billing team is three people"),
+    ("fact", "Grandma's birthday is on the fourth of March"),
+    ("task", "Book a dentist appointment for a cleaning"),
+    ("decision", "We host the family photos on a home NAS, not in the cloud"),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder(threads=1)
+
+
+class Counting:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.texts = inner, inner.name, 0
+
+    def embed(self, texts: Any) -> Any:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+@pytest.fixture
+def memory(home: Home, workspace: Path, write_log: Any,
+           embedder: Embedder) -> Iterator[tuple[Memory, Counting]]:
+    write_log(*[entry(kind, text) for kind, text in ENTRIES])
+    (workspace / "MEMORY.md").write_text("# Preferences\n- Aisle seats on long flights\n")
+    m = Memory(home, workspace, SearchConfig(semantic="auto"))
+    counting = Counting(embedder)
+    m.searcher.semantic.use(counting)  # type: ignore[arg-type]
+    m.sync()
+    yield m, counting
+    m.close()
+
+
+def fill(memory: Memory) -> None:
+    while memory.searcher.semantic.embed_pending():
+        pass
+
+
+def search(memory: Memory, **params: Any) -> dict[str, Any]:
+    return memory.search(SearchParams.model_validate(params))
+
+
+def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Memory, Counting]) -> None:
+    m, counting = memory
+    m.search(SearchParams.model_validate({"query": "x"}))  # index the memory files
+    before = counting.texts  # the query itself was embedded
+    fill(m)
+    assert counting.texts - before == len(ENTRIES) + 1  # the entries and MEMORY.md's chunk
+    assert m.searcher.semantic.coverage() == (len(ENTRIES), len(ENTRIES))
+    assert m.status()["search"]["semantic"]["on"] is True
+
+
+def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Memory, Counting]) -> None:
+    m, _ = memory
+    fill(m)
+    query = "where are our pictures stored"
+    m.searcher.semantic.reason = "off for a moment"
+    keyword = search(m, query=query)
+    m.searcher.semantic.reason = None
+    answer = search(m, query=query)
+    assert answer["mode"] == "hybrid"
+    assert "fallback" not in answer
+    assert answer["results"][0]["content"].startswith("We host the family photos")
+    assert answer["results"][0]["vectorScore"] > 0.3
+    assert answer["results"][0]["textScore"] == 0.0
+    assert keyword["mode"] == "keyword"
+    assert keyword["results"] == [], "no word of the query is in the entry"
+
+
+def test_memory_files_are_found_by_meaning_too(memory: tuple[Memory, Counting]) -> None:
+    m, _ = memory
+    search(m, query="warm up the file index")
+    fill(m)
+    results = search(m, query="where do I like to sit on planes")["results"]
+    assert results[0]["path"] == "MEMORY.md"
+    assert results[0]["citation"] == "MEMORY.md#L1-L2"
+
+
+def test_nonsense_finds_nothing_rather_than_the_least_unrelated(
+        memory: tuple[Memory, Counting]) -> None:
+    m, _ = memory
+    fill(m)
+    assert search(m, query="zeppelin xylophone quasar")["results"] == []
+
+
+def test_a_rebuild_reuses_the_vectors(memory: tuple[Memory, Counting]) -> None:
+    m, counting = memory
+    search(m, query="index the memory files too")
+    fill(m)
+    before = counting.texts
+    m.rebuild()
+    fill(m)
+    assert counting.texts == before, "vectors are keyed by text: nothing is embedded again"
+    assert search(m, query="dental checkup")["results"][0]["type"] == "task"
+
+
+def test_a_new_model_makes_new_vectors(memory: tuple[Memory, Counting],
+                                       embedder: Embedder) -> None:
+    m, _ = memory
+    fill(m)
+    other = Counting(embedder)
+    other.name = "some/other-model"
+    m.searcher.semantic.use(other)  # type: ignore[arg-type]
+    with m.index.read() as conn:
+        models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM vectors")}
+    assert models == set(), "the old model's vectors are dropped"
+    fill(m)
+    assert other.texts == len(ENTRIES)
+
+
+def test_too_large_a_log_falls_back_to_keywords_and_says_why(
+        home: Home, workspace: Path, write_log: Any, embedder: Embedder) -> None:
+    write_log(*[entry("fact", f"note {i}") for i in range(5)])
+    m = Memory(home, workspace, SearchConfig(semantic="auto", semanticMaxEntries=3))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        answer = search(m, query="note")
+        assert answer["mode"] == "keyword"
+        assert "semanticMaxEntries" in answer["fallback"]["reason"]
+    finally:
+        m.close()
+
+
+async def test_the_sidecar_loads_the_model_and_answers_in_hybrid_mode(
+        server_config: ServerConfig, write_log: Any) -> None:
+    write_log(*[entry(kind, text) for kind, text in ENTRIES])
+    settings = load_config(server_config.home, env={})  # semantic: auto
+    config = replace(server_config, settings=settings)
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, config)
+        async with await AsyncClient.connect(ready.socket) as client:
+            with trio.fail_after(60):
+                while True:
+                    semantic = (await client.call("status"))["search"]["semantic"]
+                    if semantic["on"] and semantic.get("coveredThroughLine") == len(ENTRIES):
+                        break
+                    await trio.sleep(0.1)
+            answer = await client.call("memory.search", {"query": "teeth cleaning visit"})
+        assert answer["mode"] == "hybrid"
+        assert answer["results"][0]["type"] == "task"
+        nursery.cancel_scope.cancel()

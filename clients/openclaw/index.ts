@@ -196,11 +196,13 @@ const SEARCH_PARAMETERS = {
       description: "Keywords. An empty string with filters lists the matching entries, newest first.",
     },
     maxResults: { type: "integer", minimum: 1, maximum: 1000, description: "At most this many results (default 10)." },
-    minScore: { type: "number", description: "Drop results scoring below this (0..1)." },
+    minScore: { type: "number", minimum: 0, maximum: 1, description: "Leave out results scoring below this (0..1)." },
     corpus: {
       type: "string",
-      enum: ["memory", "wiki", "all", "sessions"],
-      description: "Accepted for compatibility with memory-core; Zettelclaw searches its one log.",
+      enum: ["all", "log", "files", "memory", "sessions", "wiki"],
+      description:
+        "What to search: all (default), log (the entries), files (MEMORY.md and memory/*.md). memory-core's " +
+        "names are accepted too: memory = all, sessions = log, wiki = files.",
     },
     type: { type: "string", enum: ENTRY_TYPES, description: "Only entries of this type." },
     subject: { type: "string", description: "Only entries about this subject (a kebab-case slug, e.g. auth-migration)." },
@@ -232,6 +234,9 @@ const GET_PARAMETERS = {
   additionalProperties: false,
 } as const;
 
+// memory-core's corpus names, as the sidecar's (protocol.md, memory.search `corpus`).
+const CORPUS: Record<string, string> = { all: "all", log: "log", files: "files", memory: "all", sessions: "log", wiki: "files" };
+
 export function searchParams(input: Record<string, unknown>): Record<string, unknown> {
   const query = typeof input.query === "string" ? input.query.trim() : "";
   return compact({
@@ -241,6 +246,8 @@ export function searchParams(input: Record<string, unknown>): Record<string, unk
     status: input.status,
     includeReplaced: input.includeReplaced,
     maxResults: input.maxResults,
+    minScore: input.minScore,
+    corpus: typeof input.corpus === "string" ? (CORPUS[input.corpus] ?? input.corpus) : undefined,
   });
 }
 
@@ -250,20 +257,16 @@ function memoryTools(client: () => RpcClient): AnyAgentTool[] {
     label: "Memory Search",
     description:
       "Mandatory recall step: search long-term memory (Zettelclaw's log of facts, decisions, tasks, questions " +
-      "and session handoffs) before answering questions about prior work, decisions, dates, people, " +
-      "preferences or todos. Keyword search, best first; filter by type, subject and task status. Corrected " +
-      "entries are hidden unless includeReplaced. Each result's path is an entry id for memory_get.",
+      "and session handoffs, and MEMORY.md / memory/*.md) before answering questions about prior work, " +
+      "decisions, dates, people, preferences or todos. Best matches first; filter log entries by type, subject " +
+      "and task status. Corrected entries are hidden unless includeReplaced. A log result's path is its entry " +
+      "id, a file result's path its file: pass either to memory_get.",
     parameters: SEARCH_PARAMETERS,
     async execute(_toolCallId: string, params: unknown) {
       const input = (params ?? {}) as Record<string, unknown>;
       const rpc = client();
       try {
-        const answer = await rpc.call<{ results?: { score?: number }[] }>("memory.search", searchParams(input), SLOW_CALL_MS);
-        const minScore = typeof input.minScore === "number" ? input.minScore : undefined;
-        if (minScore !== undefined && Array.isArray(answer?.results)) {
-          answer.results = answer.results.filter((r) => typeof r.score !== "number" || r.score >= minScore);
-        }
-        return toolResult(answer);
+        return toolResult(await rpc.call("memory.search", searchParams(input), SLOW_CALL_MS));
       } catch (error) {
         if (error instanceof RpcError) return toolResult({ results: [], error: error.message, code: error.code, data: error.data });
         return toolResult(unavailable(rpc.socketPath, error, { results: [] }));

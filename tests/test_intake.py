@@ -379,3 +379,39 @@ def test_recover_records_only_what_is_missing(intake: Intake, home: Home) -> Non
 def test_recover_with_an_empty_spool(intake: Intake, home: Home) -> None:
     with lock.exclusive(home.lock):
         assert intake.recover_locked() == 0
+
+
+def said(text: str, at: int, owner: bool | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "user", "content": text, "timestamp": T0 + at}
+    if owner is not None:
+        message["__openclaw"] = {"senderIsOwner": owner}
+    return message
+
+
+@pytest.mark.parametrize(("key", "reason"), [
+    ("agent:main:telegram:group:-1001234567890:topic:42", "group session"),
+    ("agent:main:discord:channel:123456:thread:987654", "channel session")])
+def test_group_and_channel_sessions_are_not_extracted(intake: Intake, home: Home,
+                                                      key: str, reason: str) -> None:
+    """Others speak there: their words must not become the owner's memory, nor a group's
+    handoff the one injected into the owner's private session."""
+    answer = intake.accept(call(session_key=key, messages=[said("meet on Friday?", 1)]))
+    assert "jobId" not in answer
+    assert answer["skipped"] == reason
+    assert not intake.spool.jobs()
+    assert SID in skipped_sessions(home)
+
+
+def test_a_stretch_where_someone_else_speaks_is_not_extracted_nor_kept(
+        intake: Intake, home: Home) -> None:
+    """A group routed into the main session, or a DM from another person: OpenClaw marks their
+    messages __openclaw.senderIsOwner = false."""
+    owner = said("remind me to water the plants", 1, owner=True)
+    stranger = said("my bank pin is 4711", 2, owner=False)
+    answer = intake.accept(call(messages=[owner, stranger]))
+    assert "jobId" not in answer
+    assert "someone other than the owner" in answer["skipped"]
+    assert not intake.spool.jobs()
+    assert not intake.provenance.path(SID).exists(), "nothing of it is kept"
+    alone = intake.accept(call(session_id="other-session", messages=[owner]))
+    assert alone["jobId"], "the owner's own words are extracted"

@@ -126,6 +126,34 @@ export function promptParams(ctx: AgentCtx, facts: Map<string, TurnFacts> = turn
   });
 }
 
+type ToolCtx = {
+  sessionKey?: string;
+  senderIsOwner?: unknown;
+  nativeChannelId?: unknown;
+  requesterSenderId?: unknown;
+};
+
+/**
+ * Who will read a tool's answer, from the tool factory's ctx: the session key, whether the sender
+ * is the owner, and a chat whose id differs from the requester's is a shared one. The sidecar
+ * answers memory only to the owner's private session (protocol.md, memory.search).
+ */
+export function toolAudience(ctx: ToolCtx, facts: Map<string, TurnFacts> = turnFacts()): Record<string, unknown> {
+  const fact = ctx.sessionKey ? facts.get(ctx.sessionKey) : undefined;
+  const fresh = fact && Date.now() - fact.at <= FACT_TTL_MS ? fact : undefined;
+  const chat = ctx.nativeChannelId;
+  const sender = ctx.requesterSenderId;
+  const sharedByIds = chat != null && sender != null ? String(chat) !== String(sender) : undefined;
+  let chatType: "direct" | "group" | undefined;
+  if (fresh?.isGroup === true || sharedByIds === true) chatType = "group";
+  else if (fresh?.isGroup === false || sharedByIds === false) chatType = "direct";
+  return compact({
+    sessionKey: ctx.sessionKey,
+    chatType,
+    senderIsOwner: typeof ctx.senderIsOwner === "boolean" ? ctx.senderIsOwner : undefined,
+  });
+}
+
 function compact(params: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
 }
@@ -251,7 +279,7 @@ export function searchParams(input: Record<string, unknown>): Record<string, unk
   });
 }
 
-function memoryTools(client: () => RpcClient): AnyAgentTool[] {
+function memoryTools(client: () => RpcClient, audience: Record<string, unknown> = {}): AnyAgentTool[] {
   const search: AnyAgentTool = {
     name: "memory_search",
     label: "Memory Search",
@@ -266,7 +294,7 @@ function memoryTools(client: () => RpcClient): AnyAgentTool[] {
       const input = (params ?? {}) as Record<string, unknown>;
       const rpc = client();
       try {
-        return toolResult(await rpc.call("memory.search", searchParams(input), SLOW_CALL_MS));
+        return toolResult(await rpc.call("memory.search", { ...searchParams(input), ...audience }, SLOW_CALL_MS));
       } catch (error) {
         if (error instanceof RpcError) return toolResult({ results: [], error: error.message, code: error.code, data: error.data });
         return toolResult(unavailable(rpc.socketPath, error, { results: [] }));
@@ -287,7 +315,7 @@ function memoryTools(client: () => RpcClient): AnyAgentTool[] {
       try {
         const answer = await rpc.call<Record<string, unknown>>(
           "memory.get",
-          compact({ path, from: input.from, lines: input.lines }),
+          { ...compact({ path, from: input.from, lines: input.lines }), ...audience },
           SLOW_CALL_MS,
         );
         return toolResult({ status: "ok", path, ...answer });
@@ -455,7 +483,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         (ctx: OpenClawPluginToolContext) => {
           const owner = (ctx as { senderIsOwner?: unknown }).senderIsOwner;
           if (typeof owner === "boolean") noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
-          return memoryTools(client);
+          return memoryTools(client, toolAudience(ctx as ToolCtx));
         },
         { names: ["memory_search", "memory_get"] },
       );

@@ -41,8 +41,10 @@ class ExtractionConfig(_Section):
     max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")
     max_transcript_chars: int = Field(200_000, ge=1000, alias="maxTranscriptChars")
     relevant_entries: int = Field(30, ge=0, le=200, alias="relevantEntries")
-    skip_session_types: tuple[str, ...] = Field(("cron", "sub", "subagent", "hook"),
-                                                alias="skipSessionTypes")
+    # Not extracted: no human (cron, sub, subagent, hook) or not the owner's alone (group,
+    # channel: others' words would become the owner's memory, and their handoffs the last one).
+    skip_session_types: tuple[str, ...] = Field(
+        ("cron", "sub", "subagent", "hook", "group", "channel"), alias="skipSessionTypes")
     retry_wait_seconds: float = Field(60.0, gt=0, alias="retryWaitSeconds")
     prune_days: int = Field(30, ge=1, alias="pruneDays")
 

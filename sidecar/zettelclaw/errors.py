@@ -115,6 +115,11 @@ class MarkersError(ZettelclawError):
     default_message = "MEMORY.md's briefing markers are malformed; nothing was written"
 
 
+class RestrictedError(ZettelclawError):
+    code = -32012
+    default_message = "Memory is not available in this chat: it is the owner's private memory"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -132,6 +137,7 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ForbiddenError,
     DataDirError,
     MarkersError,
+    RestrictedError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

@@ -526,13 +526,19 @@ class E2E:
 
     def check_5(self) -> None:
         box = self.box
-        with self.check(5, "a group session and a cron run get no handoff; the cron session is "
-                           "not extracted") as notes:
+        with self.check(5, "a group session and a cron run get no handoff and are not "
+                           "extracted; memory_search in the group finds nothing") as notes:
             main = request_for(box.model_requests(), "ZC-TURN-SIX")
             expect(HANDOFF_HEADING in turn_text(main), "the main session has no handoff to leak")
             self.turn("ZC-GROUP hello from the group", session_key=GROUP_KEY)
             group = turn_text(request_for(box.model_requests(), "ZC-GROUP"))
             expect(HANDOFF_HEADING not in group, "the group session got the handoff")
+            self.turn('ZC-GROUP-TOOL CALL_TOOL:memory_search {"query": "launch code name"}',
+                      session_key=GROUP_KEY)
+            answer = tool_result(box.model_requests(), "ZC-GROUP-TOOL")
+            expect(answer.get("results") == [] and answer.get("mode") == "restricted",
+                   f"memory_search in the group answered {answer}")
+            self.reset(GROUP_KEY)  # its transcript goes to the sidecar, which must not keep it
             job = box.openclaw_json("cron", "add", "--name", "zc-e2e", "--agent", "main",
                                     "--cron", "0 3 * * *", "--tz", "UTC", "--exact",
                                     "--session", "isolated", "--message", "ZC-CRON run",
@@ -557,8 +563,14 @@ class E2E:
                    "the cron session has entries in the log")
             expect(not any((box.data / "transcripts" / f"{sid}.jsonl").exists()
                            for sid in cron_sessions), "the cron transcript was spooled")
+            group_sessions = [sid for sid, v in skipped.items() if GROUP_KEY in str(v["reason"])]
+            expect(group_sessions, f"the group session is not among the skipped: {skipped}")
+            expect(not any(e["session"] in group_sessions for e in box.log_entries()),
+                   "the group session has entries in the log")
             notes.append(f"cron session {cron_sessions[0]} skipped: "
-                         f"{skipped[cron_sessions[0]]['reason']}")
+                         f"{skipped[cron_sessions[0]]['reason']}; group session skipped: "
+                         f"{skipped[group_sessions[0]]['reason']}; memory_search in the group: "
+                         f"restricted ({answer['restricted']['reason']})")
 
     def check_6(self) -> None:
         box = self.box

@@ -206,6 +206,16 @@ test("memory_search forwards the query, the filters and memory-core's corpus nam
   assert.equal(sidecar.calls("memory.search")[2]?.params?.corpus, "all");
 });
 
+test("the tools tell the sidecar who will read the answer", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", () => ({ results: [], mode: "restricted", restricted: { reason: "group session: others can read it" } }));
+  const group = { sessionKey: "agent:main:telegram:group:-1001234567890", senderIsOwner: false, nativeChannelId: "-1001234567890", requesterSenderId: "222" };
+  const answer = await api.tools(group).memory_search!.execute("1", { query: "x" });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "x", sessionKey: group.sessionKey, chatType: "group", senderIsOwner: false });
+  assert.deepEqual(answer.details.results, [], "a restricted answer passes through as it is");
+  await api.tools({ sessionKey: "agent:main:scratch-7", senderIsOwner: true }).memory_get!.execute("2", { path: "MEMORY.md" });
+  assert.deepEqual(sidecar.calls("memory.get")[0]?.params, { path: "MEMORY.md", sessionKey: "agent:main:scratch-7", senderIsOwner: true });
+});
+
 test("memory_get answers in memory-core's shapes", async (t) => {
   const { api } = await setup(t, "discovery", (r) =>
     r.params?.path === "missing000000" ? new Fail(-32002, "no entry") : r.params?.path === "../etc" ? new Fail(-32003, "not allowed") : { entry: { id: "r7Wp3nKx_mZe" }, current: true },

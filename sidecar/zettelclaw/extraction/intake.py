@@ -64,6 +64,13 @@ class Intake:
             if not new:
                 return {"accepted": True, "skipped": "nothing new: these messages were already "
                         "received", "messages": 0}
+            if any(m.role == "user" and m.from_owner is False for m in new):
+                # Someone else speaks here (a group routed into the main session, or a DM from
+                # another person): their words do not become the owner's memory. Not recorded
+                # as received, so nothing of it is kept either.
+                self._skip_locked(session_id, "someone other than the owner speaks in it")
+                return {"accepted": True, "skipped": "someone other than the owner speaks in "
+                        "this conversation", "messages": 0}
             if not any(m.role == "user" for m in new):
                 self.provenance.append(session_id, new, None, durable=False)
                 self._skip_locked(session_id, "no user message in the new part of the transcript")

@@ -32,6 +32,8 @@ class Message:
     role: str
     text: str
     timestamp: str | None  # ISO 8601 UTC, when the host gave one
+    # OpenClaw marks user messages with __openclaw.senderIsOwner; None when the host does not say
+    from_owner: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "role": self.role, "text": self.text,
@@ -107,7 +109,10 @@ def normalize(items: Iterable[Any]) -> list[Message]:
         timestamp = _iso(message.get("timestamp")) or _iso(event_time)
         ordinal = seen.get((role, text), 0)
         seen[(role, text)] = ordinal + 1
-        messages.append(Message(_key(role, timestamp, text, ordinal), role, text, timestamp))
+        marks = message.get("__openclaw")
+        owner = marks.get("senderIsOwner") if isinstance(marks, dict) else None
+        messages.append(Message(_key(role, timestamp, text, ordinal), role, text, timestamp,
+                                owner if isinstance(owner, bool) else None))
     return messages
 
 

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from zettelclaw.log.schema import EntryType, SessionId, Slug, TaskStatus
-from zettelclaw.session_keys import ChatType
+from zettelclaw.session_keys import Audience, ChatType
 from zettelclaw.subjects.registry import SubjectType
 
 Text = Annotated[str, StringConstraints(max_length=4096)]
@@ -44,7 +44,26 @@ def day_bounds(value: str, end: bool) -> float:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
-class SearchParams(Params):
+class AudienceParams(Params):
+    """Who will read the answer, when a host calls on behalf of an agent in a chat."""
+
+    session_key: Text | None = Field(None, alias="sessionKey")
+    chat_type: ChatType | None = Field(None, alias="chatType")
+    sender_is_owner: bool | None = Field(None, alias="senderIsOwner")
+
+    def restriction(self) -> str | None:
+        """Why memory may not be shown to this audience, or None when it may.
+
+        A call that names no audience at all is the owner's own (the CLI, socat, a script);
+        a host answering an agent in a chat passes the chat's, and then the rules of
+        ``hook.beforePromptBuild`` apply: only the owner's main private session sees memory.
+        """
+        if self.session_key is None and self.chat_type is None and self.sender_is_owner is None:
+            return None
+        return Audience(self.session_key, self.chat_type, self.sender_is_owner).private_reason()
+
+
+class SearchParams(AudienceParams):
     query: Annotated[str, StringConstraints(max_length=2000)] | None = None
     type: EntryType | None = None
     subject: Slug | None = None
@@ -68,7 +87,7 @@ class SearchParams(Params):
         return value
 
 
-class GetParams(Params):
+class GetParams(AudienceParams):
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
     from_: int = Field(1, ge=1, alias="from")
     lines: int | None = Field(None, ge=1, le=100_000)
@@ -96,14 +115,11 @@ class SubjectsRenameParams(Params):
         return self
 
 
-class BeforePromptBuildParams(Params):
+class BeforePromptBuildParams(AudienceParams):
     session_id: Text | None = Field(None, alias="sessionId")
-    session_key: Text | None = Field(None, alias="sessionKey")
     agent_id: Text | None = Field(None, alias="agentId")
     channel: Text | None = None
     workspace_dir: Text | None = Field(None, alias="workspaceDir")
-    chat_type: ChatType | None = Field(None, alias="chatType")
-    sender_is_owner: bool | None = Field(None, alias="senderIsOwner")
 
 
 class StatusParams(Params):

@@ -14,6 +14,7 @@ import trio
 
 from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import load_config
+from zettelclaw.errors import RestrictedError
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.memory import Memory
 from zettelclaw.protocol.dispatcher import Method
@@ -50,10 +51,17 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         return await trio.to_thread.run_sync(fn, *args)
 
     async def search(params: SearchParams) -> dict[str, Any]:
+        reason = params.restriction()
+        if reason is not None:  # a chat others can read, or someone else's: nothing is shown
+            return {"results": [], "mode": "restricted", "restricted": {"reason": reason}}
         await syncer.fresh()
         return await in_thread(memory.search, params)
 
     async def get(params: GetParams) -> dict[str, Any]:
+        reason = params.restriction()
+        if reason is not None:
+            raise RestrictedError(f"memory is not available in this chat: {reason}",
+                                  {"reason": reason})
         path = params.path.strip()
         if path.startswith("session:"):  # provenance: the conversation an entry came from
             return await in_thread(extraction.transcript, path.removeprefix("session:"),

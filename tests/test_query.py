@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_timestamp
-from zettelclaw.search import query
+from zettelclaw.search import query, snippets
 from zettelclaw.search.engine import Engine, Request
 from zettelclaw.search.index import Index
 from zettelclaw.search.ingest import Ingester
@@ -51,7 +51,7 @@ def search(index: Index, text: str | None = None, limit: int = 100,
     if text is None:
         with index.read() as conn:
             return query.filter_entries(conn, Filters(**filters), limit)
-    engine = Engine(index, None, window=1000, semantic_max_entries=0)
+    engine = Engine(index, None, window=1000)
     results: list[dict[str, Any]] = engine.search(
         Request(text, Filters(**filters), limit), time.time())["results"]
     return results
@@ -176,7 +176,7 @@ def test_a_filter_snippet_is_the_content_clipped(build: Build) -> None:
     long = entry(content="word " * 200)
     index = build(long)
     [result] = search(index)
-    assert len(result["snippet"]) == query.SNIPPET_CHARS
+    assert len(result["snippet"]) == snippets.WIDTH
     assert result["snippet"].endswith("…")
     assert long["content"].startswith(result["snippet"][:-1])
 

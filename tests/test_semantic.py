@@ -204,3 +204,23 @@ def test_the_end_of_a_long_note_is_found_by_meaning(
         assert results[0]["endLine"] >= 42
     finally:
         m.close()
+
+
+async def test_a_log_too_large_for_vectors_loads_no_model(
+        server_config: ServerConfig, write_log: Any) -> None:
+    write_log(*[entry("fact", f"note {i}") for i in range(5)])
+    settings = load_config(server_config.home, env={}, overrides=["search.semanticMaxEntries=3"])
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, replace(server_config, settings=settings))
+        async with await AsyncClient.connect(ready.socket) as client:
+            with trio.fail_after(30):  # polling the server: there is no event to wait on
+                while "semanticMaxEntries" not in str(  # noqa: ASYNC110
+                        (await client.call("status"))["search"]["semantic"]["reason"]):
+                    await trio.sleep(0.05)
+            semantic = (await client.call("status"))["search"]["semantic"]
+            answer = await client.call("memory.search", {"query": "note"})
+        assert semantic["on"] is False
+        assert "model" not in semantic, "no model was loaded"
+        assert answer["mode"] == "keyword"
+        assert "semanticMaxEntries" in answer["fallback"]["reason"]
+        nursery.cancel_scope.cancel()

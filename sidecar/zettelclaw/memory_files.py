@@ -10,6 +10,7 @@ which files exist outside.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,9 +68,18 @@ def list_files(workspace: Path) -> list[tuple[str, Path]]:
     for folder, dirs, names in os.walk(root / MEMORY_DIR):
         dirs.sort()
         candidates += [Path(folder) / n for n in sorted(names) if n.endswith(".md")]
+    # Under a real root and a memory/ that is no link, the walk's paths are real already: only
+    # a link needs resolving (realpath costs an lstat a path component; this runs per search).
+    linked_dir = os.path.islink(root / MEMORY_DIR)
     for candidate in candidates:
-        real = Path(os.path.realpath(candidate))
-        if real not in found and real.is_file() and _allowed(root, real):
+        try:
+            st = os.lstat(candidate)
+        except FileNotFoundError:
+            continue
+        resolve = linked_dir or stat.S_ISLNK(st.st_mode)
+        real = Path(os.path.realpath(candidate)) if resolve else candidate
+        if real not in found and (real.is_file() if resolve else stat.S_ISREG(st.st_mode)) \
+                and _allowed(root, real):
             found[real] = str(candidate.relative_to(root))
     return [(relative, real) for real, relative in found.items()]
 

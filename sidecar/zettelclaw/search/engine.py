@@ -20,9 +20,9 @@ from zettelclaw.search.index import Index
 from zettelclaw.search.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.search.query import ENTRY_COLUMNS, Filters, filter_entries
 from zettelclaw.search.semantic import Semantic
+from zettelclaw.search.snippets import snippet
 
 Corpus = Literal["all", "log", "files"]
-SNIPPET = "snippet({table}, -1, '', '', '…', 24)"
 VECTOR_CANDIDATES = 50
 # A text that shares no word with the query is a result only when it is this close in meaning:
 # below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
@@ -45,12 +45,10 @@ class Request:
 
 
 class Engine:
-    def __init__(self, index: Index, semantic: Semantic | None, window: int,
-                 semantic_max_entries: int) -> None:
+    def __init__(self, index: Index, semantic: Semantic | None, window: int) -> None:
         self.index = index
         self.semantic = semantic
         self.window = window
-        self.semantic_max_entries = semantic_max_entries
 
     def search(self, request: Request, now: float) -> dict[str, Any]:
         if request.query is None:
@@ -93,13 +91,7 @@ class Engine:
             return "semantic search runs in the sidecar only; this answer came from the files"
         if self.semantic.reason is not None:
             return self.semantic.reason
-        upto, total = self.semantic.coverage()
-        if total > self.semantic_max_entries:
-            return (f"the log has {total} entries, more than search.semanticMaxEntries "
-                    f"({self.semantic_max_entries}): keyword search only")
-        if total and upto < total:
-            return None  # partial coverage still helps; reported with the results below
-        return None
+        return self.semantic.too_large()  # partial coverage still helps: hybrid
 
     def _add_semantic(self, query: str, want_log: bool, want_files: bool,
                       entries: dict[int, Candidate], chunks: dict[int, Candidate]) -> None:
@@ -149,25 +141,23 @@ class Engine:
         top = scored[:request.limit]
         rows = {kind: _by_key(conn, kind, [k for _, kd, k, _ in top if kd == kind])
                 for kind in ("log", "file")}
-        snippets = {kind: _snippets(conn, plan, kind, [k for _, kd, k, c in top
-                                                       if kd == kind and c.keyword > 0])
-                    for kind in ("log", "file")}
+        terms = plan.terms if plan is not None else ()
         results = []
         for score, kind, key, candidate in top:
-            row, snippet = rows[kind][key], snippets[kind].get(key)
+            row = rows[kind][key]
             if kind == "log":
                 result: dict[str, Any] = {k: row[k] for k in ENTRY_COLUMNS}
                 result.update(path=row["id"], startLine=row["line"], endLine=row["line"],
                               line=row["line"], replacedBy=row["replaced_by"], source="log",
                               citation=f"log.jsonl#L{row['line']}",
-                              snippet=snippet or _clip(row["content"]))
+                              snippet=snippet([row["content"], row["detail"]], terms))
             else:
                 lines = (f"#L{row['start_line']}" if row["start_line"] == row["end_line"]
                          else f"#L{row['start_line']}-L{row['end_line']}")
                 result = {"path": row["path"], "startLine": row["start_line"],
                           "endLine": row["end_line"], "source": "memory",
                           "citation": f"{row['path']}{lines}",
-                          "snippet": snippet or _clip(row["text"])}
+                          "snippet": snippet([row["text"]], terms)}
             result["score"] = round(score, 6)
             result["textScore"] = round(candidate.keyword, 6)
             if candidate.semantic is not None:
@@ -176,29 +166,16 @@ class Engine:
         return results
 
 
-TABLES = {"log": ("entries", "line", "entries_fts"), "file": ("chunks", "id", "chunks_fts")}
+TABLES = {"log": ("entries", "line"), "file": ("chunks", "id")}
 
 
 def _by_key(conn: sqlite3.Connection, kind: str, keys: list[int]) -> dict[int, sqlite3.Row]:
-    table, key, _ = TABLES[kind]
+    table, key = TABLES[kind]
     if not keys:
         return {}
     rows = conn.execute(f"SELECT * FROM {table} WHERE {key} IN"  # noqa: S608
                         f" ({','.join('?' * len(keys))})", keys).fetchall()
     return {row[key]: row for row in rows}
-
-
-def _snippets(conn: sqlite3.Connection, plan: fts.MatchPlan | None, kind: str,
-              keys: list[int]) -> dict[int, str]:
-    """The matching text around the query's words, for the keyword-matched results."""
-    _, _, fts_table = TABLES[kind]
-    if plan is None or not keys:
-        return {}
-    rows = conn.execute(
-        f"SELECT rowid, {SNIPPET.format(table=fts_table)} FROM {fts_table}"  # noqa: S608
-        f" WHERE {fts_table} MATCH ? AND rowid IN ({','.join('?' * len(keys))})",
-        [plan.any_term or plan.all_terms, *keys]).fetchall()
-    return dict(rows)
 
 
 def _filtered(conn: sqlite3.Connection, lines: list[int], *, where: str, params: list[Any]
@@ -212,10 +189,6 @@ def _filtered(conn: sqlite3.Connection, lines: list[int], *, where: str, params:
             f" WHERE e.line IN ({','.join('?' * len(part))}) AND {where}",
             [*part, *params]).fetchall()
     return found
-
-
-def _clip(text: str, limit: int = 240) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _with_memory_core_fields(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

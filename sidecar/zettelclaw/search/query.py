@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelclaw.search import fts
+from zettelclaw.search.snippets import clip
 
 ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                  "session")
-SNIPPET_TOKENS = 24
-SNIPPET_CHARS = 240
 # bm25 weights of the FTS columns: a match in content counts twice a match in detail
 BM25 = "bm25(entries_fts, 1.0, 0.5)"
 RELATED_TERMS = 24
@@ -61,11 +60,6 @@ def search_result(row: sqlite3.Row, score: float, snippet: str) -> dict[str, Any
     return result
 
 
-def _plain_snippet(row: sqlite3.Row) -> str:
-    text: str = row["content"]
-    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
-
-
 def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int
                    ) -> list[dict[str, Any]]:
     """The current entries (or all, with include_replaced) that match the filters exactly,
@@ -75,7 +69,7 @@ def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int
         f"SELECT e.* FROM entries e WHERE {where} ORDER BY e.line DESC LIMIT ?",  # noqa: S608
         [*params, limit],
     ).fetchall()
-    return [search_result(row, 1.0, _plain_snippet(row)) for row in rows]
+    return [search_result(row, 1.0, clip(row["content"])) for row in rows]
 
 
 def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:

@@ -24,8 +24,7 @@ class Searcher:
         self.ingester = ingester
         self.files = WorkspaceIndexer(index, workspace)
         self.semantic = Semantic(index, config)
-        self.engine = Engine(index, self.semantic, config.candidate_window,
-                             config.semantic_max_entries)
+        self.engine = Engine(index, self.semantic, config.candidate_window)
 
     def search(self, params: SearchParams) -> dict[str, Any]:
         self.files.sync()

@@ -172,6 +172,15 @@ class Semantic:
                 Index.set_meta(conn, {"vector_line": rows[-1][0]})
         return len(texts) if texts else len(rows)
 
+    def too_large(self) -> str | None:
+        """Why the log is too large for semantic search (search.semanticMaxEntries), or None."""
+        with self.index.read() as conn:
+            total = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        if total <= self.config.semantic_max_entries:
+            return None
+        return (f"the log has {total} entries, more than search.semanticMaxEntries "
+                f"({self.config.semantic_max_entries}): keyword search only")
+
     def coverage(self) -> tuple[int, int]:
         """(entries up to which vectors are made, entries in the log), by line."""
         with self.index.read() as conn:

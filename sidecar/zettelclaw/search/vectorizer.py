@@ -38,18 +38,19 @@ class Vectorizer:
         if not self.semantic.wanted:
             logger.info("semantic search is off: %s", self.semantic.reason)
             return
-        self.semantic.reason = "the embedding model is loading"
-        try:
-            # abandoned on cancel: a half-loaded model holds nothing a shutdown needs
-            await trio.to_thread.run_sync(self.semantic.load, abandon_on_cancel=True)
-        except Exception as exc:  # a broken install must not take the sidecar down
-            self.semantic.reason = f"the embedding model failed to load: {exc}"
-            logger.exception("semantic search is off")
-            return
-        logger.info("semantic search is on (%s)", self.semantic.embedder.name
-                    if self.semantic.embedder else "?")
         while True:
             self._wake = trio.Event()
+            large = await trio.to_thread.run_sync(self.semantic.too_large)
+            if large is not None:  # no model, no vectors: search would not use them
+                self.semantic.reason = large
+                with trio.move_on_after(IDLE_POLL_SECONDS * 12):
+                    await self._wake.wait()
+                continue
+            if self.semantic.embedder is None:
+                if not await self._load():
+                    return
+            else:
+                self.semantic.reason = None  # small enough again (a rewrite shrank the log)
             try:
                 if self._refresh is not None:  # a memory file may have changed: embed it too
                     await trio.to_thread.run_sync(self._refresh)
@@ -62,3 +63,16 @@ class Vectorizer:
                 continue
             with trio.move_on_after(IDLE_POLL_SECONDS):
                 await self._wake.wait()
+
+    async def _load(self) -> bool:
+        self.semantic.reason = "the embedding model is loading"
+        try:
+            # abandoned on cancel: a half-loaded model holds nothing a shutdown needs
+            await trio.to_thread.run_sync(self.semantic.load, abandon_on_cancel=True)
+        except Exception as exc:  # a broken install must not take the sidecar down
+            self.semantic.reason = f"the embedding model failed to load: {exc}"
+            logger.exception("semantic search is off")
+            return False
+        logger.info("semantic search is on (%s)", self.semantic.embedder.name
+                    if self.semantic.embedder else "?")
+        return True

@@ -22,10 +22,9 @@ import pytest
 
 from tests import briefing_data as data
 from tests.briefing_data import NOW, e
-from zettelclaw.briefing.sections import DAY, Sections, _names_pattern, compute
+from zettelclaw.briefing.sections import DAY, Sections, _names_pattern
 from zettelclaw.config import BriefingConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 
 
 @pytest.fixture
@@ -33,15 +32,8 @@ def sections_of(home: Home, workspace: Path, write_log: Callable[..., Any]
                 ) -> Callable[..., Sections]:
     def make(log: list[dict[str, Any]] = data.LOG, now: float = NOW,
              config: BriefingConfig | None = None) -> Sections:
-        data.write(home, write_log, log)
-        memory = Memory(home, workspace)
-        try:
-            memory.sync()
-            displays = {slug: s.display for slug, s in memory.subjects.load().items()}
-            with memory.index.read() as conn:
-                return compute(conn, now, config or BriefingConfig(), displays)
-        finally:
-            memory.close()
+        return data.compute_sections(home, workspace, write_log, log=log, now=now,
+                                     config=config)
 
     return make
 

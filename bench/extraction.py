@@ -89,12 +89,14 @@ class Sidecar:
         if self.proc is not None and self.proc.stdout is not None:
             self.proc.stdout.close()
 
-    def drain(self, timeout: float = 120) -> None:
+    def drain(self, timeout: float = 1800) -> None:
+        """Until the spool is empty: the kill phase spools thousands of jobs (hooks come much
+        faster than this stress test lets jobs finish), and they finish at some 40 a second."""
         deadline = time.monotonic() + timeout
         with Client(self.socket) as client:
-            while client.call("jobs.list")["jobs"]:
+            while jobs := client.call("jobs.list")["jobs"]:
                 if time.monotonic() > deadline:
-                    raise SystemExit("the spool did not drain")
+                    raise SystemExit(f"the spool did not drain: {json.dumps(jobs[:5])}")
                 time.sleep(0.05)
 
 

@@ -159,3 +159,34 @@ def test_a_job_deleted_while_the_spool_is_listed_is_simply_done(
     assert [j.job_id for j in spool.jobs()] == [second.job_id]
     monkeypatch.undo()
     assert not list(spool.dir.glob("*.unreadable"))
+
+
+def test_a_listing_parses_only_the_jobs_that_changed(
+        home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker lists the spool after every hook and every finished job: with many jobs
+    spooled, parsing them all each time made it quadratic."""
+    spool = Spool(home)
+    jobs = [make_job(f"20261121T000000.00000{i}Z-abcdef") for i in range(5)]
+    for job in jobs:
+        spool.save(job)
+    parsed: list[bytes] = []
+    real = Job.model_validate_json
+
+    def counting(data: Any, **kwargs: Any) -> Job:
+        parsed.append(data)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(Job, "model_validate_json", counting)
+    assert [j.job_id for j in spool.jobs()] == [j.job_id for j in jobs]
+    assert len(parsed) == 5
+    assert len(spool.jobs()) == 5
+    assert len(parsed) == 5, "nothing changed: nothing parsed again"
+    changed = jobs[2].model_copy(update={"attempts": 1})
+    spool.save(changed)
+    spool.delete(jobs[0].job_id)
+    listed = spool.jobs()
+    assert len(parsed) == 6, "only the changed job"
+    assert [j.job_id for j in listed] == [j.job_id for j in jobs[1:]]
+    assert listed[1].attempts == 1
+    listed[1].attempts = 7  # a copy: the next listing is what is on disk
+    assert spool.jobs()[1].attempts == 1

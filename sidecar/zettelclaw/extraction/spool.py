@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import secrets
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -66,6 +67,12 @@ def new_job_id() -> str:
 class Spool:
     def __init__(self, home: Home) -> None:
         self.dir = home.root / "spool"
+        # Parsed jobs by file name, with the (inode, mtime, size) they were parsed at: the
+        # worker lists the spool after every hook and every finished job, and a burst (a sweep
+        # after a long outage) can leave a thousand jobs there. A listing stats every file but
+        # parses only the ones that changed, instead of all of them every time.
+        self._parsed: dict[str, tuple[tuple[int, int, int], Job]] = {}
+        self._lock = threading.Lock()
 
     def path(self, job_id: str) -> Path:
         if "/" in job_id or job_id.startswith("."):
@@ -92,17 +99,27 @@ class Spool:
         fsync_dir(self.dir)
 
     def jobs(self) -> list[Job]:
-        """Every job on disk, oldest first. A file that is not a job is set aside, not lost."""
+        """Every job on disk, oldest first (copies: change a job with ``save``). A file that is
+        not a job is set aside, not lost."""
         if not self.dir.is_dir():
             return []
-        jobs = []
-        for path in sorted(self.dir.glob("*.json")):
-            try:
-                jobs.append(Job.model_validate_json(path.read_bytes()))
-            except FileNotFoundError:
-                continue  # finished (deleted) between the listing and the read
-            except ValidationError:
-                logger.warning("%s is not a job; set aside as %s.unreadable", path, path.name)
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(path, path.with_suffix(".json.unreadable"))
-        return jobs
+        with self._lock:
+            parsed: dict[str, tuple[tuple[int, int, int], Job]] = {}
+            for path in sorted(self.dir.glob("*.json")):
+                try:
+                    st = path.stat()
+                    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+                    known = self._parsed.get(path.name)
+                    if known is not None and known[0] == stamp:
+                        parsed[path.name] = known
+                        continue
+                    parsed[path.name] = (stamp, Job.model_validate_json(path.read_bytes()))
+                except FileNotFoundError:
+                    continue  # finished (deleted) between the listing and the read
+                except ValidationError:
+                    logger.warning("%s is not a job; set aside as %s.unreadable", path,
+                                   path.name)
+                    with contextlib.suppress(FileNotFoundError):
+                        os.replace(path, path.with_suffix(".json.unreadable"))
+            self._parsed = parsed
+            return [job.model_copy() for _, job in parsed.values()]

@@ -22,14 +22,24 @@ from zettelclaw.llm.anthropic_client import ModelFailed, ModelWaiting, complete,
 logger = logging.getLogger(__name__)
 
 
+# A hook or a retry means the spool must be listed again; listings come at most this often, so
+# that a burst of hooks (a sweep after an outage) does not make the loop list for each one.
+LIST_INTERVAL = 0.2
+
+
 class Worker:
     def __init__(self, extraction: Extraction) -> None:
         self.extraction = extraction
         self._wake = trio.Event()
         self._running: set[str] = set()
         self._sdk_ready = trio.Event()
+        self._stale = True  # the spool changed in a way only a listing tells (a hook, a retry)
+        self._finished: set[str] = set()  # jobs done since the last listing (their files gone)
+        self._jobs: list[Job] = []
 
     def notify(self) -> None:
+        """New or changed jobs in the spool (a hook, a retry): list it again."""
+        self._stale = True
         self._wake.set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -38,18 +48,28 @@ class Worker:
         task_status.started()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._preload)
+            listed_at = -math.inf
             while True:
                 self._wake = trio.Event()
-                try:
-                    jobs = await trio.to_thread.run_sync(self.extraction.spool.jobs)
-                except OSError:  # the spool unreadable for a moment must not stop the sidecar
-                    logger.exception("cannot list the extraction spool; trying again")
-                    await trio.sleep(self.extraction.config.retry_wait_seconds)
-                    continue
-                for job in self._due(jobs):
+                if self._stale:
+                    await trio.sleep_until(listed_at + LIST_INTERVAL)
+                    self._stale = False
+                    try:
+                        self._jobs = await trio.to_thread.run_sync(self.extraction.spool.jobs)
+                    except OSError:  # a spool unreadable for a moment must not stop the sidecar
+                        logger.exception("cannot list the extraction spool; trying again")
+                        self._stale = True
+                        await trio.sleep(self.extraction.config.retry_wait_seconds)
+                        continue
+                    listed_at = trio.current_time()
+                    self._finished.clear()
+                elif self._finished:  # a job done: the listing, less it, is still right
+                    self._jobs = [j for j in self._jobs if j.job_id not in self._finished]
+                    self._finished.clear()
+                for job in self._due(self._jobs):
                     self._running.add(job.job_id)
                     nursery.start_soon(self._run, job)
-                with trio.move_on_at(self._next_due(jobs)):
+                with trio.move_on_at(self._next_due(self._jobs)):
                     await self._wake.wait()
 
     async def _preload(self) -> None:
@@ -88,15 +108,20 @@ class Worker:
             # The listing may be stale: the job may have finished, or saved its result, since.
             # The file on disk is the truth; a job that is gone is done.
             job = await trio.to_thread.run_sync(self.extraction.spool.load, listed.job_id)
-            if job is not None:
-                await self._attempt(job)
+            done = job is None or await self._attempt(job)
         except Exception:
             logger.exception("extraction job %s crashed; it stays in the spool", listed.job_id)
+            done = False
         finally:
             self._running.discard(listed.job_id)
+        if done:  # its file is gone: no need to list the spool again for that
+            self._finished.add(listed.job_id)
+            self._wake.set()
+        else:  # it waits or failed: its new state is on disk
             self.notify()
 
-    async def _attempt(self, job: Job) -> None:
+    async def _attempt(self, job: Job) -> bool:
+        """Run the job as far as it goes; True when it is done (its entries in the log)."""
         extraction = self.extraction
         failpoints.reach("before-model")
         if job.result is None:
@@ -111,12 +136,12 @@ class Worker:
                 wait = max(exc.retry_after or 0.0, extraction.config.retry_wait_seconds)
                 extraction.paused_until = time.time() + wait
                 await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after)
-                return
+                return False
             except ModelFailed as exc:
                 extraction.waiting = None
                 logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
                 await trio.to_thread.run_sync(extraction.fail, job, exc.reason)
-                return
+                return False
             extraction.waiting = None
             job.result = await trio.to_thread.run_sync(extraction.result, job, reply)
             job.state, job.last_error, job.not_before = "pending", None, None
@@ -125,3 +150,4 @@ class Worker:
         appended = await trio.to_thread.run_sync(extraction.finish, job)
         logger.info("job %s (session %s): %d entries appended", job.job_id, job.session_id,
                     appended)
+        return True

@@ -1,7 +1,7 @@
 """Extraction under load and under kill -9: hook acknowledgement latency, and entries lost or
 written twice over many SIGKILLs at random moments during a stream of hooks.
 
-    python bench/extraction.py [--hooks 2000] [--kills 100] [--json]
+    python bench/extraction.py [--hooks 2000] [--kills 100] [--rate 40] [--model-delay 0.05] [--json]
 
 A real ``zettelclaw serve`` subprocess, the real anthropic SDK, and a fake Messages API on
 127.0.0.1 whose reply names the session it was asked about, so every entry in the log can be
@@ -40,13 +40,13 @@ ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
 SESSION_RE = re.compile(r"Session (bench-\d+)")
 
 
-def reply_for(body: dict[str, Any]) -> Reply:
+def reply_for(body: dict[str, Any], delay: float = 0.0) -> Reply:
     """Entries that name the session the prompt is about: traceable in the log."""
     session = SESSION_RE.search(body["messages"][0]["content"])
     name = session.group(1) if session else "unknown"
     return Reply(text=f'{{"type":"fact","content":"fact of {name}"}}\n'
                       f'{{"type":"decision","content":"decision of {name}"}}\n'
-                      f'{{"type":"handoff","content":"handoff of {name}"}}')
+                      f'{{"type":"handoff","content":"handoff of {name}"}}', delay=delay)
 
 
 def hook(i: int) -> dict[str, Any]:
@@ -89,15 +89,20 @@ class Sidecar:
         if self.proc is not None and self.proc.stdout is not None:
             self.proc.stdout.close()
 
-    def drain(self, timeout: float = 1800) -> None:
+    def drain(self, timeout: float = 3600) -> dict[str, float]:
         """Until the spool is empty: the kill phase spools thousands of jobs (hooks come much
-        faster than this stress test lets jobs finish), and they finish at some 40 a second."""
-        deadline = time.monotonic() + timeout
+        faster than this stress test lets jobs finish). Returns how long that took."""
+        start = time.monotonic()
+        deadline = start + timeout
         with Client(self.socket) as client:
+            pending = len(client.call("jobs.list")["jobs"])
             while jobs := client.call("jobs.list")["jobs"]:
                 if time.monotonic() > deadline:
                     raise SystemExit(f"the spool did not drain: {json.dumps(jobs[:5])}")
                 time.sleep(0.05)
+        seconds = time.monotonic() - start
+        return {"jobs": pending, "seconds": round(seconds, 1),
+                "jobsPerSecond": round(pending / seconds, 1) if seconds else 0.0}
 
 
 def latency(sidecar: Sidecar, hooks: int) -> dict[str, float]:
@@ -113,11 +118,23 @@ def latency(sidecar: Sidecar, hooks: int) -> dict[str, float]:
             "p99": samples[int(len(samples) * 0.99)] * 1000, "max": samples[-1] * 1000}
 
 
-def kills(sidecar: Sidecar, count: int, rng: random.Random) -> dict[str, Any]:
+def log_lines(home: Path) -> int:
+    try:
+        return (home / "log.jsonl").read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def kills(sidecar: Sidecar, count: int, rng: random.Random, rate: float) -> dict[str, Any]:
+    """``count`` rounds of: start, a stream of hooks at ``rate`` a second (below what the worker
+    drains, so that jobs are being extracted, not only spooled, when the kill lands), SIGKILL
+    after a random 0.3-3 s. Each round records what was under way when it was killed."""
     acknowledged: set[int] = set()
     unanswered: list[int] = []
     next_hook = 0
+    rounds: list[dict[str, Any]] = []
     for _ in range(count):
+        lines_before, calls_before = log_lines(sidecar.home), len(sidecar.fake.requests)
         sidecar.start()
         stop = threading.Event()
         sent: list[int] = []
@@ -130,7 +147,7 @@ def kills(sidecar: Sidecar, count: int, rng: random.Random) -> dict[str, Any]:
                         i = unanswered[0]
                         client.call("hook.sessionEnd", hook(i))
                         acknowledged.add(unanswered.pop(0))
-                    while not stop.is_set():
+                    while not stop.wait(1 / rate):
                         i = next_hook
                         next_hook += 1
                         sent.append(i)
@@ -142,17 +159,21 @@ def kills(sidecar: Sidecar, count: int, rng: random.Random) -> dict[str, Any]:
 
         writer = threading.Thread(target=stream)
         writer.start()
-        time.sleep(rng.uniform(0.0, 1.5))  # a random moment: spooling, the model, appending
+        time.sleep(rng.uniform(0.3, 3.0))  # a random moment: spooling, the model, appending
         sidecar.kill()
         stop.set()
         writer.join()
         unanswered.extend(i for i in sent if i not in acknowledged)
+        appended = log_lines(sidecar.home) - lines_before
+        calls = len(sidecar.fake.requests) - calls_before
+        rounds.append({"appendedLines": appended, "modelCalls": calls,
+                       "hookUnanswered": bool(sent), "tornTail": torn_tail(sidecar.home)})
     sidecar.start()
     with Client(sidecar.socket) as client:
         for i in unanswered:
             client.call("hook.sessionEnd", hook(i))
             acknowledged.add(i)
-    sidecar.drain()
+    drained = sidecar.drain()
     sidecar.stop()
     contents: Counter[str] = Counter()
     for line in (sidecar.home / "log.jsonl").read_bytes().splitlines():
@@ -165,7 +186,21 @@ def kills(sidecar: Sidecar, count: int, rng: random.Random) -> dict[str, Any]:
     duplicated = [c for c, n in contents.items() if n > 1]
     return {"kills": count, "hooksAcknowledged": len(acknowledged),
             "entries": sum(contents.values()), "lost": len(lost),
-            "duplicated": len(duplicated), "modelCalls": len(sidecar.fake.requests)}
+            "duplicated": len(duplicated), "modelCalls": len(sidecar.fake.requests),
+            "roundsWithAppends": sum(r["appendedLines"] > 0 for r in rounds),
+            "roundsWithModelCalls": sum(r["modelCalls"] > 0 for r in rounds),
+            "roundsKilledMidHook": sum(r["hookUnanswered"] for r in rounds),
+            "roundsLeavingATornLine": sum(r["tornTail"] for r in rounds),
+            "drain": drained}
+
+
+def torn_tail(home: Path) -> bool:
+    """A kill mid-append leaves a last line without its newline (repaired at the next start)."""
+    try:
+        data = (home / "log.jsonl").read_bytes()
+    except FileNotFoundError:
+        return False
+    return bool(data) and not data.endswith(b"\n")
 
 
 def main() -> None:
@@ -173,6 +208,10 @@ def main() -> None:
     parser.add_argument("--hooks", type=int, default=2000)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=40.0,
+                        help="hooks a second in the kill phase (default 40)")
+    parser.add_argument("--model-delay", type=float, default=0.05,
+                        help="seconds the fake model takes in the kill phase (default 0.05)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     fake = FakeAnthropic().start()
@@ -185,12 +224,13 @@ def main() -> None:
         car.start()
         try:
             report["hookAck"] = latency(car, args.hooks)
-            car.drain()
+            report["hookAck"]["drain"] = car.drain()
         finally:
             car.stop()
         fake.requests.clear()
+        fake.respond = lambda body: reply_for(body, args.model_delay)
         report["kill9"] = kills(Sidecar(Path(tmp) / "kill", Path(tmp) / "k.sock", fake),
-                                args.kills, random.Random(args.seed))
+                                args.kills, random.Random(args.seed), args.rate)
     fake.stop()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -201,6 +241,14 @@ def main() -> None:
     print(f"{k9['kills']} kill -9s during a stream of hooks: {k9['hooksAcknowledged']} hooks "
           f"acknowledged, {k9['entries']} entries, {k9['lost']} lost, {k9['duplicated']} "
           f"duplicated ({k9['modelCalls']} model calls)")
+    print(f"  kills that landed after entries were appended in their round: "
+          f"{k9['roundsWithAppends']}; with model calls made: {k9['roundsWithModelCalls']}; "
+          f"with a hook unanswered: {k9['roundsKilledMidHook']}; leaving a torn last line: "
+          f"{k9['roundsLeavingATornLine']}")
+    for name, drained in (("after the latency run", ack["drain"]),
+                          ("after the last restart", k9["drain"])):
+        print(f"spool drained {name}: {drained['jobs']} jobs in {drained['seconds']} s "
+              f"({drained['jobsPerSecond']} jobs/s)")
     print(f"machine: {report['machine']}")
 
 

@@ -6,19 +6,26 @@ ModelWaiting without a request; 429 with retry-after -> ModelWaiting carrying re
 503 -> ModelWaiting; 401 and 403 -> ModelWaiting; 500 and 400 -> ModelFailed; a reply slower than
 timeoutSeconds -> ModelFailed (timeout); a closed port -> ModelWaiting; a reply without text ->
 ModelFailed; and exactly one HTTP request per call, whatever the outcome (the SDK's retries are
-off).
+off); the TLS context all calls share still verifies the server.
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
 from collections.abc import Iterator
 
 import pytest
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.config import ExtractionConfig
-from zettelclaw.llm.anthropic_client import NO_KEY, ModelFailed, ModelWaiting, complete
+from zettelclaw.llm.anthropic_client import (
+    NO_KEY,
+    ModelFailed,
+    ModelWaiting,
+    complete,
+    tls_context,
+)
 
 TIMEOUT = 0.3
 
@@ -166,3 +173,12 @@ async def test_one_request_per_call(fake: FakeAnthropic) -> None:
             outcomes.append(type(exc).__name__)
     assert outcomes == ["a", "ModelWaiting", "b", "ModelFailed", "ModelWaiting"]
     assert fake.prompts() == [f"prompt {i}" for i in range(5)]
+
+
+def test_the_shared_tls_context_still_verifies_the_server() -> None:
+    """Calls share one TLS context (built once, not per job); sharing must not weaken it."""
+    context = tls_context()
+    assert context is tls_context()
+    assert context.verify_mode == ssl.CERT_REQUIRED
+    assert context.check_hostname
+    assert context.minimum_version >= ssl.TLSVersion.TLSv1_2

@@ -260,6 +260,23 @@ def test_memory_md_with_one_marker_is_left_alone(oc: Path, tmp_path: Path,
     assert "briefing markers not added" in capsys.readouterr().err
 
 
+def test_memory_md_markers_as_the_briefing_reads_them(oc: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """init and the briefing agree on what a marker is: markers typed by hand with other
+    spacing or case are present (no second pair); END before BEGIN is named and left alone."""
+    write(oc / "openclaw.json", INSTALLED)
+    memory_md = tmp_path / "MEMORY.md"
+    by_hand = "notes\n  <!--begin generated briefing-->\nold\n<!-- END GENERATED BRIEFING  -->\n"
+    memory_md.write_text(by_hand)
+    assert init("--workspace", str(tmp_path)) == 0
+    assert memory_md.read_text() == by_hand
+    swapped = f"{BRIEFING_END}\nnotes\n{BRIEFING_BEGIN}\n"
+    memory_md.write_text(swapped)
+    assert init("--workspace", str(tmp_path)) == 0
+    assert memory_md.read_text() == swapped
+    assert "END marker comes before the BEGIN marker" in capsys.readouterr().err
+
+
 def test_data_directory_is_created(oc: Path, tmp_path: Path) -> None:
     write(oc / "openclaw.json", INSTALLED)
     assert init("--home", str(tmp_path / "data")) == 0

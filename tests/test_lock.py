@@ -3,7 +3,7 @@
 Covers: another process holding the lock makes ``exclusive`` raise LockTimeoutError naming the
 lock file once the timeout passes, and the lock is taken once that process lets go; two opens in
 one process exclude each other too; the lock is released when the body raises; the lock file is
-created private.
+created private; threads of one process take turns.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -118,3 +119,32 @@ def test_lock_file_is_created_private(tmp_path: Path) -> None:
     with lock.exclusive(path):
         assert path.exists()
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_threads_of_one_process_take_turns(tmp_path: Path) -> None:
+    """Threads queue on an in-process lock before the flock: never two inside at once, and a
+    waiter with time left gets the lock once the holder lets go."""
+    path = tmp_path / "lock"
+    inside = 0
+    most_inside = 0
+    turns = 0
+    guard = threading.Lock()
+
+    def worker() -> None:
+        nonlocal inside, most_inside, turns
+        for _ in range(50):
+            with lock.exclusive(path, timeout=10):
+                with guard:
+                    inside += 1
+                    most_inside = max(most_inside, inside)
+                time.sleep(0.0005)  # let another thread try meanwhile
+                with guard:
+                    inside -= 1
+                    turns += 1
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (most_inside, turns) == (1, 300)

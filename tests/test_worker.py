@@ -363,6 +363,34 @@ async def test_hooks_answer_while_the_model_is_still_thinking(
     assert len(log_entries(home)) == 15
 
 
+async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahead(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """Two jobs of one session run in order (the second may correct the first); a job of
+    another session, spooled after both, takes the free slot instead."""
+    fake.default = Reply(text=GOOD_REPLY, hold=True)
+    _, client = await start(settings(home, fake))
+    for session, messages in (("s-A", STRETCH_1), ("s-A", STRETCH_1 + STRETCH_2),
+                              ("s-B", STRETCH_2)):
+        answer = await client.call("hook.sessionEnd", {"sessionId": session, "sessionKey": MAIN,
+                                                       "messages": messages})
+        assert answer["jobId"]
+    with trio.fail_after(10):
+        while len(fake.requests) < 2:  # noqa: ASYNC110 (the fake lives in another thread)
+            await trio.sleep(0.01)
+    await trio.sleep(0.2)  # a wrong third call would have been made by now
+    in_flight = sorted(fake.prompts(), key=lambda p: "Session s-B" in p)  # answered any order
+    assert len(in_flight) == 2
+    assert "Session s-A" in in_flight[0]
+    assert "We will use Postgres for billing" in in_flight[0]  # s-A's first stretch
+    assert "Session s-B" in in_flight[1]  # not s-A's second stretch
+    fake.release()
+    await settled(client)
+    assert len(fake.requests) == 3
+    assert "Session s-A" in fake.prompts()[2]
+    assert "invoices go out on the first Monday" in fake.prompts()[2]
+    assert [e["session"] for e in log_entries(home)].count("s-A") == 6
+
+
 def test_prompt_file_is_the_one_in_prompts() -> None:
     prompt = Path(__file__).resolve().parent.parent / "prompts" / "extraction.md"
     assert "{{transcript}}" in prompt.read_text()

@@ -31,7 +31,7 @@ class Worker:
     def __init__(self, extraction: Extraction) -> None:
         self.extraction = extraction
         self._wake = trio.Event()
-        self._running: set[str] = set()
+        self._running: dict[str, str] = {}  # job id -> its session
         self._sdk_ready = trio.Event()
         self._stale = True  # the spool changed in a way only a listing tells (a hook, a retry)
         self._finished: set[str] = set()  # jobs done since the last listing (their files gone)
@@ -67,9 +67,12 @@ class Worker:
                     self._jobs = [j for j in self._jobs if j.job_id not in self._finished]
                     self._finished.clear()
                 for job in self._due(self._jobs):
-                    self._running.add(job.job_id)
+                    self._running[job.job_id] = job.session_id
                     nursery.start_soon(self._run, job)
-                with trio.move_on_at(self._next_due(self._jobs)):
+                # At capacity, a finishing job is what wakes the loop: no need to look for the
+                # next due time in a backlog of thousands after every job.
+                full = len(self._running) >= self.extraction.config.concurrency
+                with trio.move_on_at(math.inf if full else self._next_due(self._jobs)):
                     await self._wake.wait()
 
     async def _preload(self) -> None:
@@ -78,13 +81,15 @@ class Worker:
         self._sdk_ready.set()
 
     def _due(self, jobs: list[Job]) -> list[Job]:
-        """Jobs to start now: due, not running, the first of their session, within capacity."""
+        """Jobs to start now: due, not running, the first of their session, within capacity.
+
+        The scan stops once capacity is filled, so a backlog costs a few steps, not a pass."""
         free = self.extraction.config.concurrency - len(self._running)
         now = time.time()
-        if now < self.extraction.paused_until:
+        if free <= 0 or now < self.extraction.paused_until:
             return []
-        busy_sessions = {j.session_id for j in jobs if j.job_id in self._running}
-        due = []
+        busy_sessions = set(self._running.values())
+        due: list[Job] = []
         for job in jobs:  # oldest first
             if job.state == "failed":
                 continue
@@ -93,7 +98,9 @@ class Worker:
             busy_sessions.add(job.session_id)  # later jobs of this session wait for this one
             if job.job_id not in self._running and (job.not_before or 0) <= now:
                 due.append(job)
-        return due[:max(free, 0)]
+                if len(due) == free:
+                    break
+        return due
 
     def _next_due(self, jobs: list[Job]) -> float:
         times = [max(j.not_before or 0.0, self.extraction.paused_until) for j in jobs
@@ -113,7 +120,7 @@ class Worker:
             logger.exception("extraction job %s crashed; it stays in the spool", listed.job_id)
             done = False
         finally:
-            self._running.discard(listed.job_id)
+            self._running.pop(listed.job_id, None)
         if done:  # its file is gone: no need to list the spool again for that
             self._finished.add(listed.job_id)
             self._wake.set()

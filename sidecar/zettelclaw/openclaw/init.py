@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zettelclaw.briefing.markers import BEGIN as BRIEFING_BEGIN
+from zettelclaw.briefing.markers import END as BRIEFING_END
+from zettelclaw.briefing.markers import layout
+from zettelclaw.errors import MarkersError
 from zettelclaw.files import atomic_write_bytes
 from zettelclaw.home import Home, resolve_workspace
 from zettelclaw.openclaw.config_file import (
@@ -40,8 +44,6 @@ from zettelclaw.openclaw.config_file import (
 )
 
 PLUGIN_ID = "zettelclaw"
-BRIEFING_BEGIN = "<!-- BEGIN GENERATED BRIEFING -->"
-BRIEFING_END = "<!-- END GENERATED BRIEFING -->"
 # Set by the OpenClaw plugin in the environment of the commands it runs: the plugin is loaded.
 PLUGIN_ENV = "ZETTELCLAW_OPENCLAW_PLUGIN"
 
@@ -224,13 +226,10 @@ def _memory_md(workspace: Path) -> tuple[Path, str]:
         path = workspace / name
         if path.is_file():
             text = path.read_text(encoding="utf-8", errors="replace")
-            begin, end = text.find(BRIEFING_BEGIN), text.find(BRIEFING_END)
-            if begin >= 0 and end > begin:
-                return path, "present"
-            if begin < 0 and end < 0:
-                return path, "add"
-            return path, ("skip: it has only one of the briefing markers, or END before BEGIN; "
-                          "fix it by hand")
+            try:  # the briefing's own reading of the markers, so the two never disagree
+                return path, ("present" if layout(text).found else "add")
+            except MarkersError as exc:
+                return path, f"skip: {exc.data['problem']}; fix it by hand"
     return workspace / "MEMORY.md", "create"
 
 

@@ -1,7 +1,8 @@
 """Extraction under load and under kill -9: hook acknowledgement latency, and entries lost or
 written twice over many SIGKILLs at random moments during a stream of hooks.
 
-    python bench/extraction.py [--hooks 2000] [--kills 100] [--rate 40] [--model-delay 0.05] [--json]
+    python bench/extraction.py [--hooks 2000] [--kills 100] [--rate 40] [--model-delay 0.05]
+                               [--json]
 
 A real ``zettelclaw serve`` subprocess, the real anthropic SDK, and a fake Messages API on
 127.0.0.1 whose reply names the session it was asked about, so every entry in the log can be
@@ -42,6 +43,8 @@ SESSION_RE = re.compile(r"Session (bench-\d+)")
 
 def reply_for(body: dict[str, Any], delay: float = 0.0) -> Reply:
     """Entries that name the session the prompt is about: traceable in the log."""
+    if not body.get("messages"):  # a request cut short by the kill: the client is gone
+        return Reply(status=400, error_type="invalid_request_error")
     session = SESSION_RE.search(body["messages"][0]["content"])
     name = session.group(1) if session else "unknown"
     return Reply(text=f'{{"type":"fact","content":"fact of {name}"}}\n'

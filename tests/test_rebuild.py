@@ -3,6 +3,7 @@ precedes every agent turn answers at once, from what the sidecar already has."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import trio
 
 from tests.conftest import entry
 from zettelclaw.client import AsyncClient
+from zettelclaw.memory import Memory
 from zettelclaw.search import ingest
 from zettelclaw.server.serve import Ready
 
@@ -25,7 +27,21 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
         before = await client.call("hook.beforePromptBuild", MAIN)
         assert "where we left off" in before["prependContext"]
 
-        monkeypatch.setattr(ingest, "BATCH", 50)  # many batches: a rebuild we can catch midway
+        monkeypatch.setattr(ingest, "BATCH", 50)  # many batches: a rebuild with a midway
+        midway = threading.Event()  # the rebuild's thread waits here after its first batch
+        tracker = Memory._tracker
+
+        def held_midway(self: Memory, progress: Any) -> Any:
+            track = tracker(self, progress)
+
+            def hold(done: int, total: int) -> None:
+                track(done, total)
+                if done < total:
+                    midway.wait(30)
+
+            return hold
+
+        monkeypatch.setattr(Memory, "_tracker", held_midway)
         done = trio.Event()
         result: dict[str, Any] = {}
 
@@ -34,13 +50,18 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
                 result.update(await other.call("index.rebuild"))
             done.set()
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(rebuild)
-            with trio.fail_after(30):  # polling the server: there is no event to wait on
-                while (await client.call("status"))["index"]["progress"] is None:
-                    await trio.lowlevel.checkpoint()
-            during = await client.call("hook.beforePromptBuild", MAIN)
-            assert not done.is_set(), "the hook answered while the rebuild was running"
-            assert during == before
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(rebuild)
+                with trio.fail_after(30):  # polling the server: there is no event to wait on
+                    while (await client.call("status"))["index"]["progress"] is None:  # noqa: ASYNC110
+                        await trio.sleep(0.01)
+                with trio.fail_after(5):  # the rebuild waits at its midway until we let it go
+                    during = await client.call("hook.beforePromptBuild", MAIN)
+                assert not done.is_set(), "the hook answered while the rebuild was running"
+                assert during == before
+                midway.set()
+        finally:
+            midway.set()  # never leave the rebuild's thread waiting
         assert result["entries"] == 3001
         assert (await client.call("status"))["index"]["progress"] is None

@@ -116,4 +116,3 @@ def write_config(path: Path, data: Mapping[str, Any]) -> None:
         mode = 0o600
         real.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     atomic_write_bytes(real, render(data), mode)
-    os.chmod(real, mode)  # the temp file's mode was filtered by the umask

@@ -23,7 +23,6 @@ is refused with nothing written.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,6 +310,5 @@ def _add_markers(path: Path, create: bool) -> None:
         else:  # one blank line between what is there and the markers
             separator = "\n" if text.endswith("\n") else "\n\n"
         atomic_write_bytes(path, (text + separator + block).encode(), mode)
-        os.chmod(path, mode)
     except OSError as exc:
         raise InitError(f"cannot write {path}: {exc.strerror or exc}", usage=False) from exc

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from zettelclaw.briefing.markers import BEGIN as BRIEFING_BEGIN
+from zettelclaw.briefing.markers import END as BRIEFING_END
 from zettelclaw.cli.main import main
 from zettelclaw.openclaw.config_file import read_config, render, resolve_config_path
-from zettelclaw.openclaw.init import BRIEFING_BEGIN, BRIEFING_END, SETTINGS
+from zettelclaw.openclaw.init import SETTINGS
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 
@@ -325,3 +327,21 @@ def test_the_command_line(oc: Path) -> None:
                           timeout=60, check=False)
     assert proc.returncode == 2
     assert "cannot parse" in proc.stderr
+
+
+def test_memory_md_is_written_as_the_briefing_writes_it(oc: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A new MEMORY.md is private (0600, as README says); a MEMORY.md that is a link leading
+    out of the workspace is left alone, as the briefing refuses it too."""
+    write(oc / "openclaw.json", INSTALLED)
+    fresh = tmp_path / "fresh"
+    assert init("--workspace", str(fresh)) == 0
+    assert stat.S_IMODE((fresh / "MEMORY.md").stat().st_mode) == 0o600
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    outside = tmp_path / "outside.md"
+    outside.write_text("not the workspace's\n")
+    (linked / "MEMORY.md").symlink_to(outside)
+    assert init("--workspace", str(linked)) == 0
+    assert outside.read_text() == "not the workspace's\n"
+    assert "leads outside the workspace" in capsys.readouterr().err

@@ -28,11 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.briefing.markers import BEGIN as BRIEFING_BEGIN
-from zettelclaw.briefing.markers import END as BRIEFING_END
-from zettelclaw.briefing.markers import layout
-from zettelclaw.errors import MarkersError
-from zettelclaw.files import atomic_write_bytes
+from zettelclaw.briefing import memory_md
+from zettelclaw.briefing.markers import layout, splice
+from zettelclaw.errors import MarkersError, ZettelclawError
 from zettelclaw.home import Home, resolve_workspace
 from zettelclaw.openclaw.config_file import (
     ConfigFile,
@@ -221,15 +219,20 @@ def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[
 
 
 def _memory_md(workspace: Path) -> tuple[Path, str]:
-    for name in ("MEMORY.md", "memory.md"):
-        path = workspace / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            try:  # the briefing's own reading of the markers, so the two never disagree
-                return path, ("present" if layout(text).found else "add")
-            except MarkersError as exc:
-                return path, f"skip: {exc.data['problem']}; fix it by hand"
-    return workspace / "MEMORY.md", "create"
+    """Where the briefing's markers go and what init does there, read as the briefing reads
+    MEMORY.md (briefing.memory_md and briefing.markers), so the two never disagree."""
+    if not workspace.is_dir():
+        return workspace / memory_md.NAMES[0], "create"
+    try:
+        found = memory_md.target(workspace)
+        current = memory_md.read(found)
+        if not current.exists:
+            return found.path, "create"
+        return found.path, ("present" if layout(current.text).found else "add")
+    except MarkersError as exc:
+        return found.path, f"skip: {exc.data['problem']}; fix it by hand"
+    except ZettelclawError as exc:  # a link out of the workspace, not a file, too large
+        return workspace / memory_md.NAMES[0], f"skip: {exc.message}"
 
 
 def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str, str],
@@ -292,23 +295,18 @@ def apply(p: Plan) -> Outcome:
             raise InitError(f"cannot write {p.config_path}: {exc.strerror or exc}",
                             usage=False) from exc
     if p.memory_md_action in ("add", "create"):
-        _add_markers(p.memory_md, p.memory_md_action == "create")
+        _add_markers(p.memory_md.parent)
     return Outcome(backup_path, bool(p.changes))
 
 
-def _add_markers(path: Path, create: bool) -> None:
-    block = f"{BRIEFING_BEGIN}\n{BRIEFING_END}\n"
+def _add_markers(workspace: Path) -> None:
     try:
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, block.encode(), 0o644)
-            return
-        mode = path.stat().st_mode & 0o777
-        text = path.read_text(encoding="utf-8")
-        if not text or text.endswith("\n\n"):
-            separator = ""
-        else:  # one blank line between what is there and the markers
-            separator = "\n" if text.endswith("\n") else "\n\n"
-        atomic_write_bytes(path, (text + separator + block).encode(), mode)
+        workspace.mkdir(parents=True, exist_ok=True)
+        found = memory_md.target(workspace)
+        current = memory_md.read(found)
+        memory_md.write(found, splice(current.text, []), current.mode)
     except OSError as exc:
-        raise InitError(f"cannot write {path}: {exc.strerror or exc}", usage=False) from exc
+        raise InitError(f"cannot write {workspace / memory_md.NAMES[0]}: "
+                        f"{exc.strerror or exc}", usage=False) from exc
+    except ZettelclawError as exc:  # changed since the plan was made
+        raise InitError(exc.message, usage=False) from exc

@@ -1,0 +1,90 @@
+"""tests/readme/blocks.py: which commands a document shows, and what each must do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.readme.blocks import DEFAULT_TIMEOUT, DirectiveError, parse, read_blocks
+
+DOC = Path("DOC.md")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_sh_blocks_are_commands_and_other_blocks_are_not() -> None:
+    text = "\n".join([
+        "intro", "```sh", "zettelclaw status   # counts", "", "# a comment line",
+        "zettelclaw log -n 5", "```", "```json", '{"a": 1}', "```",
+    ])
+    [block] = parse(text, DOC)
+    assert [c.text for c in block.commands] == ["zettelclaw status   # counts",
+                                                "zettelclaw log -n 5"]
+    assert [c.line for c in block.commands] == [3, 6]
+    assert all(c.exit_code == 0 and not c.outputs for c in block.commands)
+    assert block.timeout == DEFAULT_TIMEOUT
+    assert block.where == "DOC.md:2"
+
+
+def test_a_backslash_continues_a_command() -> None:
+    [block] = parse("```sh\nzettelclaw search \\\n  --type task\nzettelclaw log\n```\n", DOC)
+    assert [c.text for c in block.commands] == ["zettelclaw search \n  --type task",
+                                                "zettelclaw log"]
+    assert [c.line for c in block.commands] == [2, 4]
+
+
+def test_directives_set_exit_codes_outputs_and_skips() -> None:
+    text = "\n".join([
+        "<!-- readme-test", "exit 1: zettelclaw search nothing",
+        "output: zettelclaw log => webhook", "output: zettelclaw log => retries",
+        "skip-line: openclaw gateway restart => needs a service manager",
+        "timeout: 30", "-->",
+        "```sh", "zettelclaw search nothing", "zettelclaw log", "openclaw gateway restart", "```",
+    ])
+    [block] = parse(text, DOC)
+    search, log, restart = block.commands
+    assert (search.exit_code, search.outputs, search.skip) == (1, (), None)
+    assert log.outputs == ("webhook", "retries")
+    assert restart.skip == "needs a service manager"
+    assert block.timeout == 30
+
+
+def test_one_line_skip_and_background() -> None:
+    text = ("<!-- readme-test skip: it is the test command itself -->\n```sh\nscripts/test\n```\n"
+            "<!-- readme-test\nbackground: listening on\n-->\n```sh\nscripts/serve\n```\n")
+    skipped, served = parse(text, DOC)
+    assert skipped.skip == "it is the test command itself"
+    assert served.background == "listening on"
+    assert served.skip is None
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("<!-- readme-test\nexit 1: nope\n-->\n```sh\nzettelclaw log\n```\n", "0 commands"),
+    ("<!-- readme-test\nexit 1: zettelclaw\n-->\n```sh\nzettelclaw a\nzettelclaw b\n```\n",
+     "2 commands"),
+    ("<!-- readme-test\nexpect: x\n-->\n```sh\nx\n```\n", "unknown readme-test directive"),
+    ("<!-- readme-test\nskip\n-->\n```sh\nx\n```\n", "expected 'KEY: VALUE'"),
+    ("<!-- readme-test\noutput: x\n-->\n```sh\nx\n```\n", "COMMAND => TEXT"),
+    ("<!-- readme-test\nexit one: x\n-->\n```sh\nx\n```\n", "exit N"),
+    ("<!-- readme-test\nbackground: ready\n-->\n```sh\na\nb\n```\n", "one command"),
+    ("<!-- readme-test\nskip: why\n-->\n\nsome prose\n```sh\nx\n```\n", "right above"),
+    ("<!-- readme-test\nskip: why\n-->\n```json\n{}\n```\n", "only sh blocks"),
+    ("<!-- readme-test\nskip: why\n", "never closed"),
+    ("```sh\nx\n", "never closed"),
+    ("```sh\n# only a comment\n```\n", "no command"),
+])
+def test_a_directive_that_cannot_be_read_is_an_error_with_its_line(text: str,
+                                                                   message: str) -> None:
+    with pytest.raises(DirectiveError, match=message) as info:
+        parse(text, DOC)
+    assert str(info.value).startswith("DOC.md:")
+
+
+def test_the_readme_reads_and_starts_with_the_two_commands() -> None:
+    """The README's own directives parse, and its first two blocks are serve and test."""
+    blocks = read_blocks(REPO / "README.md")
+    first, second = blocks[0], blocks[1]
+    assert [c.text.split()[0] for c in first.commands] == ["scripts/serve"]
+    assert first.background is not None, "the first command serves in the background"
+    assert [c.text.split()[0] for c in second.commands] == ["scripts/test"]
+    assert "scripts/test" in (REPO / ".ci" / "run").read_text()

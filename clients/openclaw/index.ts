@@ -34,6 +34,8 @@ const CLI_COMMANDS: Record<string, string> = {
   init: "Make Zettelclaw OpenClaw's memory: memory slot, hook access, memory-core off (zettelclaw init)",
   log: "Show the newest memory entries (zettelclaw log)",
   search: "Search memory by keywords and filters (zettelclaw search)",
+  get: "Read one entry, memory file or session by its path (zettelclaw get)",
+  call: "Call a sidecar protocol method and print its JSON result (zettelclaw call)",
   subjects: "List, add or rename subjects (zettelclaw subjects)",
   status: "Show where memory lives and the sidecar's state (zettelclaw status)",
   briefing: "Generate the MEMORY.md briefing (zettelclaw briefing)",

@@ -104,3 +104,24 @@ class Home:
 
     def exists(self) -> bool:
         return self.log.exists()
+
+
+def ensure_workspace(workspace: Path, *, explicit: bool) -> None:
+    """Create the workspace (0700) when it is missing, so that a first start on a new machine
+    has somewhere to write MEMORY.md.
+
+    The default workspace is created with its parents (``~/.openclaw`` on a new machine). One
+    given by ``--workspace`` or ``$ZETTELCLAW_WORKSPACE`` is created only when its parent exists:
+    a typo in a path should not grow a tree of directories; the error says how to fix it.
+    """
+    if workspace.is_dir():
+        return
+    if explicit and not workspace.parent.is_dir():
+        raise DataDirError(f"the workspace {workspace} does not exist, nor does its parent: "
+                           "create it, or pass --workspace DIR (or set ZETTELCLAW_WORKSPACE)")
+    try:
+        workspace.mkdir(mode=DIR_MODE, parents=not explicit, exist_ok=True)
+    except OSError as exc:
+        raise DataDirError(f"cannot create the workspace {workspace}: {exc.strerror}; pass "
+                           "--workspace DIR (or set ZETTELCLAW_WORKSPACE)") from exc
+    logger.info("created the workspace %s", workspace)

@@ -15,7 +15,8 @@ commands must do is said in an HTML comment right above its fence (invisible on 
 
 The shell carries the working directory and exported variables from one command to the next
 (not plain shell variables: write `export NAME=...`). A directive naming a command that the
-block does not have is an error, so a README edit cannot silently drop a check. Blocks in other languages (json, markdown, text) are not commands.
+block does not have is an error, so a README edit cannot silently drop a check. Blocks in
+other languages (json, markdown, text) are not commands.
 """
 
 from __future__ import annotations

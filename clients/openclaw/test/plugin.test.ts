@@ -270,7 +270,7 @@ test("the CLI runs the zettelclaw command with the subcommand and its arguments"
   createPlugin({ spawnProcess, sessionStore: async () => fakeStore() }).register(api as never);
   const program = new FakeCommand();
   api.cli[0]!.registrar({ program });
-  for (const name of ["init", "log", "search", "subjects", "status", "briefing"]) assert.ok(program.find(["zettelclaw", name])?.action_, name);
+  for (const name of ["init", "log", "search", "get", "call", "subjects", "status", "briefing"]) assert.ok(program.find(["zettelclaw", name])?.action_, name);
   const exit = process.exitCode;
   t.after(() => {
     process.exitCode = exit;

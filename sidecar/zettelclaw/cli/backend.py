@@ -15,7 +15,7 @@ import trio
 
 from zettelclaw.client import Client, SidecarUnavailableError
 from zettelclaw.errors import DataDirError
-from zettelclaw.home import Home
+from zettelclaw.home import Home, ensure_workspace
 
 
 class Backend(Protocol):
@@ -70,7 +70,10 @@ class FilesBackend:
         self.memory.close()
 
 
-def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool) -> Backend:
+def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
+                 explicit_workspace: bool = False) -> Backend:
+    """The sidecar when one answers, else the files (whose workspace is created when missing,
+    as `serve` does: ``home.ensure_workspace``)."""
     if not files_only:
         try:
             return SidecarBackend(Client(socket).connect())
@@ -78,6 +81,7 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool) ->
             pass
         except OSError as exc:  # not "nothing listens": the path itself cannot be used
             raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
+    ensure_workspace(workspace, explicit=explicit_workspace)
     return FilesBackend(home, workspace)
 
 

@@ -9,15 +9,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
+from zettelclaw.cli.exits import EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, print_json
 from zettelclaw.home import Home, resolve_home
 from zettelclaw.openclaw.config_file import resolve_config_path
 from zettelclaw.openclaw.init import DREAMING_NOTE, InitError, Outcome, Plan, apply, plan
-
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_UNAVAILABLE = 5
 
 DESCRIPTION = (
     "Make Zettelclaw OpenClaw's memory: create the data directory; in openclaw.json give "
@@ -48,11 +43,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         outcome = None if args.dry_run else apply(p)
     except InitError as exc:
         if args.json:
-            _print_json({"config": str(config_path), "error": str(exc)})
+            print_json({"config": str(config_path), "error": str(exc)})
         print(f"zettelclaw init: {exc}", file=sys.stderr)
         return EXIT_USAGE if exc.usage else EXIT_UNAVAILABLE
     if args.json:
-        _print_json(_report(p, outcome))
+        print_json(_report(p, outcome))
     else:
         print(_text(p, outcome))
     for warning in p.warnings:
@@ -106,7 +101,3 @@ def _text(p: Plan, outcome: Outcome | None) -> str:
                      "openclaw gateway restart).")
     lines.append(f"Note: {DREAMING_NOTE}.")
     return "\n".join(lines)
-
-
-def _print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -28,8 +28,42 @@ def entry_block(entry: Mapping[str, Any], width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def result_block(result: Mapping[str, Any], width: int = 100) -> str:
+    """One ``memory.search`` result, whatever its source: a log entry, or a part of a memory
+    file (cited by file and lines, with its snippet)."""
+    if result.get("source", "log") == "log":
+        return entry_block(result, width)
+    head = f"{'':<16}  {'file':<13} {result.get('citation') or result.get('path', '?')}"
+    text = " ".join(str(result.get("snippet") or "").split())
+    body = textwrap.wrap(text, width, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join([head, *(body or ["    "])])
+
+
 def entries(results: Iterable[Mapping[str, Any]]) -> str:
-    return "\n".join(entry_block(r) for r in results)
+    return "\n".join(result_block(r) for r in results)
+
+
+def got(result: Mapping[str, Any]) -> str:
+    """What ``zettelclaw get`` prints: an entry with its chain, or the text of a file or a
+    session, with the lines it covers."""
+    if "entry" in result:
+        entry = result["entry"]
+        lines = [entry_block({**entry, "replacedBy": (result["replacedBy"] or [{}])[-1]
+                                                     .get("id")})]
+        lines.append(f"    log.jsonl line {result['line']}; "
+                     + ("current" if result["current"] else "replaced"))
+        if entry.get("replaces"):
+            lines.append(f"    replaces {entry['replaces']}")
+        for older in result["replaces"]:
+            lines.append(f"    older version {older['id']}: {older['content']}")
+        for newer in result["replacedBy"]:
+            lines.append(f"    newer version {newer['id']}: {newer['content']}")
+        return "\n".join(lines)
+    last = result["from"] + result["lines"] - 1
+    more = " (truncated)" if result.get("truncated") else ""
+    footer = (f"-- {result['path']}: lines {result['from']}-{last} of "
+              f"{result['totalLines']}{more}")
+    return str(result["text"]).rstrip("\n") + "\n" + footer
 
 
 def subjects(items: list[Mapping[str, Any]]) -> str:

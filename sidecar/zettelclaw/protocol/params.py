@@ -75,6 +75,8 @@ class SearchParams(AudienceParams):
     max_results: int = Field(10, ge=1, le=1000, alias="maxResults")
     min_score: float = Field(0.0, ge=0.0, le=1.0, alias="minScore")
     corpus: Literal["all", "log", "files"] = "all"
+    # Without a query: "time" sorts by the entries' timestamps, "log" by their place in the log.
+    order: Literal["time", "log"] = "time"
 
     @field_validator("since", "until")
     @classmethod

@@ -4,8 +4,8 @@ workspace's Markdown memory, scored on one scale, in memory-core's result shape.
 Keyword candidates and their match quality come from ``search.keyword``; semantic ones from
 ``search.semantic``; ``search.ranking`` turns them into one score. The answer says its ``mode``:
 ``hybrid`` (keywords and meaning), ``keyword``, or ``filter`` (structured filters alone, exact,
-newest first); and when semantic search could not take part, ``fallback`` says why. It is never
-silently worse.
+newest timestamp first); and when semantic search could not take part, ``fallback`` says why.
+It is never silently worse.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import snippet
 
 Corpus = Literal["all", "log", "files"]
+Order = Literal["time", "log"]
 VECTOR_CANDIDATES = 50
 # A text that shares no word with the query is a result only when it is this close in meaning:
 # below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
@@ -36,6 +37,7 @@ class Request:
     limit: int
     min_score: float = 0.0
     corpus: Corpus = "all"
+    order: Order = "time"
 
     @property
     def structured(self) -> bool:
@@ -53,7 +55,7 @@ class Engine:
     def search(self, request: Request, now: float) -> dict[str, Any]:
         if request.query is None:
             with self.index.read() as conn:
-                results = filter_entries(conn, request.filters, request.limit)
+                results = filter_entries(conn, request.filters, request.limit, request.order)
             return {"results": _with_memory_core_fields(results), "mode": "filter"}
         plan = fts.plan(request.query)
         reason = self._semantic_reason()

@@ -60,13 +60,17 @@ def search_result(row: sqlite3.Row, score: float, snippet: str) -> dict[str, Any
     return result
 
 
-def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int
+def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int, order: str = "time"
                    ) -> list[dict[str, Any]]:
     """The current entries (or all, with include_replaced) that match the filters exactly,
-    newest first. Keyword search is search.engine's."""
+    newest first: by timestamp (``time``; entries of the same second by log position), or by
+    position in the log (``log``: what ``tail`` shows, an entry appended late with an old date
+    included). Keyword search is search.engine's."""
     where, params = filters.sql()
+    # entries_ts is (ts, line): read backwards, it yields this order without a sort
+    by = "e.ts DESC, e.line DESC" if order == "time" else "e.line DESC"
     rows = conn.execute(
-        f"SELECT e.* FROM entries e WHERE {where} ORDER BY e.line DESC LIMIT ?",  # noqa: S608
+        f"SELECT e.* FROM entries e WHERE {where} ORDER BY {by} LIMIT ?",  # noqa: S608
         [*params, limit],
     ).fetchall()
     return [search_result(row, 1.0, clip(row["content"])) for row in rows]

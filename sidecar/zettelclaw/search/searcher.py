@@ -36,7 +36,8 @@ class Searcher:
             include_replaced=params.include_replaced,
         )
         text = params.query if params.query and params.query.strip() else None
-        request = Request(text, filters, params.max_results, params.min_score, params.corpus)
+        request = Request(text, filters, params.max_results, params.min_score, params.corpus,
+                          params.order)
         return self.engine.search(request, time.time())
 
     def rebuild(self, progress: Progress | None = None) -> CatchUpReport:

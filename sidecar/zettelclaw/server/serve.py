@@ -113,8 +113,9 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
                                           worker.notify, briefing=briefing))
     handler = ConnectionHandler(dispatcher, config.max_message_bytes)
     if not settings.extraction.api_key:
-        logger.warning("no Anthropic API key: hooks are accepted and spooled, and extraction "
-                       "waits until ANTHROPIC_API_KEY or extraction.apiKey is set")
+        # normal on a first start, so not a warning: `status` and `jobs` say it where it matters
+        logger.info("no Anthropic API key: hooks are accepted and spooled, and extraction "
+                    "waits until ANTHROPIC_API_KEY or extraction.apiKey is set")
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_memory_on_cancel, memory)
         nursery.start_soon(syncer.background)

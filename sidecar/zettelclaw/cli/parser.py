@@ -1,0 +1,155 @@
+"""The ``zettelclaw`` command line: every command, its options and its help."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import Any
+
+from zettelclaw import __version__
+from zettelclaw.cli.exits import EXIT_CODES
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                        help="data directory (log.jsonl, subjects.json, state.json)")
+    common.add_argument("--socket", metavar="PATH", default=argparse.SUPPRESS,
+                        help="the sidecar's Unix socket (default HOME/sidecar.sock)")
+    common.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
+                        help="the agent workspace holding MEMORY.md and memory/*.md")
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                        help="more log output on stderr (-vv for debug)")
+    common.add_argument("--no-sidecar", action="store_true", default=argparse.SUPPRESS,
+                        help="work on the files directly even if a sidecar is running")
+    return common
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def _subcommand(group: Any, common: argparse.ArgumentParser, name: str, help_text: str,
+                description: str | None) -> argparse.ArgumentParser:
+    """A sub-command whose help wraps its description and ends with the exit codes."""
+    parser: argparse.ArgumentParser = group.add_parser(
+        name, parents=[common], help=help_text, epilog=EXIT_CODES,
+        description=textwrap.fill(description or help_text, 79),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="zettelclaw", parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Long-term memory for AI agents: an append-only log of tasks, facts, "
+                    "decisions, questions and handoffs, served over JSON-RPC on a Unix socket.",
+        epilog=EXIT_CODES)
+    parser.add_argument("--version", action="version", version=f"zettelclaw {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help_text: str, description: str | None = None
+                ) -> argparse.ArgumentParser:
+        return _subcommand(commands, common, name, help_text, description)
+
+    serve = command("serve", "run the sidecar in the foreground",
+                    "Run the sidecar: answer JSON-RPC on the Unix socket until SIGTERM/SIGINT. "
+                    "Prints one line when it is ready.")
+    serve.add_argument("--max-message-bytes", type=int, default=None, metavar="N",
+                       help="largest JSON-RPC message accepted (default 32 MiB)")
+    serve.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                       help="override a setting of HOME/config.json, e.g. "
+                            "extraction.model=claude-sonnet-4-6 (repeatable; README lists them)")
+
+    from zettelclaw.cli import init as init_command
+
+    init = command("init", "make Zettelclaw OpenClaw's memory (openclaw.json, MEMORY.md)",
+                   init_command.DESCRIPTION)
+    init_command.add_arguments(init)
+
+    log = command("log", "show the log's last entries, oldest first (like tail)",
+                  "Show the last N entries of the log in log order, as `tail` would: an entry "
+                  "appended late with an old timestamp is among them. Replaced entries "
+                  "included. `search` without words sorts by timestamp instead.")
+    log.add_argument("-n", type=int, default=20, metavar="N", help="how many (default 20)")
+    _json_flag(log)
+
+    _search_command(command)
+
+    from zettelclaw.cli import lookup
+
+    lookup.add_commands(command, _json_flag)
+
+    subjects = command("subjects", "list, add or rename subjects")
+    actions = subjects.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, help_text: str, description: str | None = None
+               ) -> argparse.ArgumentParser:
+        return _subcommand(actions, common, name, help_text, description)
+
+    listing = action("list", "list subjects with counts")
+    _json_flag(listing)
+    add = action("add", "register a subject")
+    add.add_argument("slug", help="kebab-case slug, e.g. auth-migration")
+    add.add_argument("--type", default="project", help="project, person, system, ... "
+                     "(default project)")
+    add.add_argument("--display", help="display name (default: the slug in Title Case)")
+    _json_flag(add)
+    rename = action(
+        "rename", "rename a subject, or merge it into another",
+        "Rename FROM to TO in the registry and in the subject field of log entries\n"
+        "(never in free text). When TO exists, FROM is merged into it.")
+    rename.add_argument("from_slug", metavar="FROM")
+    rename.add_argument("to_slug", metavar="TO")
+    _json_flag(rename)
+
+    jobs = command("jobs", "list extraction jobs that are pending, waiting or failed",
+                   "List the extraction jobs in the spool (pending, waiting for the model, or "
+                   "failed), or retry failed ones: `jobs retry` retries all failed jobs, "
+                   "`jobs retry ID` one job.")
+    jobs.add_argument("action", nargs="?", choices=["list", "retry"], default="list")
+    jobs.add_argument("job_id", nargs="?", metavar="ID")
+    _json_flag(jobs)
+
+    reindex = command("reindex", "build the search index again from the log and memory files",
+                      "Build the search index again from scratch: the log, the workspace's "
+                      "memory files, and (kept, reused) embedding vectors. The index is derived "
+                      "and rebuilds itself when needed; this is for when you want it now. "
+                      "Shows a progress bar on a terminal.")
+    _json_flag(reindex)
+
+    briefing = command(
+        "briefing", "rewrite the generated briefing block of the workspace's MEMORY.md",
+        "Rewrite the block between <!-- BEGIN GENERATED BRIEFING --> and <!-- END GENERATED "
+        "BRIEFING --> in the workspace's MEMORY.md from the log (added at the end when absent; "
+        "everything else in the file is kept as it is), and print it. With an API key the "
+        "model writes the Active summaries and flags contradictions. The sidecar also runs "
+        "this by itself on cron.schedule.")
+    briefing.add_argument("--dry-run", action="store_true",
+                          help="print the block it would write; write nothing")
+    _json_flag(briefing)
+
+    status = command("status", "show the data directory, counts and the sidecar's state")
+    _json_flag(status)
+    return parser
+
+
+def _search_command(command: Any) -> None:
+    search: argparse.ArgumentParser = command(
+        "search", "search the log by keywords and/or filters",
+        "Search the log and the workspace's memory files. With words: keyword matches, best "
+        "first (`zettelclaw search webhook retries`). Without: the log entries matching the "
+        "filters, newest timestamp first. Replaced entries are hidden unless --all.")
+    search.add_argument("query", nargs="*", metavar="WORD",
+                        help="what to look for: one or more words, no quotes needed")
+    search.add_argument("--type", choices=["task", "fact", "decision", "question", "handoff"])
+    search.add_argument("--subject", metavar="SLUG")
+    search.add_argument("--status", choices=["open", "done"], help="tasks with this status")
+    search.add_argument("--session", metavar="ID", help="entries from this session")
+    search.add_argument("--since", metavar="DATE", help="ISO date or date-time (UTC if no zone)")
+    search.add_argument("--until", metavar="DATE", help="ISO date (whole day) or date-time")
+    search.add_argument("--all", action="store_true", help="include replaced entries")
+    search.add_argument("-n", type=int, default=10, metavar="N", help="at most N (default 10)")
+    _json_flag(search)

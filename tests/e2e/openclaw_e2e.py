@@ -7,8 +7,10 @@ answers the agent (``tests.fakes.openai_api``: ``CALL_TOOL:<name> {args}`` in a 
 call a tool) and a fake Anthropic API answers extraction (``tests.fakes.anthropic_api``, replying
 with the entries in a file we rewrite before each extraction).
 
-The path a user takes: a fresh OpenClaw config, ``openclaw plugins install --link``,
-``openclaw zettelclaw init``, then a gateway that starts the sidecar by itself. Checks:
+The path a user takes: the released wheel installed into a venv of its own (``--sidecar-venv``,
+made by scripts/package from the sdist, outside the clone), a fresh OpenClaw config, ``zettelclaw
+init`` (which installs the compiled plugin the wheel carries into OpenClaw and configures it), then
+a gateway that starts the sidecar by itself. Checks:
 
 1. a turn that states a fact, then a reset: the fact, one handoff and the session id in the log;
 2. the next turn's model request holds the handoff (prependContext);
@@ -18,8 +20,10 @@ The path a user takes: a fresh OpenClaw config, ``openclaw plugins install --lin
 5. a group session and a cron run get no handoff; the cron session is not extracted;
 6. with the sidecar stopped, turns complete and the tools answer "unavailable"; once it is back,
    the sweep extracts the reset it missed;
-7. ``openclaw zettelclaw init`` on a fresh config gives a config the gateway accepts, and
-   ``openclaw plugins inspect zettelclaw --runtime --json`` shows the hooks and the tools.
+7. ``zettelclaw init`` on a fresh config installs the plugin from the wheel and gives a config
+   the gateway accepts (``openclaw zettelclaw init`` after it changes nothing), and
+   ``openclaw plugins inspect zettelclaw --runtime --json`` shows the compiled plugin loaded from
+   OpenClaw's own copy, with its hooks and tools; the sidecar the gateway started is the wheel's.
 
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
@@ -31,7 +35,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -49,7 +52,6 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HANDOFF_HEADING = "## Last Session Handoff"
 MAIN_KEY = "agent:main:main"
 GROUP_KEY = "agent:main:telegram:group:-1001234567890"
-PLUGIN_FILES = ("package.json", "openclaw.plugin.json", "index.ts", "src", "skills")
 
 
 class CheckFailed(Exception):
@@ -71,8 +73,10 @@ class Result:
 
 
 class Sandbox:
-    def __init__(self, root: Path, repo: Path, node_bin: Path, openclaw_package: Path) -> None:
+    def __init__(self, root: Path, repo: Path, node_bin: Path, openclaw_package: Path,
+                 sidecar_venv: Path) -> None:
         self.root = root
+        self.sidecar_venv = sidecar_venv
         self.repo = repo
         self.node_bin = node_bin
         self.openclaw_package = openclaw_package
@@ -88,8 +92,8 @@ class Sandbox:
         self.gateway_port = free_port()
         for d in (root / "home", self.state, self.workspace, self.logs):
             d.mkdir(parents=True, exist_ok=True)
-        venv_bin = Path(sys.executable).parent
-        path = [str(venv_bin), str(node_bin), str(openclaw_package.parent / ".bin"),
+        # `zettelclaw` on PATH is the installed wheel's: the gateway starts that sidecar
+        path = [str(sidecar_venv / "bin"), str(node_bin), str(openclaw_package.parent / ".bin"),
                 "/usr/local/bin", "/usr/bin", "/bin"]
         self.env = {k: v for k, v in os.environ.items()
                     if not k.startswith(("ZETTELCLAW_", "OPENCLAW_", "ANTHROPIC_"))}
@@ -106,7 +110,6 @@ class Sandbox:
             "OPENCLAW_PACKAGE": str(openclaw_package),
             "GATEWAY_PORT": str(self.gateway_port),
             "NO_COLOR": "1",
-            "PYTHONPATH": str(repo),
         })
 
     # -- processes --------------------------------------------------------------------------------
@@ -114,7 +117,8 @@ class Sandbox:
     def start(self, name: str, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         """A background process in its own process group (recorded for run.sh's clean-up)."""
         log = (self.logs / f"{name}.log").open("ab")
-        proc = subprocess.Popen(argv, cwd=kwargs.pop("cwd", self.root), env=self.env,
+        proc = subprocess.Popen(argv, cwd=kwargs.pop("cwd", self.root),
+                                env=kwargs.pop("env", self.env),
                                 stdin=subprocess.DEVNULL, stdout=kwargs.pop("stdout", log),
                                 stderr=log, start_new_session=True, **kwargs)
         self.processes[name] = proc
@@ -161,8 +165,9 @@ class Sandbox:
     def start_fake(self, name: str, module: str, *args: str) -> str:
         """Start a fake server; returns the URL it prints when ready."""
         url_file = self.logs / f"{name}.url"
-        with url_file.open("wb") as out:
-            self.start(name, [sys.executable, "-m", module, *args], stdout=out, cwd=self.repo)
+        with url_file.open("wb") as out:  # the fakes are test code: the repo's venv runs them
+            self.start(name, [sys.executable, "-m", module, *args], stdout=out, cwd=self.repo,
+                       env={**self.env, "PYTHONPATH": str(self.repo)})
         wait_for(lambda: url_file.read_text().strip().startswith("http"), f"{name} to listen",
                  30, self.processes[name])
         return url_file.read_text().strip()
@@ -377,26 +382,21 @@ class E2E:
             "logging": {"file": str(box.logs / "openclaw-file.log")},  # not /tmp/openclaw/
         }
         (box.state / "openclaw.json").write_text(json.dumps(config, indent=2) + "\n")
-        # The plugin as a user gets it: its files only (no node_modules).
-        plugin = box.root / "plugin"
-        plugin.mkdir()
-        for name in PLUGIN_FILES:
-            source = box.repo / "clients/openclaw" / name
-            if source.is_dir():
-                shutil.copytree(source, plugin / name)
-            else:
-                shutil.copy2(source, plugin / name)
-        proc = box.openclaw("plugins", "install", "--link", str(plugin), "--force",
-                            "--accept-capabilities", name="plugins-install")
-        if proc.returncode != 0:
-            raise CheckFailed(f"openclaw plugins install failed: {tail(proc.stderr)}")
 
     def check_init(self) -> None:
         box = self.box
-        with self.check(7, "`openclaw zettelclaw init` gives a config the gateway accepts "
-                           "(first half: init and validate)") as notes:
-            proc = box.openclaw("zettelclaw", "init", name="init")
+        with self.check(7, "`zettelclaw init` installs the wheel's plugin into OpenClaw and "
+                           "gives a config the gateway accepts (first half)") as notes:
+            proc = box.run(["zettelclaw", "init"], name="init")
             expect(proc.returncode == 0, f"init exited {proc.returncode}: {tail(proc.stderr)}")
+            expect("OpenClaw plugin: installed zettelclaw" in proc.stdout,
+                   f"init did not install the plugin: {tail(proc.stdout)}")
+            shown = box.openclaw_json("plugins", "inspect", "zettelclaw", "--json",
+                                      name="plugins-inspect-static")
+            source, root = Path(shown["plugin"]["source"]), Path(shown["plugin"]["rootDir"])
+            expect(root == box.state / "extensions" / "zettelclaw",
+                   f"the plugin is not OpenClaw's own copy: {root}")
+            expect(source == root / "dist" / "index.js", f"not the compiled plugin: {source}")
             config = json.loads((box.state / "openclaw.json").read_text())
             plugins = config["plugins"]
             expect(plugins["slots"]["memory"] == "zettelclaw", "memory slot not set")
@@ -414,11 +414,14 @@ class E2E:
             report = parse_json_output(again.stdout)
             expect(again.returncode == 0 and report["changes"] == [] and report["nothingToDo"],
                    f"a second init changed something: {report.get('changes')}")
+            expect(report["plugin"]["action"] == "present",
+                   f"a second init touched the plugin: {report['plugin']}")
             valid = box.openclaw("config", "validate", name="config-validate")
             expect(valid.returncode == 0, f"openclaw config validate: {tail(valid.stdout)}"
                    f"{tail(valid.stderr)}")
-            notes.append("init set the slot, hook access, memory-core/session-memory/memoryFlush "
-                         "off, markers; a second run changed nothing; config valid")
+            notes.append(f"init installed the plugin ({source}), set the slot, hook access, "
+                         "memory-core/session-memory/memoryFlush off, markers; "
+                         "`openclaw zettelclaw init` then changed nothing; config valid")
         # Runs while the gateway starts: a separate process that loads the plugin by itself.
         self.inspect = box.start("plugins-inspect", ["openclaw", "plugins", "inspect",
                                                      "zettelclaw", "--runtime", "--json"],
@@ -627,6 +630,11 @@ class E2E:
             tools = {n for t in report["tools"] for n in t["names"]}
             expect({"memory_search", "memory_get"} <= tools, f"tools: {sorted(tools)}")
             notes.append(f"hooks {sorted(hooks)}; tools {sorted(tools)}")
+            pid = int(box.sidecar_status()["pid"])
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            expect(any(Path(os.fsdecode(c)).is_relative_to(box.sidecar_venv) for c in command),
+                   f"the sidecar is not the installed wheel's: {command}")
+            notes.append(f"the sidecar runs from {box.sidecar_venv}")
 
     def run(self) -> None:
         try:
@@ -661,10 +669,12 @@ def main() -> int:
     parser.add_argument("--node-bin", type=Path, required=True, help="Node 24's bin directory")
     parser.add_argument("--openclaw-package", type=Path, required=True,
                         help="the installed openclaw package (node_modules/openclaw)")
+    parser.add_argument("--sidecar-venv", type=Path, required=True,
+                        help="a venv with the zettelclaw wheel installed (scripts/package)")
     args = parser.parse_args()
     repo = Path(__file__).resolve().parents[2]
     box = Sandbox(args.dir.resolve(), repo, args.node_bin.resolve(),
-                  args.openclaw_package.resolve())
+                  args.openclaw_package.resolve(), args.sidecar_venv.resolve())
     e2e = E2E(box)
     started = time.monotonic()
 

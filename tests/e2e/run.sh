@@ -3,7 +3,8 @@
 # tests/e2e/openclaw_e2e.py). Installs Node 24 and OpenClaw into the cache on first use
 # (scripts/openclaw-env.sh), runs everything in a temporary directory and removes it after, with
 # every process it started (KEEP=1 keeps the directory for a look). Needs ./.venv (scripts/test
-# makes it). Prints "N passed, M failed" last; exits 1 when a check failed.
+# makes it) for the driver and the fakes; the sidecar and the plugin come from the built wheel.
+# Prints "N passed, M failed" last; exits 1 when a check failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -11,8 +12,8 @@ repo=$(pwd)
 source scripts/openclaw-env.sh
 zc_openclaw_ensure
 
-if [ ! -x .venv/bin/zettelclaw ]; then
-    echo "tests/e2e/run.sh: no .venv with zettelclaw: run scripts/test (or pip install -e .) first" >&2
+if [ ! -x .venv/bin/python ]; then
+    echo "tests/e2e/run.sh: no .venv: run scripts/test first (the driver and the fakes run there)" >&2
     exit 2
 fi
 
@@ -37,9 +38,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The sidecar under test is the released one: the wheel built from the sdist, installed into a
+# new venv outside the clone (scripts/package); the plugin is the copy that wheel carries.
+scripts/package "$dir/dist"
+
 # In the background so that a signal reaches the trap at once; the driver stops its own processes.
 "$repo/.venv/bin/python" tests/e2e/openclaw_e2e.py --dir "$dir" --node-bin "$ZC_NODE_BIN" \
-    --openclaw-package "$ZC_OPENCLAW_PACKAGE" &
+    --openclaw-package "$ZC_OPENCLAW_PACKAGE" --sidecar-venv "$dir/dist/venv" &
 driver=$!
 set +e
 wait "$driver"

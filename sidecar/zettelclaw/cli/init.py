@@ -13,9 +13,12 @@ from zettelclaw.cli.exits import EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, print_js
 from zettelclaw.home import Home, resolve_home
 from zettelclaw.openclaw.config_file import resolve_config_path
 from zettelclaw.openclaw.init import DREAMING_NOTE, InitError, Outcome, Plan, apply, plan
+from zettelclaw.openclaw.plugin_install import PluginInstallError, PluginReport, ensure_plugin
 
 DESCRIPTION = (
-    "Make Zettelclaw OpenClaw's memory: create the data directory; in openclaw.json give "
+    "Make Zettelclaw OpenClaw's memory: install the OpenClaw plugin that ships with this "
+    "package into OpenClaw (`openclaw plugins install`, when `openclaw` is on PATH and that "
+    "version is not installed yet); create the data directory; in openclaw.json give "
     "Zettelclaw the memory slot and conversation access for its hooks, and turn off memory-core "
     "(its tools and dreaming), the session-memory hook and the pre-compaction memory flush; add "
     "the briefing markers to MEMORY.md. Safe to run again: it changes only what is not set yet. "
@@ -32,27 +35,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="write even when the zettelclaw plugin does not appear in the config "
                              "(OpenClaw then rejects the config until the plugin is installed)")
+    parser.add_argument("--no-plugin", action="store_true",
+                        help="do not install the plugin into OpenClaw; only edit the files")
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     config_path = resolve_config_path(args.config, env)
     home = Home(resolve_home(getattr(args, "home", None), env))
+    plugin: PluginReport | None = None
     try:
-        p = plan(config_path, home, getattr(args, "workspace", None), env, force=args.force)
+        if not args.no_plugin:
+            plugin = ensure_plugin(env, dry_run=args.dry_run)
+        # a dry run that would install the plugin plans the config as it will be then
+        would_install = plugin is not None and plugin.action == "dry-run"
+        p = plan(config_path, home, getattr(args, "workspace", None), env,
+                 force=args.force or would_install)
         outcome = None if args.dry_run else apply(p)
-    except InitError as exc:
+    except (InitError, PluginInstallError) as exc:
+        if plugin is not None and plugin.action == "skipped":
+            print(f"zettelclaw init: the plugin was not installed: {plugin.reason}",
+                  file=sys.stderr)
         if args.json:
-            print_json({"config": str(config_path), "error": str(exc)})
+            print_json({"config": str(config_path), "error": str(exc),
+                        "plugin": plugin.to_json() if plugin else None})
         print(f"zettelclaw init: {exc}", file=sys.stderr)
-        return EXIT_USAGE if exc.usage else EXIT_UNAVAILABLE
+        usage = isinstance(exc, InitError) and exc.usage
+        return EXIT_USAGE if usage else EXIT_UNAVAILABLE
     if args.json:
-        print_json(_report(p, outcome))
+        print_json({**_report(p, outcome), "plugin": plugin.to_json() if plugin else None})
     else:
-        print(_text(p, outcome))
+        print("\n".join([*_plugin_text(plugin), _text(p, outcome)]))
+    if plugin is not None and plugin.action == "skipped":
+        print(f"zettelclaw init: warning: the plugin was not installed: {plugin.reason}",
+              file=sys.stderr)
     for warning in p.warnings:
         print(f"zettelclaw init: warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def _plugin_text(plugin: PluginReport | None) -> list[str]:
+    if plugin is None:
+        return ["OpenClaw plugin: not installed (--no-plugin)"]
+    line = {
+        "installed": f"OpenClaw plugin: installed zettelclaw {plugin.version} into "
+                     f"{plugin.installed_at}",
+        "updated": f"OpenClaw plugin: updated to zettelclaw {plugin.version} in "
+                   f"{plugin.installed_at} (was {plugin.reason})",
+        "present": f"OpenClaw plugin: zettelclaw {plugin.version} already installed in "
+                   f"{plugin.installed_at}",
+        "dry-run": f"OpenClaw plugin: would install zettelclaw {plugin.version} from "
+                   f"{plugin.source}",
+        "skipped": "OpenClaw plugin: not installed (see the warning below)",
+    }[plugin.action]
+    return [line]
 
 
 def _report(p: Plan, outcome: Outcome | None) -> dict[str, Any]:

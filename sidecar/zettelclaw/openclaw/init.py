@@ -247,10 +247,9 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
         raise InitError(
             f"{config_path}: OpenClaw does not know the zettelclaw plugin yet (no "
             "plugins.entries.zettelclaw, no plugins.load.paths entry holding it), and it refuses "
-            "a memory slot naming an unknown plugin. Install the plugin first:\n"
-            "  openclaw plugins install --link /path/to/zettelclaw/clients/openclaw "
-            "--accept-capabilities\n"
-            "then run `openclaw zettelclaw init` (or this command again; --force writes anyway)")
+            "a memory slot naming an unknown plugin. `zettelclaw init` installs the plugin "
+            "when `openclaw` is on PATH (put it there and run this command again); "
+            "--force writes the config anyway")
     new = _copy(config.data)
     changes: list[Change] = []
     unchanged: list[str] = []

@@ -316,7 +316,8 @@ def test_after_a_rename_the_index_reads_on_like_a_fresh_one(
         write_log: Write) -> None:
     rename(memory, "old-name", "new-name")
     assert not memory.needs_sync()
-    later = write_log(entry(subject="new-name"))
+    # newer than every renamable entry: a filter-only search lists newest first
+    later = write_log(entry(subject="new-name", timestamp="2026-02-24T10:00:00Z"))
     report = memory.sync()
     assert not report.rebuilt
     assert report.entries == 1
@@ -362,7 +363,7 @@ def test_rename_onto_an_existing_subject_merges(memory: Memory, home: Home,
                                                 write_log: Write) -> None:
     memory.subjects_add(SubjectsAddParams.model_validate(
         {"slug": "target", "display": "The Target", "type": "person"}))
-    already = write_log(entry(subject="target"))
+    already = write_log(entry(subject="target", timestamp="2026-02-24T10:00:00Z"))
     memory.sync()
     result = rename(memory, "old-name", "target")
     assert result["merged"]

@@ -130,7 +130,8 @@ def test_a_run_prints_the_block_and_writes_memory_md(pair: tuple[Site, Site]) ->
             *EXPECTED, "",
             f"{site.workspace / 'MEMORY.md'}: written; the block is 15 lines, MEMORY.md 20 "
             "lines",
-            "model      not used: no Anthropic API key (the block is made from the log alone)",
+            "model      not used: no Anthropic API key and no connected host offers llm.complete "
+            "(route auto) (the block is made from the log alone)",
         ]) + "\n"
         assert (site.workspace / "MEMORY.md").read_text() == expected_file
         again = site.run("briefing")

@@ -45,8 +45,9 @@ def test_staging_copies_the_plugin_files_only(tmp_path: Path) -> None:
     plugin = plugin_install.shipped_plugin()
     staged = plugin_install._stage(plugin, tmp_path / "zettelclaw")
     names = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
-    assert names == ["dist/index.js", "dist/src/rpc.js", "index.ts", "openclaw.plugin.json",
-                     "package.json", "skills/zettelclaw/SKILL.md", "src/rpc.ts"]
+    assert names == ["dist/index.js", "dist/src/host_model.js", "dist/src/rpc.js", "index.ts",
+                     "openclaw.plugin.json", "package.json", "skills/zettelclaw/SKILL.md",
+                     "src/host_model.ts", "src/rpc.ts"]
     assert not any(p.is_symlink() for p in staged.rglob("*"))
 
 

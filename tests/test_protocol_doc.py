@@ -1,10 +1,14 @@
-"""protocol.md's socat examples work when pasted: each is run with bash against a live server."""
+"""protocol.md's examples work when pasted: the socat lines are run with bash, and the Python
+host with python, each against a live server."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +82,48 @@ def test_every_method_has_a_section() -> None:
     headings = [line for line in text.splitlines() if line.startswith("### ")]
     for name in set(re.findall(r'"method":"([a-zA-Z.]+)"', text)):
         assert any(f"`{name}`" in h for h in headings), f"{name} has an example but no section"
+
+
+PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+MY_MODEL = '''
+def my_model(prompt, max_tokens):  # the example's stand-in for a model: one fact, a handoff
+    assert "You are the memory extraction agent" in prompt and max_tokens > 0
+    return ('{"type": "fact", "content": "The docs host example answered"}\\n'
+            '{"type": "handoff", "content": "Tried the host example"}')
+'''
+
+
+async def poll(check: Callable[[], Awaitable[bool]]) -> None:
+    with trio.fail_after(20):
+        while True:
+            if await check():
+                return
+            await trio.sleep(0.02)
+
+
+async def test_the_python_host_example_extracts_with_its_model(server: Ready, home: Any) -> None:
+    [example] = PYTHON_BLOCK.findall(DOC.read_text())
+    script = MY_MODEL + example
+    env = {**os.environ, "SOCK": str(server.socket)}
+    async with trio.open_nursery() as nursery:
+        host = await nursery.start(partial(trio.run_process, [sys.executable, "-c", script],
+                                           env=env, check=False))
+        async with await AsyncClient.connect(server.socket) as client:
+            async def offered() -> bool:  # the example's process says nothing when it is ready
+                status = await client.call("status")
+                return bool(status["extraction"]["route"]["active"] == "host")
+
+            async def done() -> bool:
+                return not (await client.call("jobs.list"))["jobs"]
+
+            await poll(offered)
+            await client.call("hook.sessionEnd", {
+                "sessionId": "docs-host-1", "sessionKey": "agent:main:main",
+                "messages": [{"role": "user", "content": "try the host example"}]})
+            await poll(done)
+        host.terminate()
+        nursery.cancel_scope.cancel()
+    lines = [orjson.loads(line) for line in home.log.read_bytes().splitlines()]
+    assert [(e["type"], e["content"], e["session"]) for e in lines] == [
+        ("fact", "The docs host example answered", "docs-host-1"),
+        ("handoff", "Tried the host example", "docs-host-1")]

@@ -21,6 +21,7 @@ import type {
   OpenClawPluginServiceContext,
   OpenClawPluginToolContext,
 } from "openclaw/plugin-sdk/plugin-entry";
+import { hostModel, type LlmComplete } from "./src/host_model.ts";
 import { RpcError, SidecarUnavailableError, sharedClient, type RpcClient } from "./src/rpc.ts";
 
 export const PLUGIN_ID = "zettelclaw";
@@ -548,12 +549,38 @@ export function createPlugin(deps: PluginDeps = {}) {
       if (api.registrationMode !== "full") return;
       let child: ChildProcess | null = null;
       let stopReconnect: (() => void) | null = null;
+      let stopHostModel: (() => void) | null = null;
+
+      // The host's model for the sidecar (protocol.md, "The host's model"): on every connection,
+      // offer llm.complete, answered by OpenClaw's runtime with the agent's model, so that
+      // extraction needs no Anthropic key. Only this instance offers: one offer per gateway.
+      function offerHostModel(rpc: RpcClient): () => void {
+        const runtimeLlm = (api.runtime as { llm?: { complete?: LlmComplete } } | undefined)?.llm;
+        if (typeof runtimeLlm?.complete !== "function") {
+          log.info("zettelclaw: this OpenClaw has no runtime.llm.complete; extraction needs an Anthropic key");
+          return () => {};
+        }
+        const complete: LlmComplete = (params) => runtimeLlm.complete!(params);
+        const unhandle = rpc.handle("llm.complete", hostModel(complete));
+        const version = (api.runtime as { version?: unknown } | undefined)?.version;
+        const unlisten = rpc.onConnect(() => {
+          rpc
+            .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
+            .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
+            .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
+        });
+        return () => {
+          unlisten();
+          unhandle();
+        };
+      }
 
       api.registerService({
         id: "zettelclaw-sidecar",
         start: async (ctx: OpenClawPluginServiceContext) => {
           const rpc = client();
           stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+          stopHostModel = offerHostModel(rpc);
           void removeDreamingJob(ctx, log);
           try {
             await rpc.call("status", undefined, timeoutMs);
@@ -572,6 +599,8 @@ export function createPlugin(deps: PluginDeps = {}) {
         stop: async () => {
           stopReconnect?.();
           stopReconnect = null;
+          stopHostModel?.();
+          stopHostModel = null;
           const running = child;
           child = null;
           if (running) await stopProcess(running, log);

@@ -33,7 +33,12 @@ class _Section(BaseModel):
 
 
 class ExtractionConfig(_Section):
-    model: str = Field(DEFAULT_MODEL, min_length=1)
+    # Which model runs extraction and the briefing's model step (llm/route.py): "auto" is the
+    # Anthropic API when a key is set, else a connected host that offers llm.complete.
+    route: Literal["auto", "host", "anthropic"] = "auto"
+    model: str = Field(DEFAULT_MODEL, min_length=1)  # the Anthropic route's
+    # The host route's model ref, e.g. "anthropic/claude-sonnet-4-6"; None: the agent's own.
+    host_model: str | None = Field(None, min_length=1, alias="hostModel")
     api_key: str | None = Field(None, alias="apiKey", repr=False)
     base_url: str | None = Field(None, alias="baseUrl")
     concurrency: int = Field(2, ge=1, le=16)

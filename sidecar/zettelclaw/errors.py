@@ -120,6 +120,21 @@ class RestrictedError(ZettelclawError):
     default_message = "Memory is not available in this chat: it is the owner's private memory"
 
 
+class HostModelUnavailableError(ZettelclawError):
+    """Answered by a client to the sidecar's ``llm.complete``: its model cannot be asked now."""
+
+    code = -32013
+    default_message = "The host's model cannot be asked now (none configured, not authorized, " \
+        "unreachable)"
+
+
+class HostModelFailedError(ZettelclawError):
+    """Answered by a client to the sidecar's ``llm.complete``: its model was asked and failed."""
+
+    code = -32014
+    default_message = "The host's model was asked and the call failed"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -138,6 +153,8 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     DataDirError,
     MarkersError,
     RestrictedError,
+    HostModelUnavailableError,
+    HostModelFailedError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

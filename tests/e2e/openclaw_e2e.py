@@ -23,7 +23,12 @@ a gateway that starts the sidecar by itself. Checks:
 7. ``zettelclaw init`` on a fresh config installs the plugin from the wheel and gives a config
    the gateway accepts (``openclaw zettelclaw init`` after it changes nothing), and
    ``openclaw plugins inspect zettelclaw --runtime --json`` shows the compiled plugin loaded from
-   OpenClaw's own copy, with its hooks and tools; the sidecar the gateway started is the wheel's.
+   OpenClaw's own copy, with its hooks and tools; the sidecar the gateway started is the wheel's;
+8. the host's model route: the gateway restarted with no Anthropic key or base URL anywhere
+   (its environment, so the sidecar's, and the sidecar's config), its only model the fake
+   OpenAI-compatible one: a turn stating a fact, a reset, and the fact and one handoff are in
+   the log, made by that model through the plugin's llm.complete (its request log holds the
+   extraction prompt; the fake Anthropic API gets nothing); ``status`` names the route.
 
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
@@ -361,7 +366,7 @@ class E2E:
     def setup(self) -> None:
         box = self.box
         model_url = box.start_fake("fake-model", "tests.fakes.openai_api", "--log",
-                                   str(box.model_log))
+                                   str(box.model_log), "--reply-file", str(box.reply_file))
         box.set_extraction_reply({"type": "handoff", "content": "nothing yet"})
         anthropic_url = box.start_fake("fake-anthropic", "tests.fakes.anthropic_api",
                                        "--reply-file", str(box.reply_file), "--log",
@@ -430,10 +435,11 @@ class E2E:
     def start_gateway(self) -> None:
         box = self.box
         started = time.monotonic()
+        before = box.gateway_log().count("[gateway] ready")  # the log outlives a restart
         gateway = box.start("gateway", ["openclaw", "gateway", "run", "--port",
                                         str(box.gateway_port), "--auth", "token"])
-        wait_for(lambda: "[gateway] ready" in box.gateway_log(), "the gateway to be ready", 240,
-                 gateway)
+        wait_for(lambda: box.gateway_log().count("[gateway] ready") > before,
+                 "the gateway to be ready", 240, gateway)
         ready = time.monotonic() - started
         wait_for(box.sidecar_answers, "the sidecar the plugin starts to answer", 60, gateway)
         print(f"     gateway ready in {ready:.1f} s; sidecar (started by the plugin) answers "
@@ -636,6 +642,60 @@ class E2E:
                    f"the sidecar is not the installed wheel's: {command}")
             notes.append(f"the sidecar runs from {box.sidecar_venv}")
 
+    def check_8(self) -> None:
+        box = self.box
+        with self.check(8, "no Anthropic key anywhere: a reset is extracted by the host's own "
+                           "model (the agent's, through the plugin's llm.complete)") as notes:
+            box.stop("gateway", grace=30)
+            box.stop("sidecar", grace=30)  # check 6's, started by hand
+            wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop", 30)
+            for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+                box.env.pop(name, None)
+            config = box.data / "config.json"
+            expect(not config.exists() or "apiKey" not in config.read_text(),
+                   "the sidecar's config holds a key")
+            anthropic_before = len(box.extraction_requests())
+            self.start_gateway()
+            wait_for(lambda: box.sidecar_status()["extraction"]["route"]["active"] == "host",
+                     "the plugin to offer the agent's model", 60)
+            status = box.sidecar_status()
+            pid = int(status["pid"])
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            expect(not [v for v in environ if v.startswith(b"ANTHROPIC_")],
+                   "the sidecar has an ANTHROPIC_ variable")
+            extraction = status["extraction"]
+            expect(extraction["apiKey"] is False and extraction["baseUrl"] is None,
+                   f"the sidecar has a key or base URL: {extraction}")
+            hosts = extraction["route"]["hosts"]
+            expect(hosts and hosts[-1]["client"]["name"] == "openclaw", f"hosts: {hosts}")
+            box.set_extraction_reply(
+                {"type": "fact", "content": "The beta opens on March 3 under the name KESTREL",
+                 "subject": "launch"},
+                {"type": "handoff", "content": "KESTREL beta date set; invitations next"})
+            result = self.turn("ZC-HOST-ONE Remember: the beta opens on March 3, named KESTREL.")
+            session = result["result"]["meta"]["agentMeta"]["sessionId"]
+            self.reset()
+            entries = self.wait_entries(
+                "the host model's entries",
+                lambda es: any(e["session"] == session and "KESTREL" in e["content"]
+                               and e["type"] == "handoff" for e in es), timeout=90)
+            mine = [e for e in entries if e["session"] == session]
+            facts = [e for e in mine if e["type"] == "fact" and "KESTREL" in e["content"]]
+            handoffs = [e for e in mine if e["type"] == "handoff" and "KESTREL" in e["content"]]
+            expect(len(facts) == 1, f"expected the fact once, found {len(facts)}")
+            expect(len(handoffs) == 1, f"expected one handoff, found {len(handoffs)}")
+            through = [r for r in box.model_requests() if r["_meta"]["reply"].get("extraction")
+                       and any("ZC-HOST-ONE" in text_of(m.get("content"))
+                               for m in r.get("messages", []))]
+            expect(len(through) == 1, f"the extraction prompt went {len(through)} times "
+                   "through the agent's model")
+            expect(len(box.extraction_requests()) == anthropic_before,
+                   "the fake Anthropic API was called")
+            notes.append(f"session {session}: fact {facts[0]['id']}, handoff "
+                         f"{handoffs[0]['id']}; the extraction prompt went through the fake "
+                         f"OpenAI model ({through[0].get('model')}); route: "
+                         f"{extraction['route']['reason']}")
+
     def run(self) -> None:
         try:
             self.setup()
@@ -647,7 +707,7 @@ class E2E:
             self.results.append(Result(0, "setup", False, 0.0))
             return
         for step in (self.check_1, self.check_2, self.check_3, self.check_4, self.check_5,
-                     self.check_6, self.check_inspect):
+                     self.check_6, self.check_inspect, self.check_8):
             step()
         started = time.monotonic()
         self.box.stop("gateway", grace=30)

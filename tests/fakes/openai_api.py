@@ -6,6 +6,9 @@ OpenClaw (``api: "openai-completions"``) streams every request: the fake answers
 
 How the reply is chosen, first rule that matches:
 
+0. an extraction prompt (a user message that starts as ``prompts/extraction.md`` does, sent by
+   the sidecar through OpenClaw's ``llm.complete``: the host's model route): the text of
+   ``--reply-file`` (the entries the test wants extracted), or a bare handoff without one;
 1. after a tool result (the last message is ``role: "tool"``, ignoring OpenClaw's trailing
    internal-context user message): the text ``FAKE_TOOL_RESULT_SEEN <the tool's text>``;
 2. the user's text of this turn holds ``CALL_TOOL:<name> <json arguments>`` and a tool of that
@@ -55,8 +58,17 @@ def offered_tools(body: dict[str, Any]) -> set[str]:
     return names
 
 
-def choose_reply(body: dict[str, Any], n: int) -> dict[str, Any]:
+EXTRACTION_PROMPT = "You are the memory extraction agent"
+
+
+def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None
+                 ) -> dict[str, Any]:
     messages = body.get("messages") or []
+    if any(m.get("role") == "user" and text_of(m.get("content")).lstrip()
+           .startswith(EXTRACTION_PROMPT) for m in messages):
+        if reply_file is not None and reply_file.exists():
+            return {"text": reply_file.read_text(), "extraction": True}
+        return {"text": '{"type": "handoff", "content": "nothing to keep"}', "extraction": True}
     for message in reversed(messages):
         if message.get("role") == "tool":
             return {"text": "FAKE_TOOL_RESULT_SEEN " + text_of(message.get("content"))}
@@ -81,8 +93,9 @@ def choose_reply(body: dict[str, Any], n: int) -> dict[str, Any]:
 
 
 class FakeModel:
-    def __init__(self, log: Path | None) -> None:
+    def __init__(self, log: Path | None, reply_file: Path | None = None) -> None:
         self.log = log
+        self.reply_file = reply_file
         self.count = 0
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -96,7 +109,7 @@ class FakeModel:
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             self.count += 1
-            reply = choose_reply(body, self.count)
+            reply = choose_reply(body, self.count, self.reply_file)
             if self.log is not None:
                 record = {**body, "_meta": {"t": time.time(), "reply": reply}}
                 with self.log.open("a", encoding="utf-8") as f:
@@ -201,8 +214,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
+    parser.add_argument("--reply-file", type=Path,
+                        help="what an extraction prompt is answered with (rule 0)")
     args = parser.parse_args()
-    fake = FakeModel(args.log)
+    fake = FakeModel(args.log, args.reply_file)
     print(fake.url, flush=True)
     try:
         fake.server.serve_forever()

@@ -14,6 +14,7 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { hostModel } from "./src/host_model.js";
 import { RpcError, SidecarUnavailableError, sharedClient } from "./src/rpc.js";
 export const PLUGIN_ID = "zettelclaw";
 const SLOW_CALL_MS = 15_000; // tools, the sweep, the CLI: not on a hook's clock
@@ -443,11 +444,36 @@ export function createPlugin(deps = {}) {
                 return;
             let child = null;
             let stopReconnect = null;
+            let stopHostModel = null;
+            // The host's model for the sidecar (protocol.md, "The host's model"): on every connection,
+            // offer llm.complete, answered by OpenClaw's runtime with the agent's model, so that
+            // extraction needs no Anthropic key. Only this instance offers: one offer per gateway.
+            function offerHostModel(rpc) {
+                const runtimeLlm = api.runtime?.llm;
+                if (typeof runtimeLlm?.complete !== "function") {
+                    log.info("zettelclaw: this OpenClaw has no runtime.llm.complete; extraction needs an Anthropic key");
+                    return () => { };
+                }
+                const complete = (params) => runtimeLlm.complete(params);
+                const unhandle = rpc.handle("llm.complete", hostModel(complete));
+                const version = api.runtime?.version;
+                const unlisten = rpc.onConnect(() => {
+                    rpc
+                        .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
+                        .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
+                        .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
+                });
+                return () => {
+                    unlisten();
+                    unhandle();
+                };
+            }
             api.registerService({
                 id: "zettelclaw-sidecar",
                 start: async (ctx) => {
                     const rpc = client();
                     stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+                    stopHostModel = offerHostModel(rpc);
                     void removeDreamingJob(ctx, log);
                     try {
                         await rpc.call("status", undefined, timeoutMs);
@@ -468,6 +494,8 @@ export function createPlugin(deps = {}) {
                 stop: async () => {
                     stopReconnect?.();
                     stopReconnect = null;
+                    stopHostModel?.();
+                    stopHostModel = null;
                     const running = child;
                     child = null;
                     if (running)

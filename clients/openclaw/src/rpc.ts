@@ -3,6 +3,10 @@
 // call; after a failure, new connection attempts wait out an exponential backoff, so a sidecar
 // that is down costs a hook nothing but an immediate "unavailable".
 //
+// JSON-RPC is symmetric: the sidecar may send requests on the same connection (protocol.md,
+// "The host's model"); `handle` registers what answers them, and `onConnect` re-announces them
+// (host.offer) on every new connection.
+//
 // OpenClaw evaluates a plugin's module several times in one process (one instance per
 // registration mode) and shares no module state between them: `sharedClient` keeps one client
 // per socket path on `globalThis`, so every instance uses the same connection.
@@ -47,6 +51,9 @@ type Pending = {
 
 type ConnectListener = () => void;
 
+/** Answers one request the sidecar sends; throw an RpcError to answer with its code. */
+export type RequestHandler = (params: unknown) => Promise<unknown>;
+
 export class RpcClient {
   readonly socketPath: string;
   private readonly timeoutMs: number;
@@ -64,6 +71,8 @@ export class RpcClient {
   private retryAt = 0;
   private lastError = "";
   private readonly listeners = new Set<ConnectListener>();
+  private readonly connectListeners = new Set<ConnectListener>();
+  private readonly handlers = new Map<string, RequestHandler>();
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
 
@@ -116,8 +125,35 @@ export class RpcClient {
     if (!this.socket) this.scheduleRetry();
     return () => {
       this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.clearRetry();
+      if (!this.keepAlive) this.clearRetry();
     };
+  }
+
+  /**
+   * Run `listener` after every successful connection, the first included (now, when connected
+   * already). While one is registered, the client stays connected: it connects in the
+   * background and reconnects after a loss, with the usual backoff. Returns a remover.
+   */
+  onConnect(listener: ConnectListener): () => void {
+    this.connectListeners.add(listener);
+    if (this.socket) listener();
+    else this.scheduleRetry();
+    return () => {
+      this.connectListeners.delete(listener);
+      if (!this.keepAlive) this.clearRetry();
+    };
+  }
+
+  /** Answer the sidecar's requests for `method` with `handler`. Returns a remover. */
+  handle(method: string, handler: RequestHandler): () => void {
+    this.handlers.set(method, handler);
+    return () => {
+      if (this.handlers.get(method) === handler) this.handlers.delete(method);
+    };
+  }
+
+  private get keepAlive(): boolean {
+    return this.listeners.size + this.connectListeners.size > 0;
   }
 
   /** Close the connection and fail what is in flight; the client may be used again later. */
@@ -173,6 +209,7 @@ export class RpcClient {
         socket.on("close", () => this.fail("the sidecar closed the connection"));
         resolve(socket);
         if (recovered) for (const listener of [...this.listeners]) listener();
+        for (const listener of [...this.connectListeners]) listener();
       };
       socket.once("connect", () => finish());
       socket.once("error", (err: NodeJS.ErrnoException) => finish(new Error(err.code ?? err.message)));
@@ -191,11 +228,21 @@ export class RpcClient {
   }
 
   private dispatch(line: string): void {
-    let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    let message: {
+      id?: unknown;
+      method?: unknown;
+      params?: unknown;
+      result?: unknown;
+      error?: { code?: unknown; message?: unknown; data?: unknown };
+    };
     try {
       message = JSON.parse(line);
     } catch {
       return; // not ours to answer; the calls it may belong to time out
+    }
+    if (typeof message.method === "string") {
+      this.serve(message.id, message.method, message.params);
+      return;
     }
     if (typeof message.id !== "number") return;
     const pending = this.pending.get(message.id);
@@ -208,6 +255,30 @@ export class RpcClient {
     } else {
       pending.resolve(message.result);
     }
+  }
+
+  /** A request from the sidecar: run its handler, answer on the connection it came on. */
+  private serve(id: unknown, method: string, params: unknown): void {
+    const socket = this.socket;
+    const answer = (body: Record<string, unknown>) => {
+      if (id === undefined || socket === null || this.socket !== socket) return; // gone: nobody waits
+      socket.write(JSON.stringify({ jsonrpc: "2.0", id, ...body }) + "\n");
+    };
+    const handler = this.handlers.get(method);
+    if (!handler) {
+      answer({ error: { code: -32601, message: `Method not found: ${method}` } });
+      return;
+    }
+    handler(params).then(
+      (result) => answer({ result: result ?? null }),
+      (error: unknown) => {
+        if (error instanceof RpcError) {
+          answer({ error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+        } else {
+          answer({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+        }
+      },
+    );
   }
 
   private fail(reason: string): void {
@@ -227,7 +298,7 @@ export class RpcClient {
       pending.reject(error);
       this.pending.delete(id);
     }
-    if (!this.closed && this.listeners.size > 0) this.scheduleRetry();
+    if (!this.closed && this.keepAlive) this.scheduleRetry();
   }
 
   private noteFailure(reason: string): void {
@@ -235,7 +306,7 @@ export class RpcClient {
     this.failures += 1;
     const backoff = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** (this.failures - 1));
     this.retryAt = this.now() + backoff;
-    if (this.listeners.size > 0) this.scheduleRetry();
+    if (this.keepAlive) this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
@@ -243,7 +314,7 @@ export class RpcClient {
     const wait = Math.max(0, this.retryAt - this.now());
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (this.socket || this.listeners.size === 0) return;
+      if (this.socket || !this.keepAlive) return;
       this.connect(this.connectTimeoutMs).catch(() => this.scheduleRetry());
     }, wait);
     this.retryTimer.unref?.();

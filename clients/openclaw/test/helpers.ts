@@ -19,8 +19,12 @@ export class Fail {
   }
 }
 
+export type Reply = { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
 export class FakeSidecar {
   readonly requests: Request[] = [];
+  /** The client's replies to the requests this fake sent it (`ask`). */
+  readonly replies: Reply[] = [];
   readonly socketPath: string;
   private readonly dir: string;
   private server: Server | null = null;
@@ -50,7 +54,12 @@ export class FakeSidecar {
         while ((newline = buffer.indexOf("\n")) >= 0) {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + 1);
-          const request = JSON.parse(line) as Request;
+          const message = JSON.parse(line) as Request & Reply;
+          if (typeof message.method !== "string") {
+            this.replies.push(message);
+            continue;
+          }
+          const request = message as Request;
           this.requests.push(request);
           const answer = await this.handler(request);
           if (answer === NO_ANSWER || socket.destroyed) continue;
@@ -62,6 +71,11 @@ export class FakeSidecar {
     const server = this.server;
     await new Promise<void>((resolve) => server.listen(this.socketPath, resolve));
     return this;
+  }
+
+  /** Send a request to every connected client, as the sidecar does with llm.complete. */
+  ask(id: string, method: string, params: Record<string, unknown>): void {
+    for (const socket of this.sockets) socket.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
   }
 
   async stop(): Promise<void> {
@@ -102,6 +116,8 @@ export class FakeApi {
   readonly registrationMode: string;
   readonly pluginConfig: Record<string, unknown>;
   readonly config: Record<string, unknown>;
+  /** OpenClaw's runtime helpers, where a test gives some (runtime.llm.complete). */
+  runtime: Record<string, unknown> | undefined = undefined;
 
   constructor(mode: string, pluginConfig: Record<string, unknown>, config: Record<string, unknown> = {}) {
     this.registrationMode = mode;

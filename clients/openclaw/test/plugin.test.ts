@@ -10,7 +10,7 @@ import {
   resolveSocketPath,
   type SessionStore,
 } from "../index.ts";
-import { Fail, FakeApi, FakeCommand, FakeSidecar, NO_ANSWER, payloads, type Handler } from "./helpers.ts";
+import { Fail, FakeApi, FakeCommand, FakeSidecar, NO_ANSWER, payloads, until, type Handler } from "./helpers.ts";
 
 const ctxOf = (name: string) => structuredClone(payloads[name].ctx);
 const HANDOFF = "## Last Session Handoff\nSession: abc (2026-11-21T05:00:00Z)\nShipped it";
@@ -318,6 +318,48 @@ test("the service does not start a sidecar when one answers, nor when autostart 
     assert.equal(spawned, 0);
     if (!answering) assert.ok(api.logs.some((l) => /no sidecar answers/.test(l)));
   }
+});
+
+test("the service offers the agent's model (llm.complete) on every connection and answers with runtime.llm", async (t) => {
+  const sidecar = await new FakeSidecar((r) => (r.method === "host.offer" ? { accepted: ["llm.complete"] } : { version: "0.1.0" })).start();
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const asked: unknown[] = [];
+  api.runtime = {
+    version: "2026.9.6",
+    llm: {
+      complete: async (params: unknown) => {
+        asked.push(params);
+        return { text: "FROM THE AGENT'S MODEL", provider: "fake", model: "fake-model", usage: { inputTokens: 5 } };
+      },
+    },
+  };
+  createPlugin({ spawnProcess: (() => assert.fail("a sidecar answers")) as never, sessionStore: async () => fakeStore() }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/s", logger: api.logger });
+  await until(() => sidecar.calls("host.offer").length === 1, "the offer");
+  assert.deepEqual(sidecar.calls("host.offer")[0]!.params, { capabilities: ["llm.complete"], client: { name: "openclaw", version: "2026.9.6" } });
+  sidecar.ask("zc-1", "llm.complete", { messages: [{ role: "user", content: "extract" }], maxTokens: 100, purpose: "extraction", timeoutMs: 5000 });
+  await until(() => sidecar.replies.length === 1, "the answer");
+  assert.deepEqual(sidecar.replies[0], { jsonrpc: "2.0", id: "zc-1", result: { text: "FROM THE AGENT'S MODEL", model: "fake/fake-model", usage: { inputTokens: 5 } } });
+  assert.equal((asked[0] as { purpose: string }).purpose, "zettelclaw extraction");
+  await sidecar.stop(); // the sidecar restarts: the plugin reconnects and offers again
+  await sidecar.start();
+  await until(() => sidecar.calls("host.offer").length === 2, "the offer after reconnecting");
+  await api.services[0]!.stop!({});
+  sidecar.ask("zc-2", "llm.complete", { messages: [{ role: "user", content: "x" }] });
+  await until(() => sidecar.replies.length === 2, "the answer after stop");
+  assert.equal(sidecar.replies[1]!.error!.code, -32601, "stopped: no longer answered");
+});
+
+test("an OpenClaw without runtime.llm.complete offers nothing", async (t) => {
+  const sidecar = await new FakeSidecar(() => ({ version: "0.1.0" })).start();
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  createPlugin({ spawnProcess: (() => assert.fail("a sidecar answers")) as never, sessionStore: async () => fakeStore() }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/s", logger: api.logger });
+  await api.services[0]!.stop!({});
+  assert.equal(sidecar.calls("host.offer").length, 0);
+  assert.ok(api.logs.some((l) => /no runtime.llm.complete/.test(l)));
 });
 
 test("memory-core's dreaming cron job is removed once memory-core is off and Zettelclaw holds the slot", async () => {

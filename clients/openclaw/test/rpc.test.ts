@@ -77,3 +77,52 @@ test("module instances share one client per socket path", () => {
   assert.equal(sharedClient(path), sharedClient(path));
   assert.notEqual(sharedClient(path), sharedClient(path + ".other"));
 });
+
+test("the sidecar's requests are answered by their handler on the same connection", async (t) => {
+  const sidecar = await new FakeSidecar(() => "ok").start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath);
+  t.after(() => client.close());
+  client.handle("llm.complete", async (params) => ({ text: `echo ${(params as { n: number }).n}` }));
+  client.handle("refuses", async () => {
+    throw new RpcError(-32013, "no model", { code: "LLM_COMPLETION_NOT_AUTHORIZED" });
+  });
+  client.handle("breaks", async () => {
+    throw new Error("a bug");
+  });
+  assert.equal(await client.call("status"), "ok");
+  sidecar.ask("zc-1", "llm.complete", { n: 7 });
+  sidecar.ask("zc-2", "refuses", {});
+  sidecar.ask("zc-3", "breaks", {});
+  sidecar.ask("zc-4", "nobody.handles", {});
+  await until(() => sidecar.replies.length === 4, "four replies");
+  const byId = Object.fromEntries(sidecar.replies.map((r) => [String(r.id), r]));
+  assert.deepEqual(byId["zc-1"]!.result, { text: "echo 7" });
+  assert.deepEqual(byId["zc-2"]!.error, { code: -32013, message: "no model", data: { code: "LLM_COMPLETION_NOT_AUTHORIZED" } });
+  assert.deepEqual(byId["zc-3"]!.error, { code: -32603, message: "a bug" });
+  assert.equal(byId["zc-4"]!.error!.code, -32601);
+  assert.equal(sidecar.calls("status").length, 1, "replies are not taken for requests");
+});
+
+test("onConnect runs on every connection, the first included, and keeps the client connected", async (t) => {
+  const sidecar = await new FakeSidecar(() => "ok").start();
+  t.after(() => sidecar.dispose());
+  const client = new RpcClient(sidecar.socketPath, { minBackoffMs: 20, maxBackoffMs: 50 });
+  t.after(() => client.close());
+  let connects = 0;
+  const remove = client.onConnect(() => (connects += 1));
+  t.after(remove);
+  await until(() => connects === 1, "the first connection, made in the background");
+  assert.ok(client.connected);
+  await sidecar.stop();
+  await until(() => !client.connected, "the loss to be seen");
+  await sidecar.start();
+  await until(() => connects === 2, "the reconnection");
+  remove();
+  await sidecar.stop();
+  await new Promise((r) => setTimeout(r, 120));
+  await sidecar.start();
+  await new Promise((r) => setTimeout(r, 120));
+  assert.equal(connects, 2, "removed: no more listener calls");
+  assert.equal(client.connected, false, "and no background reconnection");
+});

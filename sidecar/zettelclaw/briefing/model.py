@@ -1,18 +1,19 @@
 """The briefing's model step: a summary line per active subject, and contradiction flags.
 
-Two calls through the extraction's Anthropic client (``prompts/briefing.md``, then
-``prompts/contradiction.md``), with ``briefing.model`` or else the extraction model. Replies are
+Two calls on extraction's model route (``llm/route.py``: ``prompts/briefing.md``, then
+``prompts/contradiction.md``); on the Anthropic route with ``briefing.model`` or else the
+extraction model, on the host route with the host's (``extraction.hostModel``). Replies are
 read defensively: one JSON object per line (a JSON array, code fences and bullets are tolerated);
 a summary must name a subject that was asked about; a flag must name an older and a recent
 current entry of the same subject, as listed in the prompt; at most 3 flags are kept. Anything
-else is dropped. Without an API key nothing is called; a failed call leaves its part to the
-deterministic block.
+else is dropped. With no route (no key, no host) nothing is called; a failed call leaves its
+part to the deterministic block.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
@@ -28,17 +29,18 @@ from zettelclaw.briefing.sections import (
     Item,
     Sections,
 )
-from zettelclaw.config import Config, ExtractionConfig
-from zettelclaw.llm.anthropic_client import ModelFailed, ModelWaiting, complete
+from zettelclaw.config import Config
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+from zettelclaw.llm.route import NO_ROUTE_AUTO, Router
 
 logger = logging.getLogger(__name__)
+
+LOG_ALONE = " (the block is made from the log alone)"
+NO_KEY = NO_ROUTE_AUTO + LOG_ALONE  # what a run says with the default route and neither model
 
 MAX_FLAGS = 3
 CONTENT_CHARS = 400
 DETAIL_CHARS = 300
-NO_KEY = "no Anthropic API key (the block is made from the log alone)"
-
-Complete = Callable[..., Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,13 @@ def model_name(config: Config) -> str:
 
 
 async def run(sections: Sections, config: Config, zone: tzinfo, *,
-              ask: Complete = complete) -> ModelStep:
-    """Ask the model for what it adds; never raises for a model problem."""
-    if not config.extraction.api_key:
-        return ModelStep(skipped=NO_KEY)
+              router: Router | None = None) -> ModelStep:
+    """Ask the model for what it adds, on the route extraction uses (``llm/route.py``);
+    never raises for a model problem."""
+    router = router or Router(config.extraction)
+    choice = router.choose()
+    if choice.route is None:
+        return ModelStep(skipped=choice.reason + LOG_ALONE)
     model = model_name(config)
     summaries: dict[str, str] = {}
     flags: tuple[Flag, ...] = ()
@@ -90,7 +95,7 @@ async def run(sections: Sections, config: Config, zone: tzinfo, *,
         if prompt is None:
             continue
         try:
-            reply = await _ask(ask, config.extraction, prompt, model)
+            reply = await _ask(router, prompt, model)
         except ModelWaiting as exc:  # no point in a second call now
             errors.append(f"{name}: {exc.reason}")
             break
@@ -112,9 +117,9 @@ async def run(sections: Sections, config: Config, zone: tzinfo, *,
     return ModelStep(summaries, flags, used, "; ".join(errors) or None)
 
 
-async def _ask(ask: Complete, config: ExtractionConfig, prompt: str, model: str) -> str:
+async def _ask(router: Router, prompt: str, model: str) -> str:
     try:
-        return await ask(config, prompt, model=model)
+        return (await router.complete(prompt, purpose="briefing", anthropic_model=model)).text
     except (ModelWaiting, ModelFailed):
         raise
     except Exception as exc:  # an SDK surprise must not break the briefing

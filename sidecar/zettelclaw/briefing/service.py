@@ -24,6 +24,7 @@ from zettelclaw import lock
 from zettelclaw.briefing import cron, markers, memory_md, model, record, render, sections, zones
 from zettelclaw.config import Config
 from zettelclaw.errors import ZettelclawError
+from zettelclaw.llm.route import Router
 from zettelclaw.memory import Memory
 from zettelclaw.server.syncer import INDEX_WAIT_SECONDS, Syncer
 
@@ -45,8 +46,9 @@ class Run:
 
 class Briefing:
     def __init__(self, memory: Memory, config: Config, syncer: Syncer | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, router: Router | None = None) -> None:
         self.memory = memory
+        self.router = router or Router(config.extraction)
         self.home = memory.home
         self.config = config
         self.syncer = syncer or Syncer(memory)
@@ -70,7 +72,7 @@ class Briefing:
                 target = await trio.to_thread.run_sync(memory_md.target, workspace)
                 await self.syncer.fresh(wait)
                 found = await trio.to_thread.run_sync(self._sections, now)
-                step = await model.run(found, self.config, self.zone)
+                step = await model.run(found, self.config, self.zone, router=self.router)
                 run = Run(target, found, step, dry_run, trigger, now)
                 return await trio.to_thread.run_sync(self._finish, run)
             except (ZettelclawError, OSError) as exc:
@@ -167,9 +169,19 @@ class Briefing:
             "schedule": self.config.cron.schedule, "timezone": zones.zone_name(self.zone),
             "lastRun": saved.get("lastRun"), "lastResult": last,
             "nextRun": None if upcoming is None else self.stamp(upcoming.timestamp()),
-            "model": model.model_name(self.config) if self.config.extraction.api_key else None,
+            "model": self._model(),
             "memoryMd": path, "memoryMdLines": lines, "warnings": warnings,
         }
+
+
+    def _model(self) -> str | None:
+        """The model the next run would ask, or None (the block from the log alone)."""
+        route = self.router.choose().route
+        if route == "anthropic":
+            return model.model_name(self.config).removeprefix("anthropic/")
+        if route == "host":
+            return "host: " + (self.config.extraction.host_model or "the agent's own model")
+        return None
 
 
 def too_long(lines: int) -> str:

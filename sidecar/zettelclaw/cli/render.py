@@ -117,13 +117,14 @@ def status(result: Mapping[str, Any], where: str) -> str:
 
 def extraction(state: Mapping[str, Any]) -> list[str]:
     jobs = state["jobs"]
-    line = (f"extraction {state['model']}: {jobs['pending']} pending, {jobs['waiting']} waiting, "
-            f"{jobs['failed']} failed")
-    lines = [line]
-    if not state["apiKey"]:
-        lines.append("warning    extraction waits for an API key: set ANTHROPIC_API_KEY for the "
-                     "sidecar or extraction.apiKey in HOME/config.json; hooks are still "
-                     "accepted and spooled")
+    route = state.get("route") or {}
+    counts = f"{jobs['pending']} pending, {jobs['waiting']} waiting, {jobs['failed']} failed"
+    lines = [f"extraction {counts}", f"model      {_route(route)}"]
+    if route.get("active") is None:
+        lines.append(f"warning    extraction waits for a model: {route.get('reason')}; set "
+                     "ANTHROPIC_API_KEY for the sidecar (or extraction.apiKey in "
+                     "HOME/config.json), or run OpenClaw's gateway with the zettelclaw plugin, "
+                     "which offers its own model; hooks are still accepted and spooled")
     elif state.get("waitingFor"):
         lines.append(f"warning    extraction is waiting: {state['waitingFor']}")
     if jobs["failed"]:
@@ -132,14 +133,29 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _route(route: Mapping[str, Any]) -> str:
+    """The model route in one line: which one, with which model, and why."""
+    active, reason = route.get("active"), route.get("reason", "")
+    if active == "anthropic":
+        return f"Anthropic API, {route.get('anthropicModel')} ({reason})"
+    if active == "host":
+        hosts = route.get("hosts") or [{}]
+        client = hosts[-1].get("client", {})
+        who = " ".join(str(client[k]) for k in ("name", "version") if client.get(k))
+        return f"the host's ({who or 'a client'}), {route.get('hostModel')} ({reason})"
+    return f"none ({reason})" if route else "unknown"
+
+
 def jobs(result: Mapping[str, Any]) -> str:
     lines = extraction(result["extraction"])
     if not result["jobs"]:
         return "\n".join([*lines, "no jobs in the spool"])
-    lines.append(f"{'JOB':<24} {'STATE':<8} {'SESSION':<38} {'MSGS':>5} {'TRIES':>5}  LAST ERROR")
+    lines.append(f"{'JOB':<24} {'STATE':<8} {'ROUTE':<9} {'SESSION':<38} {'MSGS':>5} "
+                 f"{'TRIES':>5}  LAST ERROR")
     for job in result["jobs"]:
-        lines.append(f"{job['jobId']:<24} {job['state']:<8} {job['sessionId'][:38]:<38} "
-                     f"{job['messages']:>5} {job['attempts']:>5}  {job['lastError'] or ''}")
+        lines.append(f"{job['jobId']:<24} {job['state']:<8} {job.get('route') or '-':<9} "
+                     f"{job['sessionId'][:38]:<38} {job['messages']:>5} {job['attempts']:>5}  "
+                     f"{job['lastError'] or ''}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ from zettelclaw.extraction.output import build_entries
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.extraction.transcript import Message, render
+from zettelclaw.llm.route import Router
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.memory import Memory
@@ -31,10 +32,11 @@ MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
 
 class Extraction:
     def __init__(self, memory: Memory, config: ExtractionConfig,
-                 transcript_roots: Sequence[Path] = ()) -> None:
+                 transcript_roots: Sequence[Path] = (), router: Router | None = None) -> None:
         self.memory = memory
         self.home = memory.home
         self.config = config
+        self.router = router or Router(config)
         self.provenance = Provenance(self.home)
         self.spool = Spool(self.home)
         self.store = LogStore(self.home)
@@ -50,10 +52,22 @@ class Extraction:
         """Mend what a crash left: messages spooled but not recorded; waiting jobs retry now."""
         with lock.exclusive(self.home.lock):
             self.intake.recover_locked()
-            for job in self.spool.jobs():
-                if job.state == "waiting":
-                    job.not_before = None
-                    self.spool.save(job)
+            self._waiting_due_locked()
+
+    def resume(self) -> int:
+        """A route became usable (a host offered llm.complete): waiting jobs are due now.
+        Returns how many were waiting."""
+        self.paused_until = 0.0
+        self.waiting = None
+        with lock.exclusive(self.home.lock):
+            return self._waiting_due_locked()
+
+    def _waiting_due_locked(self) -> int:
+        waiting = [job for job in self.spool.jobs() if job.state == "waiting"]
+        for job in waiting:
+            job.not_before = None
+            self.spool.save(job)
+        return len(waiting)
 
     # -- one job -------------------------------------------------------------------------------
 
@@ -120,9 +134,10 @@ class Extraction:
         self.memory.sync()
         return len(missing)
 
-    def fail(self, job: Job, reason: str) -> None:
+    def fail(self, job: Job, reason: str, route: str | None = None) -> None:
         """Count a failed model call: retry later once, then mark the job failed."""
         job.attempts += 1
+        job.route = route
         job.last_error = reason
         if job.attempts >= MAX_ATTEMPTS:
             job.state = "failed"
@@ -137,9 +152,11 @@ class Extraction:
         job.not_before = time.time() + self.config.retry_wait_seconds
         self.spool.save(job)
 
-    def wait(self, job: Job, reason: str, retry_after: float | None) -> None:
+    def wait(self, job: Job, reason: str, retry_after: float | None,
+             route: str | None = None) -> None:
         """The model cannot be asked now: keep the job, try again later, use no attempt."""
         job.state = "waiting"
+        job.route = route
         job.last_error = reason
         job.not_before = time.time() + max(retry_after or 0.0, self.config.retry_wait_seconds)
         self.spool.save(job)
@@ -177,7 +194,7 @@ class Extraction:
                                        None)
         return {"model": self.config.model_id, "apiKey": bool(self.config.api_key),
                 "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
-                "concurrency": self.config.concurrency}
+                "concurrency": self.config.concurrency, "route": self.router.status()}
 
     # -- the gateway sweep ---------------------------------------------------------------------
 

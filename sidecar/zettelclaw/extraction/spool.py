@@ -45,6 +45,8 @@ class Job(BaseModel):
     last_error: str | None = Field(None, alias="lastError")
     not_before: float | None = Field(None, alias="notBefore")  # Unix time of the next try
     sweep_retried: bool = Field(False, alias="sweepRetried")
+    # The route that made its result, or that it waits for or failed on (llm/route.py).
+    route: str | None = None
     result: dict[str, Any] | None = None  # {"entries": [...], "report": {...}, "at": ...}
 
     def message_objects(self) -> list[Message]:
@@ -55,6 +57,7 @@ class Job(BaseModel):
                 "trigger": self.trigger, "createdAt": self.created_at,
                 "messages": len(self.messages), "attempts": self.attempts,
                 "lastError": self.last_error, "hasResult": self.result is not None,
+                "route": self.route,
                 "notBefore": self.not_before}
 
 

@@ -17,7 +17,8 @@ import trio
 from zettelclaw import failpoints
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.spool import Job
-from zettelclaw.llm.anthropic_client import ModelFailed, ModelWaiting, complete, preload
+from zettelclaw.llm.anthropic_client import preload
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,14 @@ class Worker:
         """New or changed jobs in the spool (a hook, a retry): list it again."""
         self._stale = True
         self._wake.set()
+
+    async def route_available(self) -> None:
+        """A model route became usable (a host offered llm.complete): the jobs that waited for
+        one are due now, not at the end of their wait."""
+        waiting = await trio.to_thread.run_sync(self.extraction.resume)
+        if waiting:
+            logger.info("a model route is available: %d waiting job(s) go now", waiting)
+        self.notify()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
@@ -135,26 +144,30 @@ class Worker:
             prompt = await trio.to_thread.run_sync(extraction.prompt, job)
             await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
             try:
-                reply = await complete(extraction.config, prompt)
+                reply = await extraction.router.complete(prompt, purpose="extraction")
             except ModelWaiting as exc:
                 if extraction.waiting != exc.reason:  # said once, not once per job
                     logger.warning("extraction waits: %s", exc.reason)
                 extraction.waiting = exc.reason
                 wait = max(exc.retry_after or 0.0, extraction.config.retry_wait_seconds)
                 extraction.paused_until = time.time() + wait
-                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after)
+                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
+                                              exc.route)
                 return False
             except ModelFailed as exc:
                 extraction.waiting = None
                 logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
-                await trio.to_thread.run_sync(extraction.fail, job, exc.reason)
+                await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
                 return False
             extraction.waiting = None
-            job.result = await trio.to_thread.run_sync(extraction.result, job, reply)
+            result = await trio.to_thread.run_sync(extraction.result, job, reply.text)
+            result["model"] = {"route": reply.route, "model": reply.model,
+                               **({"usage": reply.usage} if reply.usage else {})}
+            job.result, job.route = result, reply.route
             job.state, job.last_error, job.not_before = "pending", None, None
             await trio.to_thread.run_sync(extraction.spool.save, job)
             failpoints.reach("after-result")
         appended = await trio.to_thread.run_sync(extraction.finish, job)
-        logger.info("job %s (session %s): %d entries appended", job.job_id, job.session_id,
-                    appended)
+        logger.info("job %s (session %s): %d entries appended (route %s)", job.job_id,
+                    job.session_id, appended, job.route)
         return True

@@ -1,4 +1,5 @@
-"""One call to the Anthropic Messages API, with failures sorted into two kinds.
+"""One call to the Anthropic Messages API, with failures sorted into two kinds
+(``llm/failures.py``; the host route sorts its failures the same way):
 
 - ``ModelWaiting``: nothing is wrong with the job; the model cannot be asked right now (no API
   key, endpoint unreachable, rate limited, overloaded, key refused). The job waits and is tried
@@ -19,6 +20,9 @@ import ssl
 from typing import TYPE_CHECKING
 
 from zettelclaw.config import ExtractionConfig
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+
+__all__ = ["NO_KEY", "ModelFailed", "ModelWaiting", "complete", "preload", "tls_context"]
 
 if TYPE_CHECKING:
     import anthropic
@@ -37,19 +41,6 @@ def tls_context() -> ssl.SSLContext:
     loading the system's CA bundle each time: some 20 ms of CPU on the event loop's thread for
     every job (py-spy: 17% of the sidecar while it drained a backlog of jobs)."""
     return ssl.create_default_context()
-
-
-class ModelWaiting(Exception):  # a state of the world, not a failure of the job
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-
-
-class ModelFailed(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 NO_KEY = ("no Anthropic API key: set ANTHROPIC_API_KEY in the sidecar's environment or "

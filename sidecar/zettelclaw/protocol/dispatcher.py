@@ -74,6 +74,11 @@ class Dispatcher:
             decoded = orjson.loads(message)
         except orjson.JSONDecodeError as exc:
             return encode(error_response(ParseError(data=str(exc)), None))
+        return await self.dispatch_decoded(decoded)
+
+    async def dispatch_decoded(self, decoded: Any) -> bytes | None:
+        """``dispatch`` for a message already parsed (the connection parses each line once, to
+        tell replies to the sidecar's own requests from requests)."""
         if isinstance(decoded, list):
             if not decoded:
                 return encode(error_response(InvalidRequestError(data="empty batch"), None))

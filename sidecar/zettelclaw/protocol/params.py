@@ -207,3 +207,17 @@ class BriefingGenerateParams(Params):
     workspace_dir: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = (
         Field(None, alias="workspaceDir"))
     dry_run: bool = Field(False, alias="dryRun")
+
+
+class HostClientParams(Params):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    version: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+
+class HostOfferParams(Params):
+    """``host.offer``: what this connection's client can do for the sidecar (llm/host.py)."""
+
+    capabilities: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+        max_length=32)
+    client: HostClientParams | None = None
+    model: Text | None = None  # the model the host's completions use by default, for status

@@ -30,6 +30,7 @@ from zettelclaw.protocol.params import (
 )
 from zettelclaw.server.briefing_methods import briefing_methods
 from zettelclaw.server.extraction_methods import extraction_methods
+from zettelclaw.server.host_methods import host_methods
 from zettelclaw.server.syncer import Syncer
 
 T = TypeVar("T")
@@ -45,7 +46,7 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         extraction = Extraction(memory, load_config(memory.home).extraction)
     wake = notify or (lambda: None)
     if briefing is None:  # the CLI's files mode: the same runs, no scheduler
-        briefing = Briefing(memory, load_config(memory.home), syncer)
+        briefing = Briefing(memory, load_config(memory.home), syncer, router=extraction.router)
 
     async def in_thread(fn: Callable[..., T], *args: Any) -> T:
         return await trio.to_thread.run_sync(fn, *args)
@@ -103,4 +104,5 @@ def build_methods(memory: Memory, syncer: Syncer, server_info: Callable[[], dict
         "index.rebuild": Method(IndexRebuildParams, index_rebuild),
         **extraction_methods(extraction, wake),
         **briefing_methods(briefing),
+        **host_methods(extraction.router),
     }

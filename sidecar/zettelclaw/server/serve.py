@@ -29,11 +29,14 @@ from zettelclaw.config import Config, load_config
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.home import Home, resolve_openclaw_state_dir
+from zettelclaw.llm.host import HostModels
+from zettelclaw.llm.route import Router
 from zettelclaw.memory import Memory
 from zettelclaw.protocol.dispatcher import Dispatcher
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.server.connection import ConnectionHandler
+from zettelclaw.server.host_methods import withdraw_offers
 from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
 from zettelclaw.server.methods import build_methods
 from zettelclaw.server.syncer import Syncer
@@ -104,18 +107,23 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
                 "maxMessageBytes": config.max_message_bytes}
 
     roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
-    extraction = Extraction(memory, settings.extraction, roots)
+    router = Router(settings.extraction, HostModels())
+    extraction = Extraction(memory, settings.extraction, roots, router)
     worker = Worker(extraction)
+    router.hosts.on_offer = worker.route_available
     vectorizer = Vectorizer(memory.searcher.semantic, refresh=memory.searcher.files.sync)
     syncer = Syncer(memory, on_change=vectorizer.notify)
-    briefing = Briefing(memory, settings, syncer)
+    briefing = Briefing(memory, settings, syncer, router=router)
     dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,
                                           worker.notify, briefing=briefing))
-    handler = ConnectionHandler(dispatcher, config.max_message_bytes)
-    if not settings.extraction.api_key:
-        # normal on a first start, so not a warning: `status` and `jobs` say it where it matters
-        logger.info("no Anthropic API key: hooks are accepted and spooled, and extraction "
-                    "waits until ANTHROPIC_API_KEY or extraction.apiKey is set")
+    handler = ConnectionHandler(dispatcher, config.max_message_bytes,
+                                on_close=partial(withdraw_offers, router))
+    choice = router.choose()
+    if choice.route is None:
+        # normal on a first start (the host offers its model once it connects), so not a
+        # warning: `status` and `jobs` say it where it matters
+        logger.info("extraction waits for a model (%s); hooks are accepted and spooled",
+                    choice.reason)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_memory_on_cancel, memory)
         nursery.start_soon(syncer.background)

@@ -3,6 +3,10 @@
 // call; after a failure, new connection attempts wait out an exponential backoff, so a sidecar
 // that is down costs a hook nothing but an immediate "unavailable".
 //
+// JSON-RPC is symmetric: the sidecar may send requests on the same connection (protocol.md,
+// "The host's model"); `handle` registers what answers them, and `onConnect` re-announces them
+// (host.offer) on every new connection.
+//
 // OpenClaw evaluates a plugin's module several times in one process (one instance per
 // registration mode) and shares no module state between them: `sharedClient` keeps one client
 // per socket path on `globalThis`, so every instance uses the same connection.
@@ -38,6 +42,8 @@ export class RpcClient {
     retryAt = 0;
     lastError = "";
     listeners = new Set();
+    connectListeners = new Set();
+    handlers = new Map();
     retryTimer = null;
     closed = false;
     constructor(socketPath, options = {}) {
@@ -87,9 +93,37 @@ export class RpcClient {
             this.scheduleRetry();
         return () => {
             this.listeners.delete(listener);
-            if (this.listeners.size === 0)
+            if (!this.keepAlive)
                 this.clearRetry();
         };
+    }
+    /**
+     * Run `listener` after every successful connection, the first included (now, when connected
+     * already). While one is registered, the client stays connected: it connects in the
+     * background and reconnects after a loss, with the usual backoff. Returns a remover.
+     */
+    onConnect(listener) {
+        this.connectListeners.add(listener);
+        if (this.socket)
+            listener();
+        else
+            this.scheduleRetry();
+        return () => {
+            this.connectListeners.delete(listener);
+            if (!this.keepAlive)
+                this.clearRetry();
+        };
+    }
+    /** Answer the sidecar's requests for `method` with `handler`. Returns a remover. */
+    handle(method, handler) {
+        this.handlers.set(method, handler);
+        return () => {
+            if (this.handlers.get(method) === handler)
+                this.handlers.delete(method);
+        };
+    }
+    get keepAlive() {
+        return this.listeners.size + this.connectListeners.size > 0;
     }
     /** Close the connection and fail what is in flight; the client may be used again later. */
     close() {
@@ -145,6 +179,8 @@ export class RpcClient {
                 if (recovered)
                     for (const listener of [...this.listeners])
                         listener();
+                for (const listener of [...this.connectListeners])
+                    listener();
             };
             socket.once("connect", () => finish());
             socket.once("error", (err) => finish(new Error(err.code ?? err.message)));
@@ -169,6 +205,10 @@ export class RpcClient {
         catch {
             return; // not ours to answer; the calls it may belong to time out
         }
+        if (typeof message.method === "string") {
+            this.serve(message.id, message.method, message.params);
+            return;
+        }
         if (typeof message.id !== "number")
             return;
         const pending = this.pending.get(message.id);
@@ -183,6 +223,28 @@ export class RpcClient {
         else {
             pending.resolve(message.result);
         }
+    }
+    /** A request from the sidecar: run its handler, answer on the connection it came on. */
+    serve(id, method, params) {
+        const socket = this.socket;
+        const answer = (body) => {
+            if (id === undefined || socket === null || this.socket !== socket)
+                return; // gone: nobody waits
+            socket.write(JSON.stringify({ jsonrpc: "2.0", id, ...body }) + "\n");
+        };
+        const handler = this.handlers.get(method);
+        if (!handler) {
+            answer({ error: { code: -32601, message: `Method not found: ${method}` } });
+            return;
+        }
+        handler(params).then((result) => answer({ result: result ?? null }), (error) => {
+            if (error instanceof RpcError) {
+                answer({ error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+            }
+            else {
+                answer({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+            }
+        });
     }
     fail(reason) {
         if (!this.socket)
@@ -201,7 +263,7 @@ export class RpcClient {
             pending.reject(error);
             this.pending.delete(id);
         }
-        if (!this.closed && this.listeners.size > 0)
+        if (!this.closed && this.keepAlive)
             this.scheduleRetry();
     }
     noteFailure(reason) {
@@ -209,7 +271,7 @@ export class RpcClient {
         this.failures += 1;
         const backoff = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** (this.failures - 1));
         this.retryAt = this.now() + backoff;
-        if (this.listeners.size > 0)
+        if (this.keepAlive)
             this.scheduleRetry();
     }
     scheduleRetry() {
@@ -218,7 +280,7 @@ export class RpcClient {
         const wait = Math.max(0, this.retryAt - this.now());
         this.retryTimer = setTimeout(() => {
             this.retryTimer = null;
-            if (this.socket || this.listeners.size === 0)
+            if (this.socket || !this.keepAlive)
                 return;
             this.connect(this.connectTimeoutMs).catch(() => this.scheduleRetry());
         }, wait);

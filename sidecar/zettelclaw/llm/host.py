@@ -1,0 +1,127 @@
+"""The host as a model route: a connected client that offers ``llm.complete`` runs completions
+with its own model and credentials (OpenClaw: ``api.runtime.llm.complete``, the agent's model).
+
+A client offers the capability with ``host.offer`` on a connection it keeps open; the offer ends
+with that connection. The newest offer is used. A completion is one ``llm.complete`` request on
+that connection, with a deadline. Its failures are sorted as the Anthropic route's are
+(``llm/failures.py``): the host gone mid-call, or saying its model cannot be asked now, makes
+the job wait (a gateway restart is no reason to fail a job); a timeout, an error the host's
+model made, or an empty reply counts as a failed attempt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.errors import HostModelFailedError, HostModelUnavailableError, ZettelclawError
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+from zettelclaw.protocol.outgoing import PeerGone
+
+logger = logging.getLogger(__name__)
+
+CAPABILITY = "llm.complete"
+KNOWN_CAPABILITIES = (CAPABILITY,)
+NO_HOST = f"no connected host offers {CAPABILITY}"
+
+
+class HostPeer(Protocol):
+    offers: dict[str, dict[str, Any]]
+    closed: bool
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    route: str  # "anthropic" or "host"
+    model: str  # as the route named it: "claude-sonnet-4-6", "openai/gpt-5" (the host's)
+    usage: dict[str, Any] | None = None
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str
+    model: str | None = None
+    provider: str | None = None
+    usage: dict[str, Any] | None = Field(None)
+
+
+class HostModels:
+    """The clients that offer ``llm.complete`` right now, newest last."""
+
+    def __init__(self, on_offer: Callable[[], Awaitable[None]] | None = None) -> None:
+        self._peers: list[HostPeer] = []
+        self.on_offer = on_offer  # set by serve: wakes the jobs that wait for a model
+
+    def offer(self, peer: HostPeer, capability: str, details: dict[str, Any]) -> None:
+        peer.offers[capability] = details
+        if peer in self._peers:
+            self._peers.remove(peer)
+        self._peers.append(peer)
+
+    async def offered(self) -> None:
+        """Called after a new offer: jobs that waited for a host may go now."""
+        if self.on_offer is not None:
+            await self.on_offer()
+
+    def withdraw(self, peer: HostPeer) -> None:
+        if peer in self._peers:
+            self._peers.remove(peer)
+
+    def current(self) -> HostPeer | None:
+        for peer in reversed(self._peers):
+            if not peer.closed and CAPABILITY in peer.offers:
+                return peer
+        return None
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [dict(p.offers[CAPABILITY]) for p in self._peers
+                if not p.closed and CAPABILITY in p.offers]
+
+    async def complete(self, prompt: str, *, purpose: str, config: ExtractionConfig
+                       ) -> Completion:
+        """One completion by the newest host, within ``extraction.timeoutSeconds``, with
+        ``extraction.hostModel`` (None: the host's default, the agent's own model)."""
+        peer = self.current()
+        if peer is None:
+            raise ModelWaiting(NO_HOST)
+        model, timeout = config.host_model, config.timeout_seconds
+        params: dict[str, Any] = {
+            "messages": [{"role": "user", "content": prompt}], "maxTokens": config.max_tokens,
+            "purpose": purpose, "timeoutMs": int(timeout * 1000)}
+        if model:
+            params["model"] = model
+        try:
+            with trio.fail_after(timeout):
+                raw = await peer.request(CAPABILITY, params)
+        except trio.TooSlowError:
+            raise ModelFailed(f"the host's model did not answer within {timeout:g} s") from None
+        except PeerGone as exc:
+            raise ModelWaiting(f"the host went away during the call ({exc}); it is asked again "
+                               "when it is back") from None
+        except HostModelUnavailableError as exc:
+            raise ModelWaiting(f"the host's model cannot be asked now: {exc.message}") from None
+        except HostModelFailedError as exc:
+            raise ModelFailed(f"the host's model failed: {exc.message}") from None
+        except ZettelclawError as exc:  # the host does not do what it offered: not the job's fault
+            raise ModelWaiting(f"the host answered {CAPABILITY} with error {exc.code}: "
+                               f"{exc.message}") from None
+        try:
+            answer = _Answer.model_validate(raw)
+        except ValidationError as exc:
+            raise ModelFailed(f"the host's reply to {CAPABILITY} is malformed: "
+                              f"{exc.errors(include_url=False)[0]['msg']}") from None
+        if not answer.text.strip():
+            raise ModelFailed("the host's model replied with no text")
+        name = answer.model or model or "the host's default"
+        if answer.provider and answer.model and "/" not in answer.model:
+            name = f"{answer.provider}/{answer.model}"
+        return Completion(answer.text, "host", name, answer.usage)

@@ -1,0 +1,73 @@
+"""Which model a completion goes to: the Anthropic API or the host's (``extraction.route``).
+
+- ``anthropic``: the Anthropic Messages API (``extraction.apiKey`` / ``ANTHROPIC_API_KEY``).
+- ``host``: a connected client that offers ``llm.complete`` (``llm/host.py``).
+- ``auto`` (the default): the Anthropic API when a key is set, else a connected host.
+
+With no usable route a call raises ``ModelWaiting`` saying why, so jobs wait as they do for a
+missing key. The choice is made per call: a host that connects later is used from then on.
+Every route gets the same prompt (one user message, from ``prompts/``), and its reply goes
+through the same validation; only the transport differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.llm import anthropic_client
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+from zettelclaw.llm.host import NO_HOST, Completion, HostModels
+
+NO_ROUTE_AUTO = f"no Anthropic API key and {NO_HOST} (route auto)"
+
+
+@dataclass(frozen=True)
+class Choice:
+    route: str | None  # "anthropic", "host", or None: nothing to ask now
+    reason: str  # why this route, or why none
+
+
+class Router:
+    def __init__(self, config: ExtractionConfig, hosts: HostModels | None = None) -> None:
+        self.config = config
+        self.hosts = hosts or HostModels()
+
+    def choose(self) -> Choice:
+        setting, key = self.config.route, bool(self.config.api_key)
+        host = self.hosts.current() is not None
+        if setting == "anthropic":
+            return (Choice("anthropic", "set by extraction.route (route anthropic)") if key
+                    else Choice(None, f"{anthropic_client.NO_KEY} (route anthropic)"))
+        if setting == "host":
+            return (Choice("host", "set by extraction.route (route host)") if host
+                    else Choice(None, f"{NO_HOST} (route host)"))
+        if key:
+            return Choice("anthropic", "an Anthropic API key is set (route auto)")
+        if host:
+            return Choice("host", "no Anthropic API key; a connected host offers llm.complete "
+                                  "(route auto)")
+        return Choice(None, NO_ROUTE_AUTO)
+
+    async def complete(self, prompt: str, *, purpose: str,
+                       anthropic_model: str | None = None) -> Completion:
+        choice = self.choose()
+        try:
+            if choice.route is None:
+                raise ModelWaiting(choice.reason)
+            if choice.route == "host":
+                return await self.hosts.complete(prompt, purpose=purpose, config=self.config)
+            model = (anthropic_model or self.config.model).removeprefix("anthropic/")
+            text = await anthropic_client.complete(self.config, prompt, model)
+            return Completion(text, "anthropic", model)
+        except (ModelWaiting, ModelFailed) as exc:
+            exc.route = choice.route or self.config.route  # what it waits for: "auto", "host"
+            raise
+
+    def status(self) -> dict[str, Any]:
+        choice = self.choose()
+        return {"setting": self.config.route, "active": choice.route, "reason": choice.reason,
+                "anthropicModel": self.config.model_id,
+                "hostModel": self.config.host_model or "the agent's own",
+                "hosts": self.hosts.describe()}

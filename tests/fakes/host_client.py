@@ -1,0 +1,121 @@
+"""A fake host: a client that offers ``llm.complete`` to the sidecar over its real Unix socket.
+
+It runs in a thread of the test process, speaks the protocol as protocol.md describes a host
+(``host.offer`` on a connection it keeps open, then it answers the sidecar's requests), and
+records every request it gets. ``mode`` says what it does with one:
+
+- ``answer``: reply ``{"text": reply, "model": "fake/host-model", "usage": {...}}``;
+- ``error``: reply with the JSON-RPC error ``error`` (code, message);
+- ``hold``: wait until ``release()``, then answer;
+- ``drop``: close the connection without a reply (the gateway going away mid-call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+
+class FakeHost:
+    def __init__(self, socket_path: Path, reply: str = "", *, mode: str = "answer",
+                 error: tuple[int, str] = (-32013, "no model configured"),
+                 name: str = "fake-host") -> None:
+        self.socket_path, self.reply, self.mode, self.error = socket_path, reply, mode, error
+        self.name = name
+        self.requests: list[dict[str, Any]] = []
+        self.offer_answer: dict[str, Any] | None = None
+        self.received = threading.Event()  # set at each request
+        self._release = threading.Event()
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self, capabilities: tuple[str, ...] = ("llm.complete",)) -> FakeHost:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(self.socket_path))
+        self._sock = sock
+        self._reader = sock.makefile("rb")
+        self._send({"jsonrpc": "2.0", "id": 1, "method": "host.offer",
+                    "params": {"capabilities": list(capabilities),
+                               "client": {"name": self.name, "version": "0"}}})
+        while self.offer_answer is None:  # the sidecar may send a request before the answer
+            self._handle(json.loads(self._reader.readline()))
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def release(self) -> None:
+        self._release.set()
+
+    def stop(self) -> None:
+        self._release.set()
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def wait_requests(self, n: int, timeout: float = 20) -> None:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < n:
+            assert time.monotonic() < deadline, f"{len(self.requests)} requests, wanted {n}"
+            self.received.wait(0.05)
+
+    # -- the connection ----------------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        sock = self._sock
+        if sock is None:
+            return
+        with self._lock:
+            sock.sendall(json.dumps(message).encode() + b"\n")
+
+    def _loop(self) -> None:
+        try:
+            for line in self._reader:
+                self._handle(json.loads(line))
+        except (OSError, ValueError):
+            pass
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        if message.get("id") == 1 and "method" not in message:
+            self.offer_answer = message
+            return
+        if message.get("method") != "llm.complete":
+            return
+        self.requests.append(message)
+        self.received.set()
+        threading.Thread(target=self._answer, args=(message,), daemon=True).start()
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        if self.mode == "drop":
+            self.stop_soon()
+            return
+        if self.mode == "hold":
+            self._release.wait()
+        try:
+            if self.mode == "error":
+                code, text = self.error
+                self._send({"jsonrpc": "2.0", "id": message["id"],
+                            "error": {"code": code, "message": text}})
+            else:
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "text": self.reply, "model": "fake/host-model",
+                    "usage": {"inputTokens": len(json.dumps(message)) // 4,
+                              "outputTokens": len(self.reply) // 4}}})
+        except OSError:
+            pass  # the connection is gone: the reply goes nowhere
+
+    def stop_soon(self) -> None:
+        sock = self._sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,84 @@
+"""host.offer through the dispatcher, with no socket: the offer is the calling connection's."""
+
+from __future__ import annotations
+
+import orjson
+
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.llm.host import HostModels
+from zettelclaw.llm.route import Router
+from zettelclaw.protocol.dispatcher import Dispatcher
+from zettelclaw.server.host_methods import host_methods, withdraw_offers
+from zettelclaw.server.peer import Peer, current_peer
+
+
+async def _nowhere(data: bytes) -> None:
+    pass
+
+
+def setup() -> tuple[Router, Dispatcher, list[int]]:
+    woken: list[int] = []
+
+    async def on_offer() -> None:
+        woken.append(1)
+
+    router = Router(ExtractionConfig(), HostModels(on_offer))
+    return router, Dispatcher(host_methods(router)), woken
+
+
+async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, object]:
+    line = await dispatcher.dispatch(orjson.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "host.offer", "params": params}))
+    assert line is not None
+    answer: dict[str, object] = orjson.loads(line)
+    return answer
+
+
+async def test_an_offer_needs_a_connection() -> None:
+    router, dispatcher, woken = setup()
+    answer = await offer(dispatcher, {"capabilities": ["llm.complete"]})
+    assert answer["error"]["code"] == -32600  # type: ignore[index]
+    assert router.choose().route is None
+    assert woken == []
+
+
+async def test_an_offer_lasts_as_long_as_its_connection() -> None:
+    router, dispatcher, woken = setup()
+    peer = Peer(_nowhere, 1000)
+    token = current_peer.set(peer)
+    try:
+        answer = await offer(dispatcher, {"capabilities": ["llm.complete", "tea.make"],
+                                          "client": {"name": "openclaw", "version": "2026.9.6"},
+                                          "model": "fake/fake-model"})
+    finally:
+        current_peer.reset(token)
+    result = answer["result"]
+    assert result["accepted"] == ["llm.complete"]
+    assert result["ignored"] == ["tea.make"]
+    assert result["route"]["active"] == "host"  # type: ignore[index]
+    assert router.status()["hosts"] == [{"client": {"name": "openclaw", "version": "2026.9.6"},
+                                         "model": "fake/fake-model"}]
+    assert woken == [1]  # the waiting jobs were told
+    peer.close()
+    await withdraw_offers(router, peer)
+    assert router.choose().route is None
+    assert router.status()["hosts"] == []
+
+
+async def test_an_empty_offer_withdraws_the_connections_earlier_one() -> None:
+    router, dispatcher, woken = setup()
+    token = current_peer.set(Peer(_nowhere, 1000))
+    try:
+        await offer(dispatcher, {"capabilities": ["llm.complete"]})
+        answer = await offer(dispatcher, {"capabilities": []})
+    finally:
+        current_peer.reset(token)
+    assert answer["result"]["accepted"] == []  # type: ignore[index]
+    assert router.choose().route is None
+    assert woken == [1]
+
+
+async def test_bad_params_are_refused() -> None:
+    _, dispatcher, _ = setup()
+    answer = await offer(dispatcher, {"capabilities": "llm.complete"})
+    assert answer["error"]["code"] == -32602  # type: ignore[index]

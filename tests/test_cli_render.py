@@ -1,0 +1,56 @@
+"""The CLI's text for people: the extraction lines of `status` and `jobs` name the model route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelclaw.cli import render
+
+
+def state(active: str | None, reason: str, **more: Any) -> dict[str, Any]:
+    return {"jobs": {"pending": 1, "waiting": 2, "failed": 0}, "waitingFor": None,
+            "route": {"setting": "auto", "active": active, "reason": reason,
+                      "anthropicModel": "claude-sonnet-4-6", "hostModel": "the agent's own",
+                      "hosts": [], **more}}
+
+
+def test_the_anthropic_route() -> None:
+    lines = render.extraction(state("anthropic", "an Anthropic API key is set (route auto)"))
+    assert lines == ["extraction 1 pending, 2 waiting, 0 failed",
+                     "model      Anthropic API, claude-sonnet-4-6 (an Anthropic API key is set "
+                     "(route auto))"]
+
+
+def test_the_hosts_route_names_the_host() -> None:
+    lines = render.extraction(state("host", "no Anthropic API key; a connected host offers "
+                                    "llm.complete (route auto)",
+                                    hosts=[{"client": {"name": "openclaw",
+                                                       "version": "2026.9.6"}}]))
+    assert lines[1] == ("model      the host's (openclaw 2026.9.6), the agent's own (no Anthropic "
+                        "API key; a connected host offers llm.complete (route auto))")
+    assert len(lines) == 2
+
+
+def test_no_route_warns_and_says_both_ways_out() -> None:
+    lines = render.extraction(state(None, "no connected host offers llm.complete (route host)"))
+    assert lines[1] == "model      none (no connected host offers llm.complete (route host))"
+    assert lines[2].startswith("warning    extraction waits for a model: no connected host")
+    assert "ANTHROPIC_API_KEY" in lines[2]
+    assert "OpenClaw's gateway with the zettelclaw plugin" in lines[2]
+
+
+def test_a_waiting_reason_on_a_route_is_shown() -> None:
+    waiting = {**state("host", "r"), "waitingFor": "the host went away during the call"}
+    assert render.extraction(waiting)[-1] == ("warning    extraction is waiting: the host went "
+                                              "away during the call")
+
+
+def test_the_jobs_table_has_a_route_column() -> None:
+    job = {"jobId": "20261124T100000.000000Z-abcdef", "state": "waiting", "route": "host",
+           "sessionId": "s-1", "messages": 4, "attempts": 0,
+           "lastError": "the host's model cannot be asked now: not authorized"}
+    text = render.jobs({"jobs": [job], "extraction": state("host", "r")})
+    header, row = text.splitlines()[-2:]
+    assert header.split()[:3] == ["JOB", "STATE", "ROUTE"]
+    assert row.split()[:3] == ["20261124T100000.000000Z-abcdef", "waiting", "host"]
+    assert row.endswith("the host's model cannot be asked now: not authorized")

@@ -7,6 +7,7 @@ Memory in temporary directories. ``test_server.py`` repeats the essentials over 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -412,10 +413,30 @@ async def test_real_batch(real: Dispatcher) -> None:
     assert error_code(by_id[3]) == -32602
 
 
+@pytest.mark.parametrize(("errno_", "expected"), [
+    (28, (-32010, "memory.search could not complete: the disk is full")),
+    (30, (-32010, "memory.search could not complete: the file system is read-only")),
+    (24, (-32010, "memory.search could not complete: the process is out of file descriptors")),
+    (36, (-32602, "Invalid params: a name in the path is too long")),
+])
+async def test_the_machines_state_has_its_own_code_not_internal(
+        real: Dispatcher, memory: Memory, monkeypatch: pytest.MonkeyPatch, errno_: int,
+        expected: tuple[int, str]) -> None:
+    code, said = expected
+    """c7e1242 answered -32603 to a full disk and to a 300-character file name."""
+    def failing(_: Any) -> dict[str, Any]:
+        raise OSError(errno_, os.strerror(errno_))
+
+    monkeypatch.setattr(memory, "search", failing)
+    response = await send(real, req("memory.search", {"query": "x"}))
+    assert error_code(response) == code
+    assert response["error"]["message"].startswith(said)
+
+
 async def test_real_method_that_raises_is_internal_and_the_next_call_works(
         real: Dispatcher, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(_: Any) -> dict[str, Any]:
-        raise OSError(5, "Input/output error")
+        raise OSError(9, "Bad file descriptor")  # a bug's errno, not the machine's state
 
     monkeypatch.setattr(memory, "search", broken)
     response = await send(real, req("memory.search", {"query": "x"}))

@@ -135,6 +135,16 @@ class HostModelFailedError(ZettelclawError):
     default_message = "The host's model was asked and the call failed"
 
 
+class ResponseTooLargeError(ZettelclawError):
+    code = -32015
+    default_message = "The response would exceed the size limit; ask for less"
+
+
+class MessageTimeoutError(ZettelclawError):
+    code = -32016
+    default_message = "A message was not completed in time; the connection is closed"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -155,6 +165,8 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     RestrictedError,
     HostModelUnavailableError,
     HostModelFailedError,
+    ResponseTooLargeError,
+    MessageTimeoutError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

@@ -8,6 +8,7 @@ MEMORY.md and ``memory/*.md`` live) follows the same pattern with ``--workspace`
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
@@ -83,16 +84,34 @@ class Home:
         """Create the directory (0700) and an empty log (0600) if missing.
 
         An existing directory that others can read is tightened to 0700, with a warning: the
-        log holds a person's private memory.
+        log holds a person's private memory. A directory owned by another user is refused (they
+        could read or replace it), and so is a log that is not a regular file of its own (a
+        symbolic link could send the memory anywhere).
         """
         try:
             self.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-            mode = stat.S_IMODE(self.root.stat().st_mode)
+            st = self.root.stat()
+            if st.st_uid != os.getuid():
+                raise DataDirError(
+                    f"{self.root} is owned by uid {st.st_uid}, not by you (uid {os.getuid()}): "
+                    "your memory must not live where another user controls it; choose another "
+                    "--home or ZETTELCLAW_HOME")
+            mode = stat.S_IMODE(st.st_mode)
             if mode & 0o077:
                 logger.warning("%s was mode %o; tightening it to 0700", self.root, mode)
                 self.root.chmod(DIR_MODE)
-            fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
             try:
+                fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+                             | os.O_NONBLOCK, FILE_MODE)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise DataDirError(
+                        f"{self.log} is a symbolic link: the log must be a regular file in the "
+                        "data directory; put the file itself there") from None
+                raise
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise DataDirError(f"{self.log} is not a regular file")
                 mode = stat.S_IMODE(os.fstat(fd).st_mode)
                 if mode & 0o077:
                     logger.warning("%s was mode %o; tightening it to 0600", self.log, mode)

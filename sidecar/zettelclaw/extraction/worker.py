@@ -86,8 +86,19 @@ class Worker:
 
     async def _preload(self) -> None:
         # Abandoned on cancel: an import half done in a thread holds nothing a shutdown needs.
-        await trio.to_thread.run_sync(preload, abandon_on_cancel=True)
-        self._sdk_ready.set()
+        # It can fail (out of file descriptors right after start): tried again, never fatal.
+        wait = 1.0
+        while True:
+            try:
+                await trio.to_thread.run_sync(preload, abandon_on_cancel=True)
+            except Exception as exc:
+                logger.warning("loading the Anthropic SDK failed (%s: %s); trying again in "
+                               "%g s", type(exc).__name__, exc, wait)
+                await trio.sleep(wait)
+                wait = min(wait * 2, 60.0)
+            else:
+                self._sdk_ready.set()
+                return
 
     def _due(self, jobs: list[Job]) -> list[Job]:
         """Jobs to start now: due, not running, the first of their session, within capacity.
@@ -142,7 +153,8 @@ class Worker:
         failpoints.reach("before-model")
         if job.result is None:
             prompt = await trio.to_thread.run_sync(extraction.prompt, job)
-            await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
+            if extraction.router.choose().route == "anthropic":
+                await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
             try:
                 reply = await extraction.router.complete(prompt, purpose="extraction")
             except ModelWaiting as exc:

@@ -55,10 +55,22 @@ def parse_timestamp(value: str) -> datetime:
 
 def _valid_timestamp(value: str) -> str:
     try:
-        parse_timestamp(value)
+        parsed = parse_timestamp(value)
     except ValueError:
         raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from None
+    try:  # readers show it in any zone (the briefing's): it must be a date in every one
+        in_range = EARLIEST <= parsed.astimezone(UTC) < LATEST
+    except (OverflowError, ValueError):
+        in_range = False
+    if not in_range:
+        raise ValueError(f"timestamp out of range (0001-01-02 to 9999-12-30 in UTC): "
+                         f"{value!r}")
     return value
+
+
+# A day inside datetime's range at each end: no zone's offset (under 24 h) leaves it.
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, tzinfo=UTC)
 
 
 def _not_blank(value: str) -> str:

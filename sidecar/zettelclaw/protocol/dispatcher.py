@@ -11,6 +11,7 @@ so one bad element gets its own -32600 instead of failing the whole batch (JSON-
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -31,13 +32,17 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
 from zettelclaw.errors import (
+    DataDirError,
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
     MethodNotFoundError,
     ParseError,
+    ResponseTooLargeError,
     ZettelclawError,
 )
+from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
+from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.protocol.params import field_errors
 
 logger = logging.getLogger(__name__)
@@ -60,13 +65,18 @@ def error_response(exc: ZettelclawError, request_id: Any) -> dict[str, Any]:
     return serialize_error(ErrorResponse(exc.code, exc.message, data, request_id))
 
 
+ERROR_BYTES = 300  # at most, a -32015 answer in place of a larger one
+
+
 def encode(response: dict[str, Any] | list[dict[str, Any]]) -> bytes:
     return orjson.dumps(response) + b"\n"
 
 
 class Dispatcher:
-    def __init__(self, methods: Mapping[str, Method]) -> None:
+    def __init__(self, methods: Mapping[str, Method],
+                 max_response_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.methods = dict(methods)
+        self.max_response_bytes = max_response_bytes
 
     async def dispatch(self, message: bytes) -> bytes | None:
         """The response line for one message, or None when nothing is to be sent back."""
@@ -79,9 +89,18 @@ class Dispatcher:
     async def dispatch_decoded(self, decoded: Any) -> bytes | None:
         """``dispatch`` for a message already parsed (the connection parses each line once, to
         tell replies to the sidecar's own requests from requests)."""
+        if nesting_exceeds(decoded):
+            error = InvalidRequestError(f"Invalid request: nested deeper than {MAX_DEPTH} levels",
+                                        {"limit": MAX_DEPTH})
+            return encode(error_response(error, None))
         if isinstance(decoded, list):
             if not decoded:
                 return encode(error_response(InvalidRequestError(data="empty batch"), None))
+            if len(decoded) > MAX_BATCH:
+                error = InvalidRequestError(
+                    f"Invalid request: a batch of {len(decoded)} requests; at most {MAX_BATCH}",
+                    {"limit": MAX_BATCH, "length": len(decoded)})
+                return encode(error_response(error, None))
             responses: list[dict[str, Any] | None] = [None] * len(decoded)
 
             async def run(i: int, element: Any) -> None:
@@ -90,19 +109,44 @@ class Dispatcher:
             async with trio.open_nursery() as nursery:
                 for i, element in enumerate(decoded):
                     nursery.start_soon(run, i, element)
-            sent = [r for r in responses if r is not None]
-            return encode(sent) if sent else None
+            return self._batch_line([r for r in responses if r is not None])
         response = await self.dispatch_object(decoded)
-        return None if response is None else encode(response)
+        return None if response is None else self._batch_line([response], batch=False)
+
+    def _batch_line(self, responses: list[dict[str, Any]], batch: bool = True) -> bytes | None:
+        """The response line; an answer that would take the line past ``max_response_bytes``
+        is replaced by a -32015 error for its id (in a batch: it and the ones after it)."""
+        if not responses:
+            return None
+        parts: list[bytes] = []
+        total = 2
+        room = self.max_response_bytes - ERROR_BYTES * len(responses)  # an error fits any slot
+        for response in responses:
+            part = orjson.dumps(response)
+            if total + len(part) + 1 > room:
+                error = ResponseTooLargeError(
+                    f"the response would exceed {self.max_response_bytes} bytes; ask for less",
+                    {"limit": self.max_response_bytes, "bytes": len(part)})
+                part = orjson.dumps(error_response(error, response.get("id")))
+            total += len(part) + 1
+            parts.append(part)
+        if not batch:
+            return parts[0] + b"\n"
+        return b"[" + b",".join(parts) + b"]\n"
 
     async def dispatch_object(self, obj: Any) -> dict[str, Any] | None:
         """Dispatch one decoded request object; None for a notification."""
         error = next(_validator.iter_errors(obj), None)
         if error is not None:
             request_id = obj.get("id") if isinstance(obj, dict) else None
-            if not isinstance(request_id, str | int | float) or isinstance(request_id, bool):
+            if (not isinstance(request_id, str | int | float) or isinstance(request_id, bool)
+                    or inexact_id(request_id)):
                 request_id = None
             return error_response(InvalidRequestError(data=_describe(error)), request_id)
+        if inexact_id(obj.get("id")):
+            return error_response(InvalidRequestError(
+                "Invalid request: the id is a number too large to send back exactly; use a "
+                "string or an integer below 2**53", {"field": "id"}), None)
         request = create_request(obj)
         try:
             result = await self.call(request.method, request.params)
@@ -135,12 +179,44 @@ class Dispatcher:
             return await method.handler(model)
         except ZettelclawError:
             raise
+        except OSError as exc:
+            known = _os_error(method_name, exc)
+            if known is None:
+                logger.exception("%s failed", method_name)
+                raise InternalError(f"Internal error in {method_name}: {type(exc).__name__}: "
+                                    f"{exc}") from exc
+            logger.warning("%s: %s", method_name, known.message)
+            raise known from exc
         except Exception as exc:
             # A bug or an unexpected OS error: logged with its traceback, answered as -32603,
             # and the connection and the server go on.
             logger.exception("%s failed", method_name)
             raise InternalError(f"Internal error in {method_name}: {type(exc).__name__}: {exc}"
                                 ) from exc
+
+
+# The machine's state, not a bug: the data directory (or the process) cannot be used right now.
+_RESOURCE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+                    errno.EROFS: "the file system is read-only",
+                    errno.EMFILE: "the process is out of file descriptors",
+                    errno.ENFILE: "the system is out of file descriptors",
+                    errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+                    errno.EIO: "an input/output error"}
+
+
+def _os_error(method_name: str, exc: OSError) -> ZettelclawError | None:
+    """The protocol's error for an OSError that says something about the caller's input or the
+    machine (-32602, -32010); None for one that is a bug (-32603)."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno == errno.ENAMETOOLONG:
+        return InvalidParamsError(f"Invalid params: a name in the path is too long{where}",
+                                  [{"field": "path", "message": "file name too long",
+                                    "type": "value_error"}])
+    cause = _RESOURCE_ERRNOS.get(exc.errno or 0)
+    if cause is None:
+        return None
+    return DataDirError(f"{method_name} could not complete: {cause}{where}",
+                        {"errno": errno.errorcode.get(exc.errno or 0)})
 
 
 def _describe(error: Any) -> str:

@@ -20,6 +20,7 @@ class Message:
 @dataclass(frozen=True, slots=True)
 class Oversized:
     limit: int
+    server_wide: bool = False  # dropped for the server's budget of unfinished bytes
 
 
 Event = Message | Oversized
@@ -55,6 +56,12 @@ class LineFramer:
                 break
             start = newline + 1
         return events
+
+    def discard(self) -> None:
+        """Drop the message in progress: its bytes held so far, and the rest up to its newline."""
+        if self._buffer:
+            self._buffer.clear()
+            self._discarding = True
 
     def finish(self) -> list[Event]:
         """At end of stream: a last message that lacked its newline is still a message."""

@@ -6,7 +6,7 @@ is an error that names the field instead of a silently ignored option.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -30,6 +30,9 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+DAY_SECONDS = 86_400
+
+
 def day_bounds(value: str, end: bool) -> float:
     """``since``/``until`` as Unix seconds. A date alone covers the whole day (UTC): as
     ``until`` it means the end of that day. A date-time without a zone is taken as UTC."""
@@ -37,11 +40,14 @@ def day_bounds(value: str, end: bool) -> float:
         day = date.fromisoformat(value)
     except ValueError:
         pass
-    else:
-        moment = datetime.combine(day, time.min, UTC)
-        return (moment + timedelta(days=1)).timestamp() - 1e-6 if end else moment.timestamp()
+    else:  # in seconds, not datetimes: the end of 9999-12-31 is past datetime's range
+        start = datetime.combine(day, time.min, UTC).timestamp()
+        return start + DAY_SECONDS - 1e-6 if end else start
     parsed = datetime.fromisoformat(value)
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    try:
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    except (OverflowError, ValueError):  # 9999-12-31T23:59:59-23:00 is in year 10000 in UTC
+        raise ValueError(f"out of range: {value!r}") from None
 
 
 class AudienceParams(Params):
@@ -84,6 +90,7 @@ class SearchParams(AudienceParams):
         if value is not None:
             try:
                 day_bounds(value, end=False)
+                day_bounds(value, end=True)
             except ValueError:
                 raise ValueError(f"not an ISO 8601 date or date-time: {value!r}") from None
         return value

@@ -20,10 +20,13 @@ import logging
 import math
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from zettelclaw.errors import DataDirError
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +136,21 @@ class Index:
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
 
     def _connect(self) -> sqlite3.Connection:
-        # Created 0600 by us: SQLite gives its -wal and -shm files the same mode.
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        # Created 0600 by us: SQLite gives its -wal and -shm files the same mode. Anything else
+        # at that path (a directory, a link, a FIFO) is not ours to delete or to follow.
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                         0o600)
+        except OSError as exc:
+            raise DataDirError(f"{self.path} cannot be the search index ({exc.strerror}): move "
+                               "it away; the index is rebuilt from the log") from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise DataDirError(f"{self.path} is not a regular file, so it cannot be the "
+                                   "search index: move it away; the index is rebuilt from the "
+                                   "log")
+        finally:
+            os.close(fd)
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                timeout=30.0)
         conn.row_factory = sqlite3.Row

@@ -5,6 +5,13 @@ beyond that), so a slow search does not hold up a hook sent after it; responses 
 request's id and may come back in another order, as JSON-RPC allows. Each method runs shielded
 from cancellation, so a shutdown lets in-flight work finish instead of cutting a write in half.
 
+Limits (protocol.md, "Limits"): the bytes of unfinished messages held across all connections
+(``BufferBudget``: past it, the message that would exceed it is dropped with -32001), the time a
+message may take from its first byte to its newline (``MESSAGE_SECONDS``: past it, -32016 and
+the connection is closed), and the time a response may take to be written (``SEND_SECONDS``: a
+client that does not read is cut off). A failure inside the handling of one message is answered
+with -32603 and logged; it never ends the connection, let alone the server.
+
 The same connection carries the sidecar's own requests to the client (``server/peer.py``): a
 line that is a reply to one of them goes to its ``Peer``, everything else to the dispatcher.
 When the connection ends, the peer is closed and ``on_close`` told (its offers are withdrawn).
@@ -14,14 +21,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from collections.abc import Awaitable, Callable
 
 import orjson
 import trio
 
-from zettelclaw.errors import ForbiddenError, MessageTooLargeError
+from zettelclaw.errors import (
+    ForbiddenError,
+    InternalError,
+    MessageTimeoutError,
+    MessageTooLargeError,
+)
 from zettelclaw.protocol.dispatcher import Dispatcher, encode, error_response
-from zettelclaw.protocol.framing import LineFramer, Oversized
+from zettelclaw.protocol.framing import Event, LineFramer, Oversized
 from zettelclaw.protocol.outgoing import as_reply
 from zettelclaw.server.listener import peer_allowed, peer_uid
 from zettelclaw.server.peer import Peer, current_peer
@@ -29,16 +42,29 @@ from zettelclaw.server.peer import Peer, current_peer
 logger = logging.getLogger(__name__)
 
 MAX_IN_FLIGHT = 64
+MESSAGE_SECONDS = 30.0  # from a message's first byte to its newline
+SEND_SECONDS = 30.0  # to write one response
 UNPARSED = object()
+
+
+class BufferBudget:
+    """Bytes of unfinished messages held, across every connection of one server."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
 RECEIVE_BYTES = 1 << 16
 
 
 class ConnectionHandler:
     def __init__(self, dispatcher: Dispatcher, max_message_bytes: int,
-                 on_close: Callable[[Peer], Awaitable[None]] | None = None) -> None:
+                 on_close: Callable[[Peer], Awaitable[None]] | None = None,
+                 buffer_limit: int | None = None) -> None:
         self.dispatcher = dispatcher
         self.max_message_bytes = max_message_bytes
         self.on_close = on_close
+        # four messages of the largest size at once, by default
+        self.budget = BufferBudget(buffer_limit or 4 * max_message_bytes)
 
     async def __call__(self, stream: trio.SocketStream) -> None:
         async with stream:
@@ -48,68 +74,126 @@ class ConnectionHandler:
                 refusal = ForbiddenError(f"this sidecar serves its own user only; peer uid {uid}")
                 await _send(stream, encode(error_response(refusal, None)))
                 return
-            send_lock = trio.Lock()
-
-            async def send(data: bytes) -> None:  # for the peer: raises when the client is gone
-                async with send_lock:
-                    await stream.send_all(data)
-
-            peer = Peer(send, uid)
-            current_peer.set(peer)
+            connection = _Connection(self, stream, uid)
+            current_peer.set(connection.peer)
             try:
-                await self._serve(stream, send_lock, peer)
+                await connection.serve()
             finally:
-                peer.close()
+                connection.peer.close()
                 if self.on_close is not None:
                     with trio.CancelScope(shield=True):
-                        await self.on_close(peer)
+                        await self.on_close(connection.peer)
 
-    async def _serve(self, stream: trio.SocketStream, send_lock: trio.Lock, peer: Peer) -> None:
-        framer = LineFramer(self.max_message_bytes)
-        in_flight = trio.Semaphore(MAX_IN_FLIGHT)
 
-        async def answer(message: bytes) -> None:
+class _Connection:
+    def __init__(self, handler: ConnectionHandler, stream: trio.SocketStream, uid: int) -> None:
+        self.handler = handler
+        self.dispatcher = handler.dispatcher
+        self.budget = handler.budget
+        self.stream = stream
+        self.send_lock = trio.Lock()
+        self.framer = LineFramer(handler.max_message_bytes)
+        self.in_flight = trio.Semaphore(MAX_IN_FLIGHT)
+        self.peer = Peer(self._send_request, uid)
+        self.held = 0  # this connection's share of the budget
+        self.started = 0.0  # when the message in progress began (trio clock)
+
+    async def serve(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                while True:
+                    data = await self._receive()
+                    if data is None:
+                        break
+                    for event in self._frame(data):
+                        if isinstance(event, Oversized):
+                            await self._reply(encode(error_response(_too_large(event), None)))
+                            continue
+                        await self.in_flight.acquire()
+                        nursery.start_soon(self._answer, event.data)
+                    if not data:
+                        break  # the client is done sending; answers in flight are still sent
+        finally:
+            self.budget.used -= self.held
+
+    async def _receive(self) -> bytes | None:
+        """The next bytes (b"" at end of stream), or None when the connection is to end."""
+        deadline = self.started + MESSAGE_SECONDS if self.framer.pending else math.inf
+        try:
+            with trio.move_on_at(deadline):
+                return await self.stream.receive_some(RECEIVE_BYTES)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return None
+        error = MessageTimeoutError(
+            f"a message was not completed within {MESSAGE_SECONDS:g} s of its first byte; the "
+            "connection is closed", {"limit": MESSAGE_SECONDS})
+        await self._reply(encode(error_response(error, None)))
+        return None
+
+    def _frame(self, data: bytes) -> list[Event]:
+        framer, budget = self.framer, self.budget
+        was_pending = framer.pending
+        events = framer.feed(data) if data else framer.finish()
+        if framer.pending and (not was_pending or events):  # a new message began
+            self.started = trio.current_time()
+        if framer.pending - self.held > budget.limit - budget.used:
+            framer.discard()
+            events.append(Oversized(budget.limit, server_wide=True))
+        budget.used += framer.pending - self.held
+        self.held = framer.pending
+        return events
+
+    async def _answer(self, message: bytes) -> None:
+        try:
             try:
+                decoded = orjson.loads(message)
+            except orjson.JSONDecodeError:
+                decoded = UNPARSED  # the dispatcher answers it with -32700
+            reply = as_reply(decoded)
+            if reply is not None:  # the client answering one of the sidecar's requests
+                if not self.peer.deliver(reply):
+                    logger.info("a reply to no waiting request (%s) was dropped",
+                                reply.request_id)
+                return
+            with trio.CancelScope(shield=True):
                 try:
-                    decoded = orjson.loads(message)
-                except orjson.JSONDecodeError:
-                    decoded = UNPARSED  # the dispatcher answers it with -32700
-                reply = as_reply(decoded)
-                if reply is not None:  # the client answering one of the sidecar's requests
-                    if not peer.deliver(reply):
-                        logger.info("a reply to no waiting request (%s) was dropped",
-                                    reply.request_id)
-                    return
-                with trio.CancelScope(shield=True):
                     if decoded is UNPARSED:
                         response = await self.dispatcher.dispatch(message)
                     else:
                         response = await self.dispatcher.dispatch_decoded(decoded)
-                if response is not None:
-                    async with send_lock:
-                        await _send(stream, response)
-            finally:
-                in_flight.release()
+                except Exception as exc:  # the last wall: a bug answers -32603, nothing ends
+                    logger.exception("a message could not be handled")
+                    failure = InternalError(f"Internal error: {type(exc).__name__}")
+                    response = encode(error_response(failure, None))
+            if response is not None:
+                await self._reply(response)
+        finally:
+            self.in_flight.release()
 
-        async with trio.open_nursery() as nursery:
-            while True:
-                try:
-                    data = await stream.receive_some(RECEIVE_BYTES)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    break
-                events = framer.feed(data) if data else framer.finish()
-                for event in events:
-                    if isinstance(event, Oversized):
-                        error = MessageTooLargeError(
-                            f"message exceeds {event.limit} bytes; it was dropped",
-                            {"limit": event.limit})
-                        async with send_lock:
-                            await _send(stream, encode(error_response(error, None)))
-                        continue
-                    await in_flight.acquire()
-                    nursery.start_soon(answer, event.data)
-                if not data:
-                    break  # the client is done sending; answers still in flight are sent
+    async def _reply(self, data: bytes) -> None:
+        async with self.send_lock:
+            with trio.move_on_after(SEND_SECONDS) as waited:
+                await _send(self.stream, data)
+        if waited.cancelled_caught:  # a client that does not read: cut it off
+            logger.warning("a client did not read its response within %g s; closing its "
+                           "connection", SEND_SECONDS)
+            await self.stream.aclose()
+
+    async def _send_request(self, data: bytes) -> None:
+        """For the peer: raises when the client is gone or does not read."""
+        async with self.send_lock:
+            with trio.fail_after(SEND_SECONDS):
+                await self.stream.send_all(data)
+
+
+def _too_large(event: Oversized) -> MessageTooLargeError:
+    if event.server_wide:
+        return MessageTooLargeError(
+            f"the server holds {event.limit} bytes of unfinished messages across its "
+            "connections; this message was dropped (send it again shortly)",
+            {"limit": event.limit, "serverWide": True})
+    return MessageTooLargeError(f"message exceeds {event.limit} bytes; it was dropped",
+                                {"limit": event.limit})
 
 
 async def _send(stream: trio.SocketStream, data: bytes) -> None:

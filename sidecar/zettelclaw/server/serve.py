@@ -39,6 +39,7 @@ from zettelclaw.server.connection import ConnectionHandler
 from zettelclaw.server.host_methods import withdraw_offers
 from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
 from zettelclaw.server.methods import build_methods
+from zettelclaw.server.supervise import quiet_accept_errors, supervised
 from zettelclaw.server.syncer import Syncer
 
 logger = logging.getLogger(__name__)
@@ -115,7 +116,8 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
     syncer = Syncer(memory, on_change=vectorizer.notify)
     briefing = Briefing(memory, settings, syncer, router=router)
     dispatcher = Dispatcher(build_methods(memory, syncer, server_info, extraction,
-                                          worker.notify, briefing=briefing))
+                                          worker.notify, briefing=briefing),
+                            max_response_bytes=config.max_message_bytes)
     handler = ConnectionHandler(dispatcher, config.max_message_bytes,
                                 on_close=partial(withdraw_offers, router))
     choice = router.choose()
@@ -124,13 +126,14 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
         # warning: `status` and `jobs` say it where it matters
         logger.info("extraction waits for a model (%s); hooks are accepted and spooled",
                     choice.reason)
+    quiet_accept_errors()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_memory_on_cancel, memory)
         nursery.start_soon(syncer.background)
-        await nursery.start(worker.run)
-        await nursery.start(vectorizer.run)
+        await nursery.start(supervised, "the extraction loop", worker.run)
+        await nursery.start(supervised, "the vectorizer", vectorizer.run)
         if config.briefing_schedule:
-            await nursery.start(Scheduler(briefing).run)
+            await nursery.start(supervised, "the briefing schedule", Scheduler(briefing).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
 

@@ -1,0 +1,159 @@
+"""States of the machine and the data directory that once crashed the sidecar (issue 12,
+items 2, 3, 4 and 12, and the data directory's owner and log link): each is now survived or
+refused with one clear line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+import pytest
+import trio
+
+from tests.test_cli import ZETTELCLAW, clean_env
+from zettelclaw.briefing.service import Briefing
+from zettelclaw.client import AsyncClient, Client
+from zettelclaw.home import Home
+from zettelclaw.server.serve import Ready, ServerConfig, serve
+
+
+def serve_argv(home: Path, sock: Path) -> list[str]:
+    return [os.fspath(ZETTELCLAW), "serve", "--home", os.fspath(home), "--socket",
+            os.fspath(sock), "--workspace", os.fspath(home.parent / "ws"),
+            "--set", "cron.schedule=off"]
+
+
+def refused(home: Path, sock: Path) -> subprocess.CompletedProcess[str]:
+    (home.parent / "ws").mkdir(exist_ok=True)
+    return subprocess.run(serve_argv(home, sock), env=clean_env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_an_index_that_is_a_directory_is_named_not_a_traceback(tmp_path: Path,
+                                                               short_dir: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "index.sqlite").mkdir()
+    done = refused(home, short_dir / "s.sock")
+    assert done.returncode == 5
+    assert done.stderr == (f"zettelclaw: {home}/index.sqlite cannot be the search index (Is a "
+                           "directory): move it away; the index is rebuilt from the log\n")
+
+
+def test_a_log_that_is_a_symbolic_link_is_refused(tmp_path: Path, short_dir: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_text("")
+    (home / "log.jsonl").symlink_to(elsewhere)
+    done = refused(home, short_dir / "s.sock")
+    assert done.returncode == 5
+    assert "log.jsonl is a symbolic link" in done.stderr
+    assert elsewhere.read_text() == ""
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a directory to another uid needs root")
+def test_a_data_directory_of_another_user_is_refused(tmp_path: Path, short_dir: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    os.chown(home, 12345, 12345)
+    done = refused(home, short_dir / "s.sock")
+    assert done.returncode == 5
+    assert f"{home} is owned by uid 12345, not by you (uid 0)" in done.stderr
+
+
+FEW_FDS = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+os.execv(sys.argv[1], sys.argv[1:])
+"""
+
+
+def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
+                                                               short_dir: Path) -> None:
+    """c7e1242 died: the SDK's import, in the background, met EMFILE and nothing caught it."""
+    home, sock = tmp_path / "home", short_dir / "s.sock"
+
+    env = {**clean_env(), "ANTHROPIC_API_KEY": "unused"}
+    proc = subprocess.Popen([sys.executable, "-c", FEW_FDS, *serve_argv(home, sock)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert b"listening on" in proc.stdout.readline()
+        flood = []
+        for _ in range(120):  # more than the sidecar has descriptors left
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(os.fspath(sock))
+            flood.append(s)
+        time.sleep(3)  # the SDK's import runs into the limit meanwhile
+        for s in flood:
+            s.close()
+        deadline = time.monotonic() + 30
+        while True:  # accepting resumes once descriptors are free
+            try:
+                with Client(sock, timeout=5) as client:
+                    status = client.call("status")
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert status["pid"] == proc.pid
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    lines = err.decode().splitlines()
+    assert sum("accept returned EMFILE" in line for line in lines) <= 2  # not ten a second
+
+
+async def test_the_schedule_failing_on_a_full_disk_is_logged_and_survived(
+        server_config: ServerConfig, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """c7e1242 died: Scheduler.run -> record_next -> atomic_write_json raised on a full disk."""
+    calls: list[object] = []
+
+    def full_disk(self: Briefing, upcoming: object) -> None:
+        calls.append(upcoming)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Briefing, "record_next", full_disk)
+    monkeypatch.setattr("zettelclaw.briefing.scheduler.Scheduler.due_at_start",
+                        lambda self, last: False)
+    config = replace(server_config, briefing_schedule=True)
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, config)
+        with trio.fail_after(10):
+            while True:  # record_next runs in a worker thread
+                if calls:
+                    break
+                await trio.sleep(0.01)
+        async with await AsyncClient.connect(ready.socket) as client:
+            assert (await client.call("status"))["pid"] == os.getpid()
+        nursery.cancel_scope.cancel()
+    assert any("the briefing schedule failed; it starts again" in r.getMessage()
+               for r in caplog.records)
+
+
+async def test_an_entry_dated_past_year_9999_in_utc_is_an_invalid_line_not_a_broken_briefing(
+        server_config: ServerConfig, home: Home) -> None:
+    good = {"id": "e00000000001", "timestamp": "2026-11-20T10:00:00Z", "type": "fact",
+            "content": "kept", "session": "s", "subject": "launch"}
+    bad = {**good, "id": "e00000000002", "timestamp": "9999-12-31T23:59:59-23:00"}
+    home.log.write_bytes(orjson.dumps(good) + b"\n" + orjson.dumps(bad) + b"\n")
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, server_config)
+        async with await AsyncClient.connect(ready.socket) as client:
+            run = await client.call("briefing.generate", {"dryRun": True})
+            status = await client.call("status")
+            until = await client.call("memory.search", {"until": "9999-12-31"})
+        nursery.cancel_scope.cancel()
+    assert run["block"]
+    assert status["invalidLines"]["count"] == 1
+    assert "timestamp out of range" in status["invalidLines"]["first"][0]["reason"]
+    assert [r["id"] for r in until["results"]] == ["e00000000001"]

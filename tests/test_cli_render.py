@@ -54,3 +54,17 @@ def test_the_jobs_table_has_a_route_column() -> None:
     assert header.split()[:3] == ["JOB", "STATE", "ROUTE"]
     assert row.split()[:3] == ["20261124T100000.000000Z-abcdef", "waiting", "host"]
     assert row.endswith("the host's model cannot be asked now: not authorized")
+
+
+def test_wrap_cuts_a_long_word_into_lines_and_keeps_every_character() -> None:
+    word = "x" * 1000
+    lines = render.wrap(f"short {word} end", 100)
+    assert all(len(line) <= 100 for line in lines)
+    assert "".join(line.strip().replace(" ", "") for line in lines) == "short" + word + "end"
+
+
+def test_a_cut_result_says_how_to_see_all_of_it() -> None:
+    entry = {"id": "e00000000002", "timestamp": "2026-02-20T14:00:00Z", "type": "fact",
+             "content": "y" * 50, "contentTruncated": True}
+    assert render.entry_block(entry).splitlines()[-1] == (
+        "    (cut for the list: `zettelclaw get e00000000002` shows all of it)")

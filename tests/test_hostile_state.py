@@ -19,6 +19,7 @@ import trio
 from tests.test_cli import ZETTELCLAW, clean_env
 from zettelclaw.briefing.service import Briefing
 from zettelclaw.client import AsyncClient, Client
+from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
 from zettelclaw.server.serve import Ready, ServerConfig, serve
 
@@ -157,3 +158,56 @@ async def test_an_entry_dated_past_year_9999_in_utc_is_an_invalid_line_not_a_bro
     assert status["invalidLines"]["count"] == 1
     assert "timestamp out of range" in status["invalidLines"]["first"][0]["reason"]
     assert [r["id"] for r in until["results"]] == ["e00000000001"]
+
+
+async def test_long_names_and_far_dates_are_bad_params_not_internal_errors(
+        server_config: ServerConfig, workspace: Path) -> None:
+    """c7e1242 answered -32603 to each of these."""
+    (workspace / "memory").mkdir(exist_ok=True)
+    async with trio.open_nursery() as nursery:
+        ready: Ready = await nursery.start(serve, server_config)
+        async with await AsyncClient.connect(ready.socket) as client:
+            asked = [
+                ("memory.get", {"path": "memory/" + "a" * 300 + ".md"}),
+                ("briefing.generate", {"workspaceDir": str(workspace / ("b" * 300)),
+                                       "dryRun": True}),
+                ("memory.search", {"until": "9999-12-31T23:59:59-23:00x"}),
+            ]
+            codes = []
+            for method, params in asked:
+                try:
+                    await client.call(method, params)
+                except ZettelclawError as exc:
+                    codes.append(exc.code)
+            until = await client.call("memory.search", {"until": "9999-12-31"})
+        nursery.cancel_scope.cancel()
+    assert codes == [-32602, -32602, -32602]
+    assert until["results"] == []
+
+
+def test_an_entry_of_20_mb_without_spaces_is_listed_searched_and_read(tmp_path: Path) -> None:
+    """c7e1242: `log` and `search` did not finish in 120 s (16 MiB took 224 s): the wrapping
+    and the line reader were quadratic. The timeout here only guards against a hang."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir(mode=0o700)
+    workspace.mkdir()
+    small = {"id": "e00000000001", "timestamp": "2026-02-20T14:00:00Z", "type": "fact",
+             "content": "a small fact about xylophones", "session": "s"}
+    huge = {**small, "id": "e00000000002", "content": "x" * (20 << 20)}
+    home.joinpath("log.jsonl").write_bytes(orjson.dumps(small) + b"\n" + orjson.dumps(huge)
+                                           + b"\n")
+    base = ["--no-sidecar", "--home", os.fspath(home), "--workspace", os.fspath(workspace)]
+
+    def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([os.fspath(ZETTELCLAW), *args, *base], env=clean_env(),
+                              capture_output=True, timeout=120, check=True)
+
+    listed = run("log").stdout.decode()
+    assert "(cut for the list: `zettelclaw get e00000000002` shows all of it)" in listed
+    assert len(listed) < 100_000
+    found = orjson.loads(run("search", "--type", "fact", "--json").stdout)["results"]
+    assert {r["id"]: r.get("contentTruncated", False) for r in found} == {
+        "e00000000001": False, "e00000000002": True}
+    assert b"xylophones" in run("search", "xylophones").stdout
+    whole = orjson.loads(run("get", "e00000000002", "--json").stdout)
+    assert len(whole["entry"]["content"]) == 20 << 20

@@ -39,7 +39,8 @@ from zettelclaw.search.searcher import Searcher
 from zettelclaw.session_keys import Audience
 from zettelclaw.state import default_state
 from zettelclaw.subjects.registry import DEFAULT_TYPE, Subject, SubjectRegistry, title_case
-from zettelclaw.subjects.rename import rewrite_subject_locked
+from zettelclaw.subjects.rename import remove_leftover, rewrite_subject_locked
+from zettelclaw.subjects.rename import temp_path as rename_leftover
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,10 @@ class Memory:
         self._create_missing_files()
 
     def _create_missing_files(self) -> None:
+        if rename_leftover(self.home).exists():  # a rename cut short by a crash
+            with lock.exclusive(self.home.lock):
+                if remove_leftover(self.home):
+                    logger.info("removed the temp file of a subject rename that did not finish")
         if self.home.subjects.exists() and self.home.state.exists():
             return
         with lock.exclusive(self.home.lock):
@@ -269,9 +274,8 @@ class Memory:
                 self.subjects.save_locked(registry)
             rewritten = 0
             if in_log:
-                before = self.home.log.stat().st_size
                 result = rewrite_subject_locked(self.home, old, new)
-                self.ingester.adopt_rewrite(old, new, result.size - before)
+                self.ingester.adopt_rewrite(old, new, result.new_offset)
                 rewritten = result.rewritten
                 self._synced_stat = LogStat.of(self.home.log)
             registry.pop(old, None)

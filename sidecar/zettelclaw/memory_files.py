@@ -2,19 +2,23 @@
 
 Allowed: ``MEMORY.md`` (or ``memory.md``) at the workspace root, and ``*.md`` files under
 ``memory/``. A path is resolved with every symlink followed before it is checked, so neither
-``../`` nor a link inside ``memory/`` that points elsewhere can reach another file's bytes. A
+``../`` nor a link inside ``memory/`` that points elsewhere can reach another file's bytes; the
+file is then opened by descriptor along that resolved path (``safe_open``), so a link or a FIFO
+swapped in after the check is refused, not read. A
 path outside the allowed set is refused whether or not it exists, so the answer does not reveal
 which files exist outside.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
+from zettelclaw.safe_open import open_beneath, read_capped
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
@@ -37,15 +41,38 @@ def resolve(workspace: Path, path: str) -> tuple[Path, str]:
         raise InvalidParamsError("path must be a non-empty file path")
     root = Path(os.path.realpath(workspace))
     candidate = Path(path) if os.path.isabs(path) else root / path
-    real = Path(os.path.realpath(candidate))
-    if not _allowed(root, real) or real.is_dir():  # a directory is never a memory file
-        raise PathNotAllowedError(
-            f"{path!r} is not one of the workspace's memory files (MEMORY.md, memory/**/*.md)",
-            {"path": path, "workspace": str(workspace)},
-        )
-    if not real.is_file():
-        raise NotFoundError(f"{path!r} does not exist in the workspace", {"path": path})
+    refused = PathNotAllowedError(
+        f"{path!r} is not one of the workspace's memory files (MEMORY.md, memory/**/*.md)",
+        {"path": path, "workspace": str(workspace)})
+    try:
+        real = Path(os.path.realpath(candidate))
+        if not _allowed(root, real):
+            raise refused
+        st = os.stat(real)
+    except FileNotFoundError:
+        raise NotFoundError(f"{path!r} does not exist in the workspace", {"path": path}
+                            ) from None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise InvalidParamsError(f"Invalid params: path is too long: {path[:60]!r}...",
+                                     [{"field": "path", "message": "file name too long",
+                                       "type": "value_error"}]) from None
+        # e.g. a link swapped for a file while it was being resolved (EINVAL)
+        raise NotFoundError(f"{path!r} changed while it was being resolved; try again",
+                            {"path": path}) from None
+    if stat.S_ISDIR(st.st_mode):  # a directory is never a memory file
+        raise refused
+    if not stat.S_ISREG(st.st_mode):
+        raise PathNotAllowedError(f"{path!r} is not a regular file", {"path": path})
     return real, str(real.relative_to(root))
+
+
+def open_real(workspace: Path, real: Path) -> int:
+    """A descriptor of ``real`` (a path with its links resolved, inside the workspace), opened
+    without following any link on the way (``safe_open``): if a link or a FIFO took its place
+    since it was checked, the open fails instead of reading something else."""
+    root = Path(os.path.realpath(workspace))
+    return open_beneath(root, real.relative_to(root))
 
 
 def _allowed(root: Path, real: Path) -> bool:
@@ -77,7 +104,10 @@ def list_files(workspace: Path) -> list[tuple[str, Path]]:
         except FileNotFoundError:
             continue
         resolve = linked_dir or stat.S_ISLNK(st.st_mode)
-        real = Path(os.path.realpath(candidate)) if resolve else candidate
+        try:
+            real = Path(os.path.realpath(candidate)) if resolve else candidate
+        except OSError:  # a link swapped for a file while it was being resolved (EINVAL)
+            continue
         if real not in found and (real.is_file() if resolve else stat.S_ISREG(st.st_mode)) \
                 and _allowed(root, real):
             found[real] = str(candidate.relative_to(root))
@@ -86,8 +116,11 @@ def list_files(workspace: Path) -> list[tuple[str, Path]]:
 
 def read_slice(workspace: Path, path: str, start: int = 1, count: int | None = None) -> FileSlice:
     real, relative = resolve(workspace, path)
-    with real.open("rb") as f:
-        data = f.read(MAX_BYTES + 1)
+    fd = open_real(workspace, real)  # what resolve() checked, or an error: never another file
+    try:
+        data = read_capped(fd, MAX_BYTES + 1)
+    finally:
+        os.close(fd)
     truncated = len(data) > MAX_BYTES
     text = data[:MAX_BYTES].decode("utf-8", "replace")
     all_lines = text.splitlines(keepends=True)

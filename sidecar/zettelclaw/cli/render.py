@@ -10,6 +10,21 @@ DETAIL_LABEL = {"decision": "why", "task": "note", "question": "context", "fact"
                 "handoff": "detail"}
 
 
+def wrap(text: str, width: int, initial: str = "    ", subsequent: str = "    ") -> list[str]:
+    """``textwrap.wrap`` in linear time: a word longer than a line is cut into line-long
+    pieces first (textwrap re-slices the rest of a long word for every line it fills, so one
+    50 MB word took minutes)."""
+    room = max(width - max(len(initial), len(subsequent)), 1)
+    words = []
+    for word in text.split():
+        if len(word) > room:
+            words += [word[i:i + room] for i in range(0, len(word), room)]
+        else:
+            words.append(word)
+    return textwrap.wrap(" ".join(words), width, initial_indent=initial,
+                         subsequent_indent=subsequent, break_long_words=False)
+
+
 def entry_block(entry: Mapping[str, Any], width: int = 100) -> str:
     when = str(entry.get("timestamp", ""))[:16].replace("T", " ")
     kind = entry["type"]
@@ -19,12 +34,12 @@ def entry_block(entry: Mapping[str, Any], width: int = 100) -> str:
     if entry.get("replacedBy"):
         head += f"  (replaced by {entry['replacedBy']})"
     lines = [head]
-    lines += textwrap.wrap(entry["content"], width, initial_indent="    ",
-                           subsequent_indent="    ") or ["    "]
+    lines += wrap(entry["content"], width) or ["    "]
+    if entry.get("contentTruncated"):
+        lines.append(f"    (cut for the list: `zettelclaw get {entry['id']}` shows all of it)")
     if entry.get("detail"):
         label = DETAIL_LABEL.get(entry["type"], "detail")
-        lines += textwrap.wrap(f"{label}: {entry['detail']}", width, initial_indent="    ",
-                               subsequent_indent="      ")
+        lines += wrap(f"{label}: {entry['detail']}", width, subsequent="      ")
     return "\n".join(lines)
 
 
@@ -35,7 +50,7 @@ def result_block(result: Mapping[str, Any], width: int = 100) -> str:
         return entry_block(result, width)
     head = f"{'':<16}  {'file':<13} {result.get('citation') or result.get('path', '?')}"
     text = " ".join(str(result.get("snippet") or "").split())
-    body = textwrap.wrap(text, width, initial_indent="    ", subsequent_indent="    ")
+    body = wrap(text, width)
     return "\n".join([head, *(body or ["    "])])
 
 

@@ -65,7 +65,9 @@ def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Posit
     """
     offset = start.offset  # the next byte to read
     number = start.lines
-    buffer, buffer_at = b"", offset  # unconsumed bytes, and the file offset of buffer[0]
+    # Unconsumed bytes, the file offset of buffer[0], and how far buffer is known to hold no
+    # newline: a line of 50 MB is read in chunks without copying or scanning it again per chunk.
+    buffer, buffer_at, scanned = bytearray(), offset, 0
     skip_newline = start.open_tail
     while offset < end:
         chunk = os.pread(fd, min(CHUNK, end - offset), offset)
@@ -78,14 +80,16 @@ def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Posit
             if not buffer.startswith(b"\n"):
                 raise LineContinuedError(f"line {number} went on after it was read")
             pos, skip_newline = 1, False
-        while (newline := buffer.find(b"\n", pos)) >= 0:
+        while (newline := buffer.find(b"\n", max(pos, scanned))) >= 0:
             number += 1
-            line = parse_line(number, buffer_at + pos, buffer[pos:newline])
+            line = parse_line(number, buffer_at + pos, bytes(buffer[pos:newline]))
             yield line, Position(buffer_at + newline + 1, number, False)
             pos = newline + 1
+            scanned = pos
         buffer_at += pos
-        buffer = buffer[pos:]
+        del buffer[:pos]
+        scanned = len(buffer)
     if buffer and not skip_newline:
-        line = parse_line(number + 1, buffer_at, buffer)
+        line = parse_line(number + 1, buffer_at, bytes(buffer))
         if line.entry is not None:
             yield line, Position(buffer_at + len(buffer), number + 1, True)

@@ -59,6 +59,24 @@ class LogStore:
         finally:
             os.close(fd)
 
+    def end_last_line_locked(self, size: int | None = None) -> bool:
+        """End an unfinished last line with a newline (torn by a crash, or typed without one),
+        so that the next append by anyone starts a line of its own. With ``size``, only if the
+        log still has that size (it has not moved since it was seen). True when one was added."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if st.st_size == 0 or ends_with_newline(fd) or size not in (None, st.st_size):
+                return False
+            write_all(fd, b"\n")
+            os.fsync(fd)
+            return True
+        finally:
+            os.close(fd)
+
     def lines(self, start: Position = START) -> Iterator[Line]:
         """Every line from ``start`` to the current end, valid or not."""
         fd = os.open(self.path, os.O_RDONLY)

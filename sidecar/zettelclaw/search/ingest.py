@@ -132,15 +132,17 @@ class Ingester:
             logger.warning("%s: more invalid lines skipped; `zettelclaw status` counts them",
                            self.log_path.name)
 
-    def adopt_rewrite(self, old_subject: str, new_subject: str, size_delta: int) -> None:
+    def adopt_rewrite(self, old_subject: str, new_subject: str,
+                      new_offset: Callable[[int], int]) -> None:
         """After a subject rename rewrote the log (under the data lock, with the index caught
         up just before): carry the change into the index instead of indexing everything again.
-        """
+        ``new_offset`` says where the index's position is in the new file (lines others
+        appended meanwhile lie after it, and are read as new)."""
         st = os.stat(self.log_path)
         with self.index.write() as conn:
             meta = self.index.meta(conn)
             position = _position(meta)
-            offset = position.offset + size_delta
+            offset = new_offset(position.offset)
             _set_subject(conn, old_subject, new_subject, self.display(new_subject))
             fd = os.open(self.log_path, os.O_RDONLY)
             try:

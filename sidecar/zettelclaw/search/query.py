@@ -53,8 +53,18 @@ def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
     return {key: row[key] for key in ENTRY_COLUMNS if row[key] is not None}
 
 
+# A result's content and detail in a list: an entry of 50 MB (written by hand) must not make
+# every search answer 50 MB; memory.get returns the whole entry.
+RESULT_TEXT_CHARS = 16_384
+
+
 def search_result(row: sqlite3.Row, score: float, snippet: str) -> dict[str, Any]:
     result: dict[str, Any] = {key: row[key] for key in ENTRY_COLUMNS}
+    for key in ("content", "detail"):
+        text = result[key]
+        if text is not None and len(text) > RESULT_TEXT_CHARS:
+            result[key] = text[:RESULT_TEXT_CHARS]
+            result[f"{key}Truncated"] = True
     result.update(path=row["id"], line=row["line"], replacedBy=row["replaced_by"],
                   score=round(score, 6), snippet=snippet, source="log")
     return result

@@ -14,8 +14,9 @@ import sqlite3
 from pathlib import Path
 
 from zettelclaw.briefing.markers import layout
-from zettelclaw.errors import MarkersError
-from zettelclaw.memory_files import list_files
+from zettelclaw.errors import MarkersError, ZettelclawError
+from zettelclaw.memory_files import list_files, open_real
+from zettelclaw.safe_open import read_capped
 from zettelclaw.search.chunking import chunk_markdown
 from zettelclaw.search.index import Index, text_hash
 
@@ -57,7 +58,14 @@ class WorkspaceIndexer:
                 changed += 1
             for relative in todo:
                 real, mtime, size = stats[relative]
-                data = real.read_bytes()[:MAX_FILE_BYTES]
+                try:
+                    fd = open_real(self.workspace, real)
+                except ZettelclawError:  # swapped for a link or a FIFO since it was listed
+                    continue
+                try:
+                    data = read_capped(fd, MAX_FILE_BYTES)  # a 64 GiB file costs 4 MiB
+                finally:
+                    os.close(fd)
                 digest = hashlib.blake2b(data, digest_size=16).hexdigest()
                 if known.get(relative, (0, 0, ""))[2] != digest:
                     _drop(conn, relative)

@@ -41,6 +41,7 @@ from zettelclaw.server.listener import AlreadyServingError, open_listener, remov
 from zettelclaw.server.methods import build_methods
 from zettelclaw.server.supervise import quiet_accept_errors, supervised
 from zettelclaw.server.syncer import Syncer
+from zettelclaw.server.tail_mender import TailMender
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +133,7 @@ async def _serve(config: ServerConfig, settings: Config, memory: Memory,
         nursery.start_soon(syncer.background)
         await nursery.start(supervised, "the extraction loop", worker.run)
         await nursery.start(supervised, "the vectorizer", vectorizer.run)
+        await nursery.start(supervised, "the tail mender", TailMender(config.home).run)
         if config.briefing_schedule:
             await nursery.start(supervised, "the briefing schedule", Scheduler(briefing).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))

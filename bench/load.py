@@ -27,7 +27,6 @@ import os
 import platform
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,6 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 import generate  # noqa: E402  (bench/ is not a package)
-
 from zettelclaw.client import Client  # noqa: E402
 
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")

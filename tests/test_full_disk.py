@@ -68,22 +68,28 @@ def test_a_full_disk_is_answered_minus_32010_and_nothing_is_lost(tmpfs: Path,
         hook = {"sessionId": "full-disk-1", "sessionKey": "agent:main:main",
                 "messages": [{"role": "user", "content": "remember this " * 20_000}]}
         with Client(sock, timeout=30) as client:
-            client.call("status")
+            client.call("memory.search", {"subject": "disk"})  # the index caught up
+            late = entry(subject="disk", content="written just before the disk filled " * 5000)
+            with (home / "log.jsonl").open("ab") as f:
+                f.write(line(late))  # the index must grow to take it in: it cannot
             filler = fill(tmpfs)
             for method, params in [("hook.sessionEnd", hook),
                                    ("subjects.add", {"slug": "new-one", "display": "New"})]:
                 with pytest.raises(DataDirError, match="the disk is full"):
                     client.call(method, params)
-            assert client.call("memory.search", {"subject": "disk"})["results"]  # reads go on
+            # reads go on, from the index as it is (c7e1242, and this commit's parent: -32603)
+            assert len(client.call("memory.search", {"subject": "disk"})["results"]) >= 5
             assert client.call("status")["pid"] == proc.pid
             assert not list((home / "spool").glob("*.json"))  # no half-made job
             assert orjson.loads((home / "subjects.json").read_bytes()).get("new-one") is None
             filler.unlink()
             assert client.call("hook.sessionEnd", hook)["jobId"]  # room again: it goes
             assert client.call("subjects.add", {"slug": "new-one", "display": "New"})
+            found = client.call("memory.search", {"subject": "disk", "maxResults": 10})
+            assert len(found["results"]) == 6  # room again: the index caught up
         contents = [orjson.loads(raw)["content"] for raw in
                     (home / "log.jsonl").read_bytes().splitlines()]
-        assert contents == [e["content"] for e in kept]
+        assert contents == [e["content"] for e in [*kept, late]]
     finally:
         proc.terminate()
         proc.communicate(timeout=30)

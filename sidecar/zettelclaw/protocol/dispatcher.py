@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,7 @@ from zettelclaw.errors import (
     ResponseTooLargeError,
     ZettelclawError,
 )
+from zettelclaw.machine_state import machine_state
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.protocol.params import field_errors
@@ -179,7 +181,7 @@ class Dispatcher:
             return await method.handler(model)
         except ZettelclawError:
             raise
-        except OSError as exc:
+        except (OSError, sqlite3.OperationalError) as exc:
             known = _os_error(method_name, exc)
             if known is None:
                 logger.exception("%s failed", method_name)
@@ -195,28 +197,22 @@ class Dispatcher:
                                 ) from exc
 
 
-# The machine's state, not a bug: the data directory (or the process) cannot be used right now.
-_RESOURCE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
-                    errno.EROFS: "the file system is read-only",
-                    errno.EMFILE: "the process is out of file descriptors",
-                    errno.ENFILE: "the system is out of file descriptors",
-                    errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                    errno.EIO: "an input/output error"}
-
-
-def _os_error(method_name: str, exc: OSError) -> ZettelclawError | None:
-    """The protocol's error for an OSError that says something about the caller's input or the
-    machine (-32602, -32010); None for one that is a bug (-32603)."""
-    where = f" ({exc.filename})" if exc.filename else ""
-    if exc.errno == errno.ENAMETOOLONG:
+def _os_error(method_name: str, exc: OSError | sqlite3.OperationalError
+              ) -> ZettelclawError | None:
+    """The protocol's error for an OSError (or SQLite's) that says something about the caller's
+    input or the machine (-32602, -32010); None for one that is a bug (-32603)."""
+    filename = getattr(exc, "filename", None)
+    where = f" ({filename})" if filename else ""
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         return InvalidParamsError(f"Invalid params: a name in the path is too long{where}",
                                   [{"field": "path", "message": "file name too long",
                                     "type": "value_error"}])
-    cause = _RESOURCE_ERRNOS.get(exc.errno or 0)
+    cause = machine_state(exc)
     if cause is None:
         return None
-    return DataDirError(f"{method_name} could not complete: {cause}{where}",
-                        {"errno": errno.errorcode.get(exc.errno or 0)})
+    code = (errno.errorcode.get(exc.errno or 0) if isinstance(exc, OSError)
+            else getattr(exc, "sqlite_errorname", None))
+    return DataDirError(f"{method_name} could not complete: {cause}{where}", {"errno": code})
 
 
 def _describe(error: Any) -> str:

@@ -8,12 +8,14 @@ what it already has, so an agent's turn is never held up by indexing.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from typing import TypeVar
 
 import trio
 
 from zettelclaw.errors import IndexNotReadyError
+from zettelclaw.machine_state import machine_state
 from zettelclaw.memory import Memory, SyncStoppedError
 
 logger = logging.getLogger(__name__)
@@ -41,7 +43,16 @@ class Syncer:
                 "the search index is still being built; try again shortly", data)
         try:
             if self.memory.needs_sync():
-                await trio.to_thread.run_sync(self.memory.sync)
+                try:
+                    await trio.to_thread.run_sync(self.memory.sync)
+                except (OSError, sqlite3.OperationalError) as exc:
+                    cause = machine_state(exc)
+                    if cause is None:
+                        raise
+                    # a full disk or a read-only one: reads answer from the index as it is
+                    logger.warning("the index cannot be brought up to date (%s); answering "
+                                   "from it as it is", cause)
+                    return
                 if self._on_change is not None:
                     self._on_change()
         finally:

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-import orjson
-
 from zettelclaw import prompts_loader
 from zettelclaw.briefing.sections import (
     DAY,
@@ -31,6 +29,7 @@ from zettelclaw.briefing.sections import (
 )
 from zettelclaw.config import Config
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+from zettelclaw.llm.json_objects import scan
 from zettelclaw.llm.route import NO_ROUTE_AUTO, Router
 
 logger = logging.getLogger(__name__)
@@ -184,31 +183,8 @@ def contradiction_prompt(sections: Sections, zone: tzinfo, days: int) -> str | N
 
 
 def objects(reply: str) -> list[dict[str, Any]]:
-    """The JSON objects in a reply: a JSON array or object, else one object per line."""
-    text = reply.strip()
-    if text.startswith("```"):
-        text = "\n".join(line for line in text.splitlines() if not line.startswith("```"))
-    try:
-        whole = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        return [whole]
-    if isinstance(whole, list):
-        return [o for o in whole if isinstance(o, dict)]
-    found = []
-    for raw in text.splitlines():
-        line = raw.strip().lstrip("-*• ").rstrip(",")
-        start, end = line.find("{"), line.rfind("}")
-        if start < 0 or end < start:
-            continue
-        try:
-            value = orjson.loads(line[start:end + 1])
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
+    """The JSON objects in a reply (``llm/json_objects.py``)."""
+    return scan(reply).objects
 
 
 def parse_summaries(reply: str, asked: Iterable[str]) -> dict[str, str]:

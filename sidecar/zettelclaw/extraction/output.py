@@ -13,8 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from zettelclaw.llm.json_objects import scan
 from zettelclaw.log.schema import (
     ENTRY_TYPES,
     ID_RE,
@@ -50,43 +49,12 @@ class OutputReport:
 
 
 def parse_objects(text: str, report: OutputReport) -> list[dict[str, Any]]:
-    """The JSON objects in the reply, in order."""
-    stripped = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("```"))
-    whole = stripped.strip()
-    if whole.startswith("["):  # a JSON array instead of JSON lines
-        try:
-            value = orjson.loads(whole)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            if isinstance(value, list):
-                report.lines = len(value)
-                objects = [v for v in value if isinstance(v, dict)]
-                report.invalid += ["not a JSON object"] * (len(value) - len(objects))
-                return objects
-    objects = []
-    for raw in stripped.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        report.lines += 1
-        start, end = line.find("{"), line.rfind("}")
-        if start < 0:
-            report.commentary += 1
-            continue
-        if end < start:  # an object cut short, e.g. by the reply's token limit
-            report.invalid.append("a JSON object without its end")
-            continue
-        try:
-            value = orjson.loads(line[start : end + 1])
-        except orjson.JSONDecodeError as exc:
-            report.invalid.append(f"not valid JSON: {exc}")
-            continue
-        if isinstance(value, dict):
-            objects.append(value)
-        else:
-            report.invalid.append("not a JSON object")
-    return objects
+    """The JSON objects in the reply, in order (``llm/json_objects.py``), counted in ``report``."""
+    found = scan(text)
+    report.lines += found.lines
+    report.commentary += found.commentary
+    report.invalid += found.invalid
+    return found.objects
 
 
 def _draft(obj: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.extraction.bookkeeping import record_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import build_entries
+from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.extraction.transcript import Message, render
@@ -41,10 +42,7 @@ class Extraction:
         self.spool = Spool(self.home)
         self.store = LogStore(self.home)
         self.intake = Intake(self.home, config, self.provenance, self.spool, transcript_roots)
-        self.waiting: str | None = None  # why jobs wait (no key, unreachable), for status
-        # No key or no endpoint is true of every job: the whole queue pauses until then
-        # (Unix time), rather than every job finding it out on its own.
-        self.paused_until = 0.0
+        self.pause = ModelPause()  # why and until when no job is started
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -57,8 +55,7 @@ class Extraction:
     def resume(self) -> int:
         """A route became usable (a host offered llm.complete): waiting jobs are due now.
         Returns how many were waiting."""
-        self.paused_until = 0.0
-        self.waiting = None
+        self.pause.lift()
         with lock.exclusive(self.home.lock):
             return self._waiting_due_locked()
 
@@ -169,7 +166,7 @@ class Extraction:
 
     def retry(self, job_id: str | None) -> dict[str, Any]:
         """Make failed (or waiting) jobs due now, with one more attempt each."""
-        self.paused_until = 0.0
+        self.pause.lift()
         retried = []
         with lock.exclusive(self.home.lock):
             jobs = self.spool.jobs()
@@ -190,7 +187,7 @@ class Extraction:
         jobs = self.spool.jobs() if jobs is None else jobs
         counts = {state: sum(j.state == state for j in jobs)
                   for state in ("pending", "waiting", "failed")}
-        waiting = self.waiting or next((j.last_error for j in jobs if j.state == "waiting"),
+        waiting = self.pause.reason or next((j.last_error for j in jobs if j.state == "waiting"),
                                        None)
         return {"model": self.config.model_id, "apiKey": bool(self.config.api_key),
                 "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,

@@ -106,7 +106,7 @@ class Worker:
         The scan stops once capacity is filled, so a backlog costs a few steps, not a pass."""
         free = self.extraction.config.concurrency - len(self._running)
         now = time.time()
-        if free <= 0 or now < self.extraction.paused_until:
+        if free <= 0 or self.extraction.pause.active():
             return []
         busy_sessions = set(self._running.values())
         due: list[Job] = []
@@ -123,7 +123,7 @@ class Worker:
         return due
 
     def _next_due(self, jobs: list[Job]) -> float:
-        times = [max(j.not_before or 0.0, self.extraction.paused_until) for j in jobs
+        times = [max(j.not_before or 0.0, self.extraction.pause.until) for j in jobs
                  if j.state != "failed" and j.job_id not in self._running]
         times = [t for t in times if t > 0]
         if not times:
@@ -158,20 +158,17 @@ class Worker:
             try:
                 reply = await extraction.router.complete(prompt, purpose="extraction")
             except ModelWaiting as exc:
-                if extraction.waiting != exc.reason:  # said once, not once per job
-                    logger.warning("extraction waits: %s", exc.reason)
-                extraction.waiting = exc.reason
-                wait = max(exc.retry_after or 0.0, extraction.config.retry_wait_seconds)
-                extraction.paused_until = time.time() + wait
+                extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
+                                                         extraction.config.retry_wait_seconds))
                 await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
                                               exc.route)
                 return False
             except ModelFailed as exc:
-                extraction.waiting = None
+                extraction.pause.answered()
                 logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
                 await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
                 return False
-            extraction.waiting = None
+            extraction.pause.answered()
             result = await trio.to_thread.run_sync(extraction.result, job, reply.text)
             result["model"] = {"route": reply.route, "model": reply.model,
                                **({"usage": reply.usage} if reply.usage else {})}

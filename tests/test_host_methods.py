@@ -44,7 +44,7 @@ async def test_an_offer_needs_a_connection() -> None:
 
 async def test_an_offer_lasts_as_long_as_its_connection() -> None:
     router, dispatcher, woken = setup()
-    peer = Peer(_nowhere, 1000)
+    peer = Peer(_nowhere)
     token = current_peer.set(peer)
     try:
         answer = await offer(dispatcher, {"capabilities": ["llm.complete", "tea.make"],
@@ -67,7 +67,7 @@ async def test_an_offer_lasts_as_long_as_its_connection() -> None:
 
 async def test_an_empty_offer_withdraws_the_connections_earlier_one() -> None:
     router, dispatcher, woken = setup()
-    token = current_peer.set(Peer(_nowhere, 1000))
+    token = current_peer.set(Peer(_nowhere))
     try:
         await offer(dispatcher, {"capabilities": ["llm.complete"]})
         answer = await offer(dispatcher, {"capabilities": []})

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests import test_crash as crash
+from tests.fakes.anthropic_api import FakeAnthropic
 from tests.fakes.host_client import FakeHost
 from tests.test_crash import (
     CONTENTS,
@@ -68,12 +69,7 @@ class KeylessSidecar(Sidecar):
             time.sleep(0.02)
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    api = FakeAnthropic().start()
-    api.default = Reply(text=REPLY)
-    yield api
-    api.stop()
+fake = crash.fake  # test_crash's fixture: the fake Messages API, answering REPLY
 
 
 @pytest.fixture

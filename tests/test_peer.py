@@ -45,7 +45,7 @@ async def answered(peer: Peer, wire: Wire, reply: Reply | None) -> object:
 
 async def test_a_reply_resolves_its_request() -> None:
     wire = Wire()
-    peer = Peer(wire.send, 1000)
+    peer = Peer(wire.send)
     assert await answered(peer, wire, Reply("", result={"text": "ok"})) == {"text": "ok"}
     assert wire.sent[0]["method"] == "llm.complete"
     assert str(wire.sent[0]["id"]).startswith("zc-")
@@ -54,12 +54,12 @@ async def test_a_reply_resolves_its_request() -> None:
 async def test_an_error_reply_is_raised_as_its_class() -> None:
     wire = Wire()
     error = HostModelFailedError("500")
-    assert await answered(Peer(wire.send, 1000), wire, Reply("", error=error)) is error
+    assert await answered(Peer(wire.send), wire, Reply("", error=error)) is error
 
 
 async def test_closing_fails_what_waits_and_what_comes_after() -> None:
     wire = Wire()
-    peer = Peer(wire.send, 1000)
+    peer = Peer(wire.send)
     assert isinstance(await answered(peer, wire, None), PeerGone)
     with pytest.raises(PeerGone):
         await peer.request("llm.complete", {})
@@ -69,12 +69,12 @@ async def test_a_broken_write_is_peer_gone() -> None:
     wire = Wire()
     wire.broken = True
     with pytest.raises(PeerGone, match="cannot write"):
-        await Peer(wire.send, 1000).request("llm.complete", {})
+        await Peer(wire.send).request("llm.complete", {})
 
 
 async def test_after_the_deadline_a_late_reply_is_dropped() -> None:
     wire = Wire()
-    peer = Peer(wire.send, 1000)
+    peer = Peer(wire.send)
     with pytest.raises(trio.TooSlowError):
         with trio.fail_after(0.05):
             await peer.request("llm.complete", {})

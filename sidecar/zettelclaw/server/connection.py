@@ -74,7 +74,7 @@ class ConnectionHandler:
                 refusal = ForbiddenError(f"this sidecar serves its own user only; peer uid {uid}")
                 await _send(stream, encode(error_response(refusal, None)))
                 return
-            connection = _Connection(self, stream, uid)
+            connection = _Connection(self, stream)
             current_peer.set(connection.peer)
             try:
                 await connection.serve()
@@ -86,15 +86,14 @@ class ConnectionHandler:
 
 
 class _Connection:
-    def __init__(self, handler: ConnectionHandler, stream: trio.SocketStream, uid: int) -> None:
-        self.handler = handler
+    def __init__(self, handler: ConnectionHandler, stream: trio.SocketStream) -> None:
         self.dispatcher = handler.dispatcher
         self.budget = handler.budget
         self.stream = stream
         self.send_lock = trio.Lock()
         self.framer = LineFramer(handler.max_message_bytes)
         self.in_flight = trio.Semaphore(MAX_IN_FLIGHT)
-        self.peer = Peer(self._send_request, uid)
+        self.peer = Peer(self._send_request)
         self.held = 0  # this connection's share of the budget
         self.started = 0.0  # when the message in progress began (trio clock)
 

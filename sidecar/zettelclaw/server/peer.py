@@ -34,9 +34,8 @@ class _Waiting:
 
 
 class Peer:
-    def __init__(self, send: Send, uid: int) -> None:
+    def __init__(self, send: Send) -> None:
         self._send = send
-        self.uid = uid
         self.offers: dict[str, dict[str, Any]] = {}  # capability -> what the client said of it
         self.closed = False
         self._waiting: dict[str, _Waiting] = {}

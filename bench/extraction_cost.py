@@ -32,11 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate  # noqa: E402
 
-from zettelclaw.config import ExtractionConfig  # noqa: E402
-from zettelclaw.extraction.service import Extraction  # noqa: E402
+from zettelclaw.app import build_app  # noqa: E402
+from zettelclaw.config import load_config  # noqa: E402
 from zettelclaw.extraction.spool import Job  # noqa: E402
 from zettelclaw.home import Home  # noqa: E402
-from zettelclaw.memory import Memory  # noqa: E402
 
 USER_WORDS, AGENT_WORDS = 40, 150
 
@@ -86,9 +85,9 @@ def main() -> int:
         generate(args.entries, home.root)
         workspace = Path(tmp) / "workspace"
         workspace.mkdir()
-        memory = Memory(home, workspace)
-        config = ExtractionConfig()
-        extraction = Extraction(memory, config)
+        app = build_app(home, workspace, load_config(home, env={}), serving=False)
+        config = app.settings.extraction
+        extraction = app.extraction
         source = sentences(home.root)
         cap_turns = config.max_transcript_chars // ((USER_WORDS + AGENT_WORDS) * 6) + 10
         for turns in (5, 20, 60, cap_turns):
@@ -99,7 +98,7 @@ def main() -> int:
                          "transcriptTokens": count(transcript),
                          "fixedTokens": count(prompt) - count(transcript),
                          "capped": turns == cap_turns})
-        memory.close()
+        app.close()
     if args.json:
         print(json.dumps({"tokens": how, "entries": args.entries, "rows": rows}, indent=2))
         return 0

@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
+from tests.direct import Direct
 from zettelclaw.briefing.sections import Sections, compute
 from zettelclaw.config import BriefingConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 
 NOW = datetime(2026, 2, 21, 8, 0, tzinfo=UTC).timestamp()
 ZONE = "America/Detroit"
@@ -131,7 +131,7 @@ def compute_sections(home: Home, workspace: Path, write_log: Callable[..., Any],
                      config: BriefingConfig | None = None) -> Sections:
     """The sections of ``log`` (written to the data directory first) as of ``now``."""
     write(home, write_log, log)
-    memory = Memory(home, workspace)
+    memory = Direct.open(home, workspace)
     try:
         memory.sync()
         displays = {slug: s.display for slug, s in memory.subjects.load().items()}

@@ -16,7 +16,7 @@ import trio
 
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.serve import Ready, ServerConfig, serve
 
 _ids = itertools.count(1)
 

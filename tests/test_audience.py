@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import entry
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import RestrictedError
-from zettelclaw.server.serve import Ready
+from zettelclaw.serve import Ready
 
 PRIVATE = [{"sessionKey": "agent:main:main"},
            {"sessionKey": "agent:main:scratch-1"},

@@ -25,9 +25,9 @@ import pytest
 
 from tests.briefing_data import SUBJECTS
 from tests.test_briefing_server import EXPECTED, LOG
-from zettelclaw.briefing.markers import BEGIN, END
 from zettelclaw.client import Client
 from zettelclaw.home import Home
+from zettelclaw.workspace.markers import BEGIN, END
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 TIMEOUT = 60  # a guard against a hung process, never a timing check

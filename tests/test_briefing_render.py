@@ -19,12 +19,13 @@ import pytest
 
 from tests import briefing_data as data
 from tests.briefing_data import NOW, e
-from zettelclaw.briefing.model import Flag, ModelStep
+from tests.direct import Direct
 from zettelclaw.briefing.render import EMPTY, clean, render, share
-from zettelclaw.briefing.sections import Item, Part, Sections, compute
+from zettelclaw.briefing.sections import Part, Sections, compute
+from zettelclaw.briefing.summaries import Flag, ModelStep
 from zettelclaw.config import BriefingConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
+from zettelclaw.index.digest import Item
 
 ZONE = ZoneInfo(data.ZONE)
 ACTIVE_1, DECISION_1, PENDING_1 = (data.SECTIONS[k][1] for k in ("active", "decisions", "pending"))
@@ -33,7 +34,7 @@ ACTIVE_1, DECISION_1, PENDING_1 = (data.SECTIONS[k][1] for k in ("active", "deci
 @pytest.fixture
 def fixed(home: Home, workspace: Path, write_log: Callable[..., Any]) -> Sections:
     data.write(home, write_log)
-    memory = Memory(home, workspace)
+    memory = Direct.open(home, workspace)
     try:
         memory.sync()
         displays = {slug: s.display for slug, s in memory.subjects.load().items()}

@@ -21,14 +21,15 @@ import trio.lowlevel
 
 from tests import briefing_data as data
 from tests.briefing_data import NOW
+from tests.direct import open_app
 from zettelclaw import lock
+from zettelclaw.app import App
 from zettelclaw.briefing import record
-from zettelclaw.briefing.markers import BEGIN
 from zettelclaw.briefing.scheduler import MAX_NAP, Scheduler
 from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
+from zettelclaw.workspace.markers import BEGIN
 
 HOUR = 3600.0
 FIRST_3AM = NOW + 24 * HOUR  # NOW is 03:00 in Detroit: the next run is a day later
@@ -56,23 +57,23 @@ class Clock:
 @pytest.fixture
 def make(home: Home, workspace: Path, write_log: Callable[..., Any]
          ) -> Iterator[Callable[..., tuple[Scheduler, Clock]]]:
-    memories: list[Memory] = []
+    apps: list[App] = []
     data.write(home, write_log)
 
     def build(*extra: str, stop_at: float = FIRST_3AM, jump: float = 0.0,
               last_run: float | None = None) -> tuple[Scheduler, Clock]:
         clock = Clock(NOW, stop_at, jump)
-        memories.append(Memory(home, workspace))
         config = load_config(home, env={}, overrides=[f"cron.timezone={data.ZONE}", *extra])
-        briefing = Briefing(memories[-1], config, clock=clock.time)
+        apps.append(app := open_app(home, workspace, settings=config))
+        briefing = Briefing(home, workspace, config, app.syncer, app.router, clock=clock.time)
         if last_run is not None:
             with lock.exclusive(home.lock):
                 record.save_locked(home, {"lastRun": briefing.stamp(last_run)})
         return Scheduler(briefing, sleep=clock.sleep), clock
 
     yield build
-    for memory in memories:
-        memory.close()
+    for app in apps:
+        app.close()
 
 
 async def until(condition: Callable[[], bool]) -> None:

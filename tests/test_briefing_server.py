@@ -29,7 +29,6 @@ from tests.briefing_data import SUBJECTS
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw import lock
 from zettelclaw.briefing import record
-from zettelclaw.briefing.markers import BEGIN, END
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import Config, CronConfig
 from zettelclaw.errors import (
@@ -39,7 +38,8 @@ from zettelclaw.errors import (
     PathNotAllowedError,
 )
 from zettelclaw.home import Home
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.serve import Ready, ServerConfig, serve
+from zettelclaw.workspace.markers import BEGIN, END
 
 ZONE_NAME = "America/Detroit"
 ZONE = ZoneInfo(ZONE_NAME)

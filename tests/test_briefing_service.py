@@ -22,15 +22,16 @@ import pytest
 
 from tests import briefing_data as data
 from tests.briefing_data import NOW, e
+from tests.direct import open_app
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from zettelclaw.app import App
 from zettelclaw.briefing import record
-from zettelclaw.briefing.markers import BEGIN, END
-from zettelclaw.briefing.model import NO_KEY
 from zettelclaw.briefing.service import Briefing
+from zettelclaw.briefing.summaries import NO_KEY
 from zettelclaw.config import Config, load_config
 from zettelclaw.errors import MarkersError, PathNotAllowedError
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
+from zettelclaw.workspace.markers import BEGIN, END
 
 Make = Callable[..., Briefing]
 MANUAL = "## Goals\n- Ship auth migration by end of month\n\n## Preferences\n- Bun, never yarn\n"
@@ -44,18 +45,19 @@ def settings(home: Home, *extra: str, env: dict[str, str] | None = None) -> Conf
 
 @pytest.fixture
 def make(home: Home, workspace: Path, write_log: Callable[..., Any]) -> Iterator[Make]:
-    memories: list[Memory] = []
+    apps: list[App] = []
 
     def build(*extra: str, log: list[dict[str, Any]] = data.LOG,
               env: dict[str, str] | None = None) -> Briefing:
-        if not memories:
+        if not apps:
             data.write(home, write_log, log)
-        memories.append(Memory(home, workspace))
-        return Briefing(memories[-1], settings(home, *extra, env=env), clock=lambda: NOW)
+        config = settings(home, *extra, env=env)
+        apps.append(app := open_app(home, workspace, settings=config))
+        return Briefing(home, workspace, config, app.syncer, app.router, clock=lambda: NOW)
 
     yield build
-    for memory in memories:
-        memory.close()
+    for app in apps:
+        app.close()
 
 
 def file_with(*lines: str, before: str = "") -> str:

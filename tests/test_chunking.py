@@ -1,4 +1,4 @@
-"""search/chunking.py: Markdown cut into ~400-token chunks with ~80 tokens of overlap, at line
+"""index/chunking.py: Markdown cut into ~400-token chunks with ~80 tokens of overlap, at line
 boundaries, each naming its lines."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zettelclaw.search.chunking import CHARS_PER_TOKEN, chunk_markdown
+from zettelclaw.index.chunking import CHARS_PER_TOKEN, chunk_markdown
 
 LIMIT = 400 * CHARS_PER_TOKEN
 OVERLAP = 80 * CHARS_PER_TOKEN

@@ -30,7 +30,7 @@ from zettelclaw.errors import (
     SubjectNotFoundError,
     ZettelclawError,
 )
-from zettelclaw.server.serve import Ready
+from zettelclaw.serve import Ready
 
 Calls = list[tuple[str, dict[str, Any] | None]]
 

@@ -18,12 +18,12 @@ import trio
 from pydantic import BaseModel, ConfigDict, Field
 
 from tests.conftest import entry
+from tests.direct import open_app
+from zettelclaw.app import App
 from zettelclaw.errors import SubjectNotFoundError
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
+from zettelclaw.methods import build_methods
 from zettelclaw.protocol.dispatcher import Dispatcher, Method
-from zettelclaw.server.methods import build_methods
-from zettelclaw.server.syncer import Syncer
 
 
 class EchoParams(BaseModel):
@@ -307,15 +307,15 @@ async def test_domain_error_keeps_its_code_message_and_data(dispatcher: Dispatch
 
 
 @pytest.fixture
-def memory(home: Home, workspace: Path) -> Iterator[Memory]:
-    memory = Memory(home, workspace)
-    yield memory
-    memory.close()
+def app(home: Home, workspace: Path) -> Iterator[App]:
+    app = open_app(home, workspace)
+    yield app
+    app.close()
 
 
 @pytest.fixture
-def real(memory: Memory) -> Dispatcher:
-    return Dispatcher(build_methods(memory, Syncer(memory), lambda: {"socket": None}))
+def real(app: App) -> Dispatcher:
+    return Dispatcher(build_methods(app, lambda: {"socket": None}))
 
 
 CORE_METHODS = {"hook.beforePromptBuild", "memory.get", "memory.search", "status",
@@ -420,25 +420,25 @@ async def test_real_batch(real: Dispatcher) -> None:
     (36, (-32602, "Invalid params: a name in the path is too long")),
 ])
 async def test_the_machines_state_has_its_own_code_not_internal(
-        real: Dispatcher, memory: Memory, monkeypatch: pytest.MonkeyPatch, errno_: int,
+        real: Dispatcher, app: App, monkeypatch: pytest.MonkeyPatch, errno_: int,
         expected: tuple[int, str]) -> None:
     code, said = expected
     """c7e1242 answered -32603 to a full disk and to a 300-character file name."""
     def failing(_: Any) -> dict[str, Any]:
         raise OSError(errno_, os.strerror(errno_))
 
-    monkeypatch.setattr(memory, "search", failing)
+    monkeypatch.setattr(app.searcher, "search", failing)
     response = await send(real, req("memory.search", {"query": "x"}))
     assert error_code(response) == code
     assert response["error"]["message"].startswith(said)
 
 
 async def test_real_method_that_raises_is_internal_and_the_next_call_works(
-        real: Dispatcher, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+        real: Dispatcher, app: App, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(_: Any) -> dict[str, Any]:
         raise OSError(9, "Bad file descriptor")  # a bug's errno, not the machine's state
 
-    monkeypatch.setattr(memory, "search", broken)
+    monkeypatch.setattr(app.searcher, "search", broken)
     response = await send(real, req("memory.search", {"query": "x"}))
     assert error_code(response) == -32603
     assert "OSError" in response["error"]["message"]

@@ -1,4 +1,4 @@
-"""search/engine.py through Memory: keyword ranking over the log and the workspace's Markdown,
+"""search/engine.py through Direct: keyword ranking over the log and the workspace's Markdown,
 memory-core's result fields, modes and fallbacks, the candidate window, minScore and corpus."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import entry
+from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 from zettelclaw.protocol.params import SearchParams
 
 
@@ -22,18 +22,18 @@ def ago(days: float) -> str:
 
 
 @pytest.fixture
-def memory(home: Home, workspace: Path) -> Iterator[Memory]:
-    m = Memory(home, workspace, SearchConfig(semantic="off", candidateWindow=50))
+def memory(home: Home, workspace: Path) -> Iterator[Direct]:
+    m = Direct.open(home, workspace, SearchConfig(semantic="off", candidateWindow=50))
     yield m
     m.close()
 
 
-def search(memory: Memory, **params: Any) -> dict[str, Any]:
+def search(memory: Direct, **params: Any) -> dict[str, Any]:
     memory.sync()
     return memory.search(SearchParams.model_validate(params))
 
 
-def test_a_decision_outranks_a_fact_that_says_the_same(memory: Memory, write_log: Any) -> None:
+def test_a_decision_outranks_a_fact_that_says_the_same(memory: Direct, write_log: Any) -> None:
     write_log(entry("fact", "Kafka for the event bus", timestamp=ago(1)),
               entry("decision", "Kafka for the event bus", timestamp=ago(1)),
               *[entry("fact", f"filler about gardening number {i}") for i in range(20)])
@@ -42,7 +42,7 @@ def test_a_decision_outranks_a_fact_that_says_the_same(memory: Memory, write_log
     assert results[0]["score"] > results[1]["score"]
 
 
-def test_newer_beats_older_when_they_match_alike(memory: Memory, write_log: Any) -> None:
+def test_newer_beats_older_when_they_match_alike(memory: Direct, write_log: Any) -> None:
     old, new = write_log(entry("fact", "the boiler needs a service", timestamp=ago(400)),
                          entry("fact", "the boiler needs a service", timestamp=ago(2)))
     write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
@@ -50,7 +50,7 @@ def test_newer_beats_older_when_they_match_alike(memory: Memory, write_log: Any)
     assert [r["id"] for r in results] == [new["id"], old["id"]]
 
 
-def test_every_word_beats_some_words(memory: Memory, write_log: Any) -> None:
+def test_every_word_beats_some_words(memory: Direct, write_log: Any) -> None:
     both, one = write_log(entry("fact", "the garage door opener is broken", timestamp=ago(300)),
                           entry("decision", "paint the garage", timestamp=ago(1)))
     write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
@@ -58,7 +58,7 @@ def test_every_word_beats_some_words(memory: Memory, write_log: Any) -> None:
     assert [r["id"] for r in results] == [both["id"], one["id"]]
 
 
-def test_the_subject_display_name_is_searched(memory: Memory, write_log: Any) -> None:
+def test_the_subject_display_name_is_searched(memory: Direct, write_log: Any) -> None:
     memory.subjects.add("whisper-stt", "system", "Whisper Speech Recognition")
     hit = write_log(entry("fact", "runs on the small GPU box", subject="whisper-stt"))[0]
     write_log(*[entry("fact", f"unrelated note {i}") for i in range(5)])
@@ -66,7 +66,7 @@ def test_the_subject_display_name_is_searched(memory: Memory, write_log: Any) ->
     assert [r["id"] for r in results] == [hit["id"]]
 
 
-def test_log_results_carry_memory_core_fields(memory: Memory, write_log: Any) -> None:
+def test_log_results_carry_memory_core_fields(memory: Direct, write_log: Any) -> None:
     write_log(entry("fact", "something else"), entry("task", "renew the passport"))
     result = search(memory, query="passport")["results"][0]
     assert result["path"] == result["id"]
@@ -78,7 +78,7 @@ def test_log_results_carry_memory_core_fields(memory: Memory, write_log: Any) ->
     assert result["status"] == "open"
 
 
-def test_memory_files_are_searched_and_cited_by_lines(memory: Memory, workspace: Path) -> None:
+def test_memory_files_are_searched_and_cited_by_lines(memory: Direct, workspace: Path) -> None:
     (workspace / "MEMORY.md").write_text("# Goals\n\n- learn the cello\n- run a marathon\n")
     (workspace / "memory" / "trips.md").write_text("# Trips\n\nLisbon in May, by train.\n")
     results = search(memory, query="cello")["results"]
@@ -91,7 +91,7 @@ def test_memory_files_are_searched_and_cited_by_lines(memory: Memory, workspace:
 
 
 def test_corpus_and_structured_filters_choose_the_sources(
-        memory: Memory, workspace: Path, write_log: Any) -> None:
+        memory: Direct, workspace: Path, write_log: Any) -> None:
     (workspace / "MEMORY.md").write_text("The sauna is on Tuesdays.\n")
     write_log(entry("decision", "sauna on Tuesdays from now on"))
     everything = {r["source"] for r in search(memory, query="sauna")["results"]}
@@ -104,7 +104,7 @@ def test_corpus_and_structured_filters_choose_the_sources(
     assert {r["source"] for r in typed} == {"log"}, "files have no type: filters mean the log"
 
 
-def test_min_score_drops_weak_results(memory: Memory, write_log: Any) -> None:
+def test_min_score_drops_weak_results(memory: Direct, write_log: Any) -> None:
     write_log(entry("decision", "walnut desk", timestamp=ago(1)),
               entry("handoff", "walnut desk", timestamp=ago(900)))
     write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
@@ -115,7 +115,7 @@ def test_min_score_drops_weak_results(memory: Memory, write_log: Any) -> None:
     assert [r["score"] for r in kept] == scores[:1]
 
 
-def test_the_mode_and_why_semantic_search_was_not_used(memory: Memory, write_log: Any) -> None:
+def test_the_mode_and_why_semantic_search_was_not_used(memory: Direct, write_log: Any) -> None:
     write_log(entry("fact", "oat milk in the coffee"))
     answer = search(memory, query="coffee")
     assert answer["mode"] == "keyword"
@@ -123,7 +123,7 @@ def test_the_mode_and_why_semantic_search_was_not_used(memory: Memory, write_log
     assert search(memory, type="fact")["mode"] == "filter"
 
 
-def test_a_full_candidate_window_is_reported(memory: Memory, write_log: Any) -> None:
+def test_a_full_candidate_window_is_reported(memory: Direct, write_log: Any) -> None:
     write_log(*[entry("fact", f"coffee note {i}") for i in range(80)])
     answer = search(memory, query="coffee", maxResults=5)
     assert answer["window"]["size"] == 50
@@ -133,14 +133,14 @@ def test_a_full_candidate_window_is_reported(memory: Memory, write_log: Any) -> 
     assert "window" not in search(memory, query="7")  # one match: ranked exactly
 
 
-def test_filter_only_results_carry_the_same_fields(memory: Memory, write_log: Any) -> None:
+def test_filter_only_results_carry_the_same_fields(memory: Direct, write_log: Any) -> None:
     write_log(entry("task", "call the plumber"))
     result = search(memory, type="task", status="open")["results"][0]
     assert result["citation"] == "log.jsonl#L1"
     assert result["startLine"] == result["endLine"] == 1
 
 
-def test_replaced_entries_stay_hidden_in_keyword_search(memory: Memory, write_log: Any) -> None:
+def test_replaced_entries_stay_hidden_in_keyword_search(memory: Direct, write_log: Any) -> None:
     old = write_log(entry("fact", "the wifi password is hunter2"))[0]
     new = write_log(entry("fact", "the wifi password is correct-horse", replaces=old["id"]))[0]
     assert [r["id"] for r in search(memory, query="wifi password")["results"]] == [new["id"]]

@@ -99,3 +99,21 @@ def test_protocol_md_lists_exactly_the_error_classes() -> None:
     codes = [code for code, _ in rows]
     assert len(codes) == len(set(codes)), f"a code is listed twice in protocol.md: {rows}"
     assert set(rows) == {(cls.code, cls.__name__) for cls in ALL_ERRORS}
+
+
+def test_each_error_carries_its_exit_code() -> None:
+    from zettelclaw.errors import (
+        EXIT_CONFLICT,
+        EXIT_INTERNAL,
+        EXIT_NOT_FOUND,
+        EXIT_UNAVAILABLE,
+        EXIT_USAGE,
+    )
+    from zettelclaw.server.listener import AlreadyServingError
+
+    expected = {-32601: EXIT_USAGE, -32602: EXIT_USAGE, -32003: EXIT_USAGE, -32011: EXIT_USAGE,
+                -32002: EXIT_NOT_FOUND, -32005: EXIT_NOT_FOUND, -32004: EXIT_CONFLICT,
+                -32010: EXIT_UNAVAILABLE, -32006: EXIT_UNAVAILABLE}
+    for cls in ALL_ERRORS:
+        assert cls("x").exit_code == expected.get(cls.code, EXIT_INTERNAL), cls.__name__
+    assert AlreadyServingError("x").exit_code == EXIT_CONFLICT  # a DataDirError, but a conflict

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zettelclaw.search.fts import STOPWORDS, plan
+from zettelclaw.index.fts import STOPWORDS, plan
 
 
 def test_a_single_word() -> None:

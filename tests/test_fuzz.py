@@ -25,13 +25,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import entry, line
+from tests.direct import open_app
 from zettelclaw.errors import BY_CODE
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
+from zettelclaw.methods import build_methods
 from zettelclaw.protocol.dispatcher import Dispatcher
 from zettelclaw.protocol.framing import LineFramer, Message, Oversized
-from zettelclaw.server.methods import build_methods
-from zettelclaw.server.syncer import Syncer
 
 # Methods that change the data directory in ways that make each example slow (a rename rewrites
 # the log, a rebuild re-indexes, a briefing writes MEMORY.md): called, but with bad params more
@@ -134,11 +133,10 @@ def dispatcher() -> Iterator[Dispatcher]:
     home.ensure()
     home.log.write_bytes(b"".join(line(entry(subject="fuzz", content=f"fact {i} about fuzz"))
                                   for i in range(20)))
-    memory = Memory(home, workspace)
-    memory.sync()
-    yield Dispatcher(build_methods(memory, Syncer(memory), lambda: {"socket": None}),
-                     max_response_bytes=1 << 20)
-    memory.close()
+    app = open_app(home, workspace)
+    app.freshness.sync()
+    yield Dispatcher(build_methods(app, lambda: {"socket": None}), max_response_bytes=1 << 20)
+    app.close()
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import orjson
+from collections.abc import Iterator
+from pathlib import Path
 
-from zettelclaw.config import ExtractionConfig
-from zettelclaw.llm.host import HostModels
+import orjson
+import pytest
+
+from tests.direct import open_app
+from zettelclaw.app import App
+from zettelclaw.home import Home
 from zettelclaw.llm.route import Router
+from zettelclaw.methods import host
+from zettelclaw.methods.host import withdraw_offers
 from zettelclaw.protocol.dispatcher import Dispatcher
-from zettelclaw.server.host_methods import host_methods, withdraw_offers
 from zettelclaw.server.peer import Peer, current_peer
 
 
@@ -16,14 +22,21 @@ async def _nowhere(data: bytes) -> None:
     pass
 
 
-def setup() -> tuple[Router, Dispatcher, list[int]]:
+@pytest.fixture
+def app(home: Home, workspace: Path) -> Iterator[App]:
+    app = open_app(home, workspace)
+    yield app
+    app.close()
+
+
+def setup(app: App) -> tuple[Router, Dispatcher, list[int]]:
     woken: list[int] = []
 
     async def on_offer() -> None:
         woken.append(1)
 
-    router = Router(ExtractionConfig(), HostModels(on_offer))
-    return router, Dispatcher(host_methods(router)), woken
+    app.router.hosts.on_offer = on_offer
+    return app.router, Dispatcher(host.methods(app)), woken
 
 
 async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, object]:
@@ -34,16 +47,16 @@ async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, 
     return answer
 
 
-async def test_an_offer_needs_a_connection() -> None:
-    router, dispatcher, woken = setup()
+async def test_an_offer_needs_a_connection(app: App) -> None:
+    router, dispatcher, woken = setup(app)
     answer = await offer(dispatcher, {"capabilities": ["llm.complete"]})
     assert answer["error"]["code"] == -32600  # type: ignore[index]
     assert router.choose().route is None
     assert woken == []
 
 
-async def test_an_offer_lasts_as_long_as_its_connection() -> None:
-    router, dispatcher, woken = setup()
+async def test_an_offer_lasts_as_long_as_its_connection(app: App) -> None:
+    router, dispatcher, woken = setup(app)
     peer = Peer(_nowhere)
     token = current_peer.set(peer)
     try:
@@ -65,8 +78,8 @@ async def test_an_offer_lasts_as_long_as_its_connection() -> None:
     assert router.status()["hosts"] == []
 
 
-async def test_an_empty_offer_withdraws_the_connections_earlier_one() -> None:
-    router, dispatcher, woken = setup()
+async def test_an_empty_offer_withdraws_the_connections_earlier_one(app: App) -> None:
+    router, dispatcher, woken = setup(app)
     token = current_peer.set(Peer(_nowhere))
     try:
         await offer(dispatcher, {"capabilities": ["llm.complete"]})
@@ -78,7 +91,7 @@ async def test_an_empty_offer_withdraws_the_connections_earlier_one() -> None:
     assert woken == [1]
 
 
-async def test_bad_params_are_refused() -> None:
-    _, dispatcher, _ = setup()
+async def test_bad_params_are_refused(app: App) -> None:
+    _, dispatcher, _ = setup(app)
     answer = await offer(dispatcher, {"capabilities": "llm.complete"})
     assert answer["error"]["code"] == -32602  # type: ignore[index]

@@ -21,7 +21,7 @@ from zettelclaw.briefing.service import Briefing
 from zettelclaw.client import AsyncClient, Client
 from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.serve import Ready, ServerConfig, serve
 
 
 def serve_argv(home: Path, sock: Path) -> list[str]:

@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 
 from conftest import entry, line
 from zettelclaw.home import Home
+from zettelclaw.index import ingest
+from zettelclaw.index.database import Index
+from zettelclaw.index.ingest import Ingester
 from zettelclaw.log.lines import START, read_lines
 from zettelclaw.log.resolve import resolve
-from zettelclaw.search import ingest
-from zettelclaw.search.index import Index
-from zettelclaw.search.ingest import Ingester
 
 Snapshot = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from zettelclaw.briefing.markers import BEGIN as BRIEFING_BEGIN
-from zettelclaw.briefing.markers import END as BRIEFING_END
 from zettelclaw.cli.main import main
 from zettelclaw.openclaw.config_file import read_config, render, resolve_config_path
 from zettelclaw.openclaw.init import SETTINGS
+from zettelclaw.workspace.markers import BEGIN as BRIEFING_BEGIN
+from zettelclaw.workspace.markers import END as BRIEFING_END
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 

@@ -1,4 +1,4 @@
-"""memory_files: reading MEMORY.md and memory/**/*.md for memory.get, and nothing else.
+"""workspace/memory_files: reading MEMORY.md and memory/**/*.md for memory.get, and nothing else.
 
 Covers: the allowed files and line slices (from/lines, past the end, the byte cap); refusals
 (PathNotAllowedError) for ``../`` traversal, absolute paths outside, symlinks inside memory/ or
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
-from zettelclaw.memory_files import MAX_BYTES, read_slice, resolve
+from zettelclaw.workspace.memory_files import MAX_BYTES, read_slice, resolve
 
 OUTSIDE_TEXT = "TOP-OUTSIDE_TEXT-OUTSIDE-BYTES"
 

@@ -15,12 +15,12 @@ import pytest
 import trio
 
 from conftest import entry, line
+from tests.direct import Direct
 from zettelclaw import lock
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 from zettelclaw.protocol.params import SubjectsRenameParams
+from zettelclaw.serve import Ready, ServerConfig, serve
 from zettelclaw.server import tail_mender
-from zettelclaw.server.serve import Ready, ServerConfig, serve
 from zettelclaw.subjects.rename import rewrite_subject_locked, temp_path
 
 
@@ -68,13 +68,13 @@ class Appenders:
 
 
 @pytest.fixture
-def memory(home: Home, workspace: Path) -> Iterator[Memory]:
-    m = Memory(home, workspace)
+def memory(home: Home, workspace: Path) -> Iterator[Direct]:
+    m = Direct.open(home, workspace)
     yield m
     m.close()
 
 
-def test_nothing_appended_during_renames_is_lost(memory: Memory, home: Home,
+def test_nothing_appended_during_renames_is_lost(memory: Direct, home: Home,
                                                  write_log: object) -> None:
     home.log.write_bytes(b"".join(line(entry(subject="old-name")) for _ in range(2000)))
     memory.sync()
@@ -113,7 +113,7 @@ def test_a_temp_file_left_by_a_crashed_rename_is_removed_at_start(home: Home,
     leftover = temp_path(home)
     home.ensure()
     leftover.write_bytes(b"x" * 100_000)  # a kill -9 mid-rename
-    Memory(home, workspace).close()
+    Direct.open(home, workspace).close()
     assert not leftover.exists()
 
 

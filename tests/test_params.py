@@ -204,3 +204,20 @@ def test_since_and_until_accept_dates_and_date_times() -> None:
 def test_json_types_are_taken_as_they_are(model: type[Any], params: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         model.model_validate(params)
+
+
+@pytest.mark.parametrize(("facts", "reason"), [
+    ({}, None),
+    ({"isGroup": True}, "group chat: others can read it"),
+    ({"chatId": "-100123", "senderId": "42"}, "group chat: others can read it"),
+    ({"chatId": 42, "senderId": "42"}, None),
+    ({"isGroup": False, "chatId": "1", "senderId": "2"}, "group chat: others can read it"),
+    ({"chatType": "direct", "isGroup": True}, None),  # the host's own chatType wins
+    ({"isGroup": False, "senderIsOwner": False}, "the sender is not the owner"),
+])
+def test_raw_audience_facts_are_read_by_the_sidecar(facts: dict[str, object],
+                                                     reason: str | None) -> None:
+    params = BeforePromptBuildParams.model_validate({"sessionKey": "agent:main:main", **facts})
+    assert params.audience().private_reason() == reason
+    assert SearchParams.model_validate({"query": "x", "sessionKey": "agent:main:main",
+                                        **facts}).restriction() == reason

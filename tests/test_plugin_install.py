@@ -45,9 +45,11 @@ def test_staging_copies_the_plugin_files_only(tmp_path: Path) -> None:
     plugin = plugin_install.shipped_plugin()
     staged = plugin_install._stage(plugin, tmp_path / "zettelclaw")
     names = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
-    assert names == ["dist/index.js", "dist/src/host_model.js", "dist/src/rpc.js", "index.ts",
-                     "openclaw.plugin.json", "package.json", "skills/zettelclaw/SKILL.md",
-                     "src/host_model.ts", "src/rpc.ts"]
+    modules = sorted(p.stem for p in (plugin / "src").glob("*.ts"))
+    assert {"rpc", "hooks", "tools", "service"} <= set(modules)
+    assert names == sorted(["dist/index.js", *(f"dist/src/{m}.js" for m in modules), "index.ts",
+                            "openclaw.plugin.json", "package.json", "skills/zettelclaw/SKILL.md",
+                            *(f"src/{m}.ts" for m in modules)])
     assert not any(p.is_symlink() for p in staged.rglob("*"))
 
 

@@ -18,7 +18,7 @@ import trio
 
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import MethodNotFoundError
-from zettelclaw.server.serve import Ready
+from zettelclaw.serve import Ready
 
 DOC = Path(__file__).resolve().parent.parent / "protocol.md"
 SH_BLOCK = re.compile(r"```sh\n(.*?)```", re.S)

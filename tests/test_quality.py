@@ -24,9 +24,9 @@ import pytest
 from tests.quality import evaluate
 from tests.quality.generate import BY_SLUG, PLANTED_BY_LABEL, Corpus, generate, planted_id
 from tests.quality.queries import QUERIES, Entry, Lines, Query
+from zettelclaw.index import fts
+from zettelclaw.index.database import SCHEMA
 from zettelclaw.log.schema import validate_entry
-from zettelclaw.search import fts
-from zettelclaw.search.index import SCHEMA
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""search/ranking.py: type weights, recency, and hybrid fusion, all in [0, 1]; the SQL version
+"""index/ranking.py: type weights, recency, and hybrid fusion, all in [0, 1]; the SQL version
 of the score agrees with the Python one."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zettelclaw.search import ranking
+from zettelclaw.index import ranking
 
 NOW = 1_800_000_000.0
 DAY = 86_400.0

@@ -11,9 +11,9 @@ import trio
 
 from tests.conftest import entry
 from zettelclaw.client import AsyncClient
-from zettelclaw.memory import Memory
-from zettelclaw.search import ingest
-from zettelclaw.server.serve import Ready
+from zettelclaw.index import ingest
+from zettelclaw.index.freshness import Freshness
+from zettelclaw.serve import Ready
 
 MAIN = {"sessionKey": "agent:main:main"}
 
@@ -29,9 +29,9 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
 
         monkeypatch.setattr(ingest, "BATCH", 50)  # many batches: a rebuild with a midway
         midway = threading.Event()  # the rebuild's thread waits here after its first batch
-        tracker = Memory._tracker
+        tracker = Freshness._tracker
 
-        def held_midway(self: Memory, progress: Any) -> Any:
+        def held_midway(self: Freshness, progress: Any) -> Any:
             track = tracker(self, progress)
 
             def hold(done: int, total: int) -> None:
@@ -41,7 +41,7 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
 
             return hold
 
-        monkeypatch.setattr(Memory, "_tracker", held_midway)
+        monkeypatch.setattr(Freshness, "_tracker", held_midway)
         done = trio.Event()
         result: dict[str, Any] = {}
 

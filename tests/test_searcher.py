@@ -1,4 +1,4 @@
-"""search/searcher.py through Memory: rebuilding from scratch, status, and display names that
+"""search/searcher.py through Direct: rebuilding from scratch, status, and display names that
 follow edits of subjects.json."""
 
 from __future__ import annotations
@@ -11,25 +11,25 @@ from typing import Any
 import pytest
 
 from tests.conftest import entry
+from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 from zettelclaw.protocol.params import SearchParams
 
 
 @pytest.fixture
-def memory(home: Home, workspace: Path) -> Iterator[Memory]:
-    m = Memory(home, workspace, SearchConfig(semantic="off"))
+def memory(home: Home, workspace: Path) -> Iterator[Direct]:
+    m = Direct.open(home, workspace, SearchConfig(semantic="off"))
     yield m
     m.close()
 
 
-def ids(memory: Memory, **params: Any) -> list[str]:
+def ids(memory: Direct, **params: Any) -> list[str]:
     memory.sync()
     return [r["path"] for r in memory.search(SearchParams.model_validate(params))["results"]]
 
 
-def test_rebuild_reads_everything_again(memory: Memory, workspace: Path,
+def test_rebuild_reads_everything_again(memory: Direct, workspace: Path,
                                         write_log: Any) -> None:
     a, b = write_log(entry("fact", "lemon tree on the balcony"),
                      entry("decision", "water the lemon tree weekly"))
@@ -42,7 +42,7 @@ def test_rebuild_reads_everything_again(memory: Memory, workspace: Path,
     assert memory.handoff_context is not None
 
 
-def test_status_tells_what_search_covers(memory: Memory, workspace: Path) -> None:
+def test_status_tells_what_search_covers(memory: Direct, workspace: Path) -> None:
     (workspace / "MEMORY.md").write_text("x\n")
     ids(memory, query="x")
     status = memory.status()["search"]
@@ -52,7 +52,7 @@ def test_status_tells_what_search_covers(memory: Memory, workspace: Path) -> Non
 
 
 def test_a_display_name_edited_in_subjects_json_is_searched(
-        memory: Memory, home: Home, write_log: Any) -> None:
+        memory: Direct, home: Home, write_log: Any) -> None:
     hit = write_log(entry("fact", "needs new strings", subject="cello"))[0]
     assert ids(memory, query="cello") == [hit["id"]]  # Title Case of the slug: "Cello"
     registry = json.loads(home.subjects.read_text())

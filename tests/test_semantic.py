@@ -14,13 +14,13 @@ import pytest
 import trio
 
 from tests.conftest import entry
+from tests.direct import Direct
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.semantic import Embedder, missing_extra
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.serve import Ready, ServerConfig, serve
 
 pytestmark = pytest.mark.skipif(missing_extra() is not None,
                                 reason="needs pip install 'zettelclaw[embeddings]'")
@@ -52,10 +52,10 @@ class Counting:
 
 @pytest.fixture
 def memory(home: Home, workspace: Path, write_log: Any,
-           embedder: Embedder) -> Iterator[tuple[Memory, Counting]]:
+           embedder: Embedder) -> Iterator[tuple[Direct, Counting]]:
     write_log(*[entry(kind, text) for kind, text in ENTRIES])
     (workspace / "MEMORY.md").write_text("# Preferences\n- Aisle seats on long flights\n")
-    m = Memory(home, workspace, SearchConfig(semantic="auto"))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
     counting = Counting(embedder)
     m.searcher.semantic.use(counting)  # type: ignore[arg-type]
     m.sync()
@@ -63,16 +63,16 @@ def memory(home: Home, workspace: Path, write_log: Any,
     m.close()
 
 
-def fill(memory: Memory) -> None:
+def fill(memory: Direct) -> None:
     while memory.searcher.semantic.embed_pending():
         pass
 
 
-def search(memory: Memory, **params: Any) -> dict[str, Any]:
+def search(memory: Direct, **params: Any) -> dict[str, Any]:
     return memory.search(SearchParams.model_validate(params))
 
 
-def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Memory, Counting]) -> None:
+def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Direct, Counting]) -> None:
     m, counting = memory
     m.search(SearchParams.model_validate({"query": "x"}))  # index the memory files
     before = counting.texts  # the query itself was embedded
@@ -82,7 +82,7 @@ def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Memory, Count
     assert m.status()["search"]["semantic"]["on"] is True
 
 
-def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Memory, Counting]) -> None:
+def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Direct, Counting]) -> None:
     m, _ = memory
     fill(m)
     query = "where are our pictures stored"
@@ -99,7 +99,7 @@ def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Memory, Counting]) ->
     assert keyword["results"] == [], "no word of the query is in the entry"
 
 
-def test_memory_files_are_found_by_meaning_too(memory: tuple[Memory, Counting]) -> None:
+def test_memory_files_are_found_by_meaning_too(memory: tuple[Direct, Counting]) -> None:
     m, _ = memory
     search(m, query="warm up the file index")
     fill(m)
@@ -109,13 +109,13 @@ def test_memory_files_are_found_by_meaning_too(memory: tuple[Memory, Counting]) 
 
 
 def test_nonsense_finds_nothing_rather_than_the_least_unrelated(
-        memory: tuple[Memory, Counting]) -> None:
+        memory: tuple[Direct, Counting]) -> None:
     m, _ = memory
     fill(m)
     assert search(m, query="zeppelin xylophone quasar")["results"] == []
 
 
-def test_a_rebuild_reuses_the_vectors(memory: tuple[Memory, Counting]) -> None:
+def test_a_rebuild_reuses_the_vectors(memory: tuple[Direct, Counting]) -> None:
     m, counting = memory
     search(m, query="index the memory files too")
     fill(m)
@@ -126,7 +126,7 @@ def test_a_rebuild_reuses_the_vectors(memory: tuple[Memory, Counting]) -> None:
     assert search(m, query="dental checkup")["results"][0]["type"] == "task"
 
 
-def test_a_new_model_makes_new_vectors(memory: tuple[Memory, Counting],
+def test_a_new_model_makes_new_vectors(memory: tuple[Direct, Counting],
                                        embedder: Embedder) -> None:
     m, _ = memory
     fill(m)
@@ -143,7 +143,7 @@ def test_a_new_model_makes_new_vectors(memory: tuple[Memory, Counting],
 def test_too_large_a_log_falls_back_to_keywords_and_says_why(
         home: Home, workspace: Path, write_log: Any, embedder: Embedder) -> None:
     write_log(*[entry("fact", f"note {i}") for i in range(5)])
-    m = Memory(home, workspace, SearchConfig(semantic="auto", semanticMaxEntries=3))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto", semanticMaxEntries=3))
     try:
         m.searcher.semantic.use(embedder)
         m.sync()
@@ -193,7 +193,7 @@ def test_the_end_of_a_long_note_is_found_by_meaning(
     filler = [f"- shopping item number {i}: oat milk, rye bread, apples" for i in range(40)]
     (workspace / "memory" / "notes.md").write_text(
         "\n".join(["# Notes", *filler, "- I never eat coriander, it tastes like soap"]) + "\n")
-    m = Memory(home, workspace, SearchConfig(semantic="auto"))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
     try:
         m.searcher.semantic.use(embedder)
         m.searcher.files.sync()

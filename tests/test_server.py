@@ -22,11 +22,12 @@ import trio
 import trio.testing
 
 from tests.conftest import entry
+from zettelclaw.app import App
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import InternalError
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.methods import admin
+from zettelclaw.serve import Ready, ServerConfig, serve
 
 LIMIT = 64 * 1024
 NOBODY = 65534
@@ -180,10 +181,10 @@ async def test_oversized_message_gets_32001_and_the_next_is_answered(server: Rea
 
 async def test_an_exception_in_a_method_is_32603_and_the_server_keeps_serving(
         server: Ready, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(self: Memory) -> dict[str, Any]:
+    def broken(app: App) -> dict[str, Any]:
         raise RuntimeError("status exploded")
 
-    monkeypatch.setattr(Memory, "status", broken)
+    monkeypatch.setattr(admin, "memory_status", broken)
     async with await Raw.connect(server.socket) as raw:
         await raw.send(call("status", id=1))
         response = await raw.read()

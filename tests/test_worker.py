@@ -17,7 +17,7 @@ from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
-from zettelclaw.server.serve import Ready, ServerConfig, serve
+from zettelclaw.serve import Ready, ServerConfig, serve
 
 MAIN = "agent:main:main"
 
@@ -422,14 +422,13 @@ async def test_a_stale_copy_of_a_job_never_runs_it_twice(
     """The loop lists the spool in a thread while jobs finish: it can hold a copy of a job
     that has since finished (or saved its result). Running that copy must not ask the model
     again: the job file on disk is the truth."""
-    from zettelclaw.extraction.service import Extraction
+    from tests.direct import open_app
     from zettelclaw.extraction.worker import Worker
-    from zettelclaw.memory import Memory
 
     fake.default = Reply(text=GOOD_REPLY)
-    memory = Memory(home, home.root.parent / "ws")
+    app = open_app(home, home.root.parent / "ws", settings=settings(home, fake))
     try:
-        extraction = Extraction(memory, settings(home, fake).extraction)
+        extraction = app.extraction
         answer = await trio.to_thread.run_sync(extraction.intake.accept, HookCall(
             trigger="sessionEnd", session_id="s-21", session_key=MAIN, messages=STRETCH_1))
         stale = extraction.spool.load(answer["jobId"])  # the loop's snapshot: no result yet
@@ -442,4 +441,4 @@ async def test_a_stale_copy_of_a_job_never_runs_it_twice(
         assert len(fake.requests) == 1, "a finished job is not run again"
         assert len(log_entries(home)) == 3
     finally:
-        memory.close()
+        app.close()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from zettelclaw.errors import NotFoundError, PathNotAllowedError
-from zettelclaw.memory_files import read_slice
 from zettelclaw.safe_open import read_capped
+from zettelclaw.workspace.memory_files import read_slice
 
 OUTSIDE_BYTES = "BYTES-FROM-A-FILE-OUTSIDE-THE-WORKSPACE"
 
@@ -76,7 +76,7 @@ def test_a_fifo_behind_a_checked_path_does_not_block_the_open(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     """The check saw a regular file; a FIFO took its place before the open."""
-    from zettelclaw import memory_files
+    from zettelclaw.workspace import memory_files
 
     workspace = tmp_path / "ws"
     (workspace / "memory").mkdir(parents=True)
@@ -111,8 +111,8 @@ def test_a_read_is_capped(tmp_path: Path) -> None:
 INDEX_A_HUGE_FILE = """
 import re, sys
 from pathlib import Path
-from zettelclaw.search.index import Index
-from zettelclaw.search.workspace import WorkspaceIndexer
+from zettelclaw.index.database import Index
+from zettelclaw.index.file_chunks import WorkspaceIndexer
 root = Path(sys.argv[1])
 indexer = WorkspaceIndexer(Index(root / "index.sqlite"), root / "ws")
 synced = indexer.sync()

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from zettelclaw.briefing import cron, zones
+from zettelclaw import schedule
 from zettelclaw.errors import DataDirError
 from zettelclaw.files import read_json_object
 from zettelclaw.home import Home
@@ -68,20 +68,20 @@ class BriefingConfig(_Section):
 
 
 class CronConfig(_Section):
-    schedule: str = "0 3 * * *"  # a cron expression (briefing/cron.py), or "off"
+    schedule: str = "0 3 * * *"  # a cron expression (schedule.py), or "off"
     timezone: str | None = None  # None: the machine's local zone
 
     @field_validator("schedule")
     @classmethod
     def _schedule(cls, value: str) -> str:
-        cron.schedule(value)  # ValueError saying what is wrong
+        schedule.schedule(value)  # ValueError saying what is wrong
         return value.strip()
 
     @field_validator("timezone")
     @classmethod
     def _timezone(cls, value: str | None) -> str | None:
         if value is not None:
-            zones.zone(value)
+            schedule.zone(value)
         return value
 
 

@@ -3,18 +3,29 @@
 The standard JSON-RPC codes come first, then Zettelclaw's own in -32000..-32099. protocol.md lists
 the same table; ``tests/test_errors.py`` checks that the two agree. The client maps codes back to
 these classes, so a Python caller catches ``SubjectNotFoundError`` whether it called the sidecar
-over the socket or worked on the files directly.
+over the socket or worked on the files directly. Each class also carries the CLI's exit code
+for it (``exit_code``), so the table of codes is this file, not a chain of isinstance tests.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+# The CLI's exit codes (``zettelclaw --help`` lists them)
+EXIT_OK = 0
+EXIT_NO_RESULTS = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_CONFLICT = 4
+EXIT_UNAVAILABLE = 5
+EXIT_INTERNAL = 70
+
 
 class ZettelclawError(Exception):
     """Base class: an error that has a JSON-RPC code and a message for a person."""
 
     code: ClassVar[int] = -32603
+    exit_code: ClassVar[int] = EXIT_INTERNAL  # a bug, or a state the CLI cannot help with
     default_message: ClassVar[str] = "Internal error"
 
     def __init__(self, message: str | None = None, data: Any = None) -> None:
@@ -44,11 +55,13 @@ class InvalidRequestError(ZettelclawError):
 
 class MethodNotFoundError(ZettelclawError):
     code = -32601
+    exit_code = EXIT_USAGE
     default_message = "Method not found"
 
 
 class InvalidParamsError(ZettelclawError):
     code = -32602
+    exit_code = EXIT_USAGE
     default_message = "Invalid params"
 
 
@@ -67,26 +80,31 @@ class MessageTooLargeError(ZettelclawError):
 
 class NotFoundError(ZettelclawError):
     code = -32002
+    exit_code = EXIT_NOT_FOUND
     default_message = "Not found"
 
 
 class PathNotAllowedError(ZettelclawError):
     code = -32003
+    exit_code = EXIT_USAGE
     default_message = "Path not allowed: outside the workspace's memory files"
 
 
 class SubjectExistsError(ZettelclawError):
     code = -32004
+    exit_code = EXIT_CONFLICT
     default_message = "Subject already exists"
 
 
 class SubjectNotFoundError(ZettelclawError):
     code = -32005
+    exit_code = EXIT_NOT_FOUND
     default_message = "Subject not found"
 
 
 class LockTimeoutError(ZettelclawError):
     code = -32006
+    exit_code = EXIT_UNAVAILABLE
     default_message = "The data directory is locked by another writer"
 
 
@@ -107,11 +125,13 @@ class ForbiddenError(ZettelclawError):
 
 class DataDirError(ZettelclawError):
     code = -32010
+    exit_code = EXIT_UNAVAILABLE
     default_message = "The data directory cannot be used"
 
 
 class MarkersError(ZettelclawError):
     code = -32011
+    exit_code = EXIT_USAGE
     default_message = "MEMORY.md's briefing markers are malformed; nothing was written"
 
 

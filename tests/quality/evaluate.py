@@ -3,8 +3,8 @@
     python -m tests.quality.evaluate [--json] [--misses] [--keep DIR]
 
 Builds the generated corpus (tests/quality/generate.py) in a temporary directory, indexes it the
-way the sidecar does (``Memory.sync``, and for hybrid mode the embedding model and every vector),
-asks every query of tests/quality/queries.py through ``Memory.search`` (the ``memory.search``
+way the sidecar does (``Freshness.sync``, and for hybrid mode the embedding model and every vector),
+asks every query of tests/quality/queries.py through the search use case (the ``memory.search``
 method's code path, top 10), and finds where its one target ranks:
 
 - recall@5: the share of queries whose target is among the first 5 results;
@@ -33,11 +33,11 @@ from typing import Any
 
 import orjson
 
+from tests.direct import Direct
 from tests.quality.generate import Corpus, generate, planted_id
 from tests.quality.queries import QUERIES, Entry, Query, Target
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.memory import Memory
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.semantic import missing_extra
 
@@ -107,7 +107,7 @@ def run_mode(corpus: Corpus, workdir: Path, mode: str,
     for name in ("log.jsonl", "subjects.json"):
         shutil.copyfile(corpus.data_dir / name, home.root / name)
     config = SearchConfig.model_validate({"semantic": "off" if mode == "keyword" else "auto"})
-    memory = Memory(home, corpus.workspace, config)
+    memory = Direct.open(home, corpus.workspace, config)
     try:
         memory.sync()
         # the memory files are indexed by the first search: index them now, so that their

@@ -67,21 +67,23 @@ test("no handoff from the sidecar: the hook returns nothing", async (t) => {
   assert.equal(await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.cli-main")), undefined);
 });
 
-test("the prompt hook's params say what the host knows about the chat and the sender", () => {
+test("the prompt hook's params pass the raw facts the host has about the chat and the sender", () => {
   const facts = new Map();
   const group = promptParams(ctxOf("before_prompt_build.telegram-group"), facts);
-  assert.equal(group.chatType, "group");
+  assert.equal(group.chatId, "-1001234567890");
+  assert.equal(group.senderId, "222");
   assert.equal(group.channel, "telegram");
+  assert.equal(group.chatType, undefined, "what the facts mean is the sidecar's decision");
   const routed = promptParams(ctxOf("before_prompt_build.telegram-group-routed-to-main"), facts);
   assert.equal(routed.sessionKey, "agent:main:main");
-  assert.equal(routed.chatType, "group", "a group routed into the main session is still a group");
-  assert.equal(promptParams(ctxOf("before_prompt_build.telegram-owner-dm"), facts).chatType, "direct");
-  assert.equal(promptParams(ctxOf("before_prompt_build.telegram-nonowner-dm"), facts).chatType, "direct");
+  assert.deepEqual([routed.chatId, routed.senderId], ["-1001234567890", "222"], "a group routed into main keeps its ids");
+  const dm = promptParams(ctxOf("before_prompt_build.telegram-owner-dm"), facts);
+  assert.deepEqual([dm.chatId, dm.senderId], ["111", "111"]);
   const cron = promptParams(ctxOf("before_prompt_build.cron"), facts);
-  assert.equal(cron.chatType, undefined);
+  assert.equal(cron.chatId, undefined);
   assert.equal(cron.senderIsOwner, undefined);
   assert.match(String(cron.sessionKey), /^agent:main:cron:/);
-  assert.equal(promptParams(ctxOf("before_prompt_build.cli-main"), facts).chatType, undefined);
+  assert.equal(promptParams(ctxOf("before_prompt_build.cli-main"), facts).isGroup, undefined);
 });
 
 test("the owner bit comes from the tool factory's ctx; isGroup from before_dispatch", async (t) => {
@@ -94,7 +96,7 @@ test("the owner bit comes from the tool factory's ctx; isGroup from before_dispa
   await api.fire("before_dispatch", dispatch.event, dispatch.ctx); // a group message routed to agent:main:main
   const cli = ctxOf("before_prompt_build.cli-main"); // no channel fields: only the dispatch fact tells
   await api.fire("before_prompt_build", {}, cli);
-  assert.equal(sidecar.calls("hook.beforePromptBuild")[1]?.params?.chatType, "group");
+  assert.equal(sidecar.calls("hook.beforePromptBuild")[1]?.params?.isGroup, true);
 });
 
 test("sidecar down: the prompt hook gives nothing at once, and warns once per outage", async (t) => {
@@ -210,7 +212,7 @@ test("the tools tell the sidecar who will read the answer", async (t) => {
   const { api, sidecar } = await setup(t, "discovery", () => ({ results: [], mode: "restricted", restricted: { reason: "group session: others can read it" } }));
   const group = { sessionKey: "agent:main:telegram:group:-1001234567890", senderIsOwner: false, nativeChannelId: "-1001234567890", requesterSenderId: "222" };
   const answer = await api.tools(group).memory_search!.execute("1", { query: "x" });
-  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "x", sessionKey: group.sessionKey, chatType: "group", senderIsOwner: false });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "x", sessionKey: group.sessionKey, chatId: "-1001234567890", senderId: "222", senderIsOwner: false });
   assert.deepEqual(answer.details.results, [], "a restricted answer passes through as it is");
   await api.tools({ sessionKey: "agent:main:scratch-7", senderIsOwner: true }).memory_get!.execute("2", { path: "MEMORY.md" });
   assert.deepEqual(sidecar.calls("memory.get")[0]?.params, { path: "MEMORY.md", sessionKey: "agent:main:scratch-7", senderIsOwner: true });

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from zettelclaw.briefing.model import Flag, ModelStep
-from zettelclaw.briefing.sections import DAY, Item, Sections
+from zettelclaw.briefing.sections import DAY, Sections
+from zettelclaw.briefing.summaries import Flag, ModelStep
+from zettelclaw.index.digest import Item
 
 ORDER = ("active", "decisions", "pending", "questions", "stale", "contradictions")
 TITLES = {"active": "Active", "decisions": "Recent Decisions", "pending": "Pending",

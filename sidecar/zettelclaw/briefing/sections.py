@@ -15,7 +15,7 @@ Windows are measured back from ``now`` in whole days of 24 hours:
 - **Contradiction candidates** (for the model): per active subject (the 30 most recently active),
   its older decisions and facts (before the active window) and its recent ones.
 
-SQL of its own, on the ``entries`` table of ``search/index.py``.
+The entries are read through ``index/digest.py``; nothing here knows the index's SQL.
 """
 
 from __future__ import annotations
@@ -26,33 +26,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from zettelclaw.config import BriefingConfig
+from zettelclaw.index import digest
+from zettelclaw.index.digest import Item
 
 DAY = 86_400.0
 REFERENCE_DAYS = 7  # Stale: "referenced in the last 7 days" (spec §5.2)
 MAX_ITEMS = 200  # more than any block can show (maxLines is at most 190)
-SORT_AT_MOST = 5000  # a section with more items is read newest first from the time index
 MODEL_SUBJECTS = 30  # active subjects shown to the model (the most recently active)
 MAX_RECENT_PER_SUBJECT = 12  # entries of an active subject shown to the model
 MAX_CANDIDATES = 12  # older and recent decisions/facts per subject, for the contradiction check
 MAX_REFERENCE_ENTRIES = 5000
 MIN_NAME_CHARS = 3  # shorter slugs and names match too much ordinary text to mean a reference
-
-_CURRENT = "replaced_by IS NULL"
-_COLUMNS = "id, type, status, subject, session, timestamp, ts, content, detail"
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    type: str
-    status: str | None
-    subject: str | None
-    session: str
-    timestamp: str
-    ts: float
-    content: str
-    detail: str | None
-
 
 @dataclass(frozen=True)
 class Active:
@@ -106,9 +90,8 @@ def compute(conn: sqlite3.Connection, now: float, config: BriefingConfig,
     return Sections(
         now=now,
         active=active,
-        decisions=_part(conn, "decision", "AND ts >= ?", (now - config.decision_window * DAY,),
-                        window=True),
-        pending=_part(conn, "task", "AND status = 'open'"),
+        decisions=_part(conn, "decision", since=now - config.decision_window * DAY),
+        pending=_part(conn, "task", status="open"),
         questions=_part(conn, "question"),
         stale=_stale(conn, now, now - config.stale_threshold * DAY, displays,
                      {a.slug for a in active}),
@@ -118,38 +101,19 @@ def compute(conn: sqlite3.Connection, now: float, config: BriefingConfig,
     )
 
 
-def _item(row: sqlite3.Row) -> Item:
-    return Item(row["id"], row["type"], row["status"], row["subject"], row["session"],
-                row["timestamp"], row["ts"], row["content"], row["detail"])
-
-
-def _part(conn: sqlite3.Connection, kind: str, more: str = "",
-          params: tuple[object, ...] = (), *, window: bool = False) -> Part:
-    """Current entries of type ``kind`` (and the condition ``more``), newest first.
-
-    ``+type`` keeps SQLite off the type index and on the time index: for a time ``window``
-    (a few days of entries, however many of that type the log holds), and to read many items
-    newest first and stop early rather than sort every one of them.
-    """
-    first = "+" if window else ""
-    total = conn.execute(
-        f"SELECT count(*) FROM entries WHERE {_CURRENT} AND {first}type = ? {more}",  # noqa: S608
-        (kind, *params)).fetchone()[0]
-    plus = "+" if window or total > SORT_AT_MOST else ""
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND {plus}type = ? {more}"  # noqa: S608
-        " ORDER BY ts DESC, line DESC LIMIT ?", (kind, *params, MAX_ITEMS)).fetchall()
-    return Part(tuple(_item(r) for r in rows), total)
+def _part(conn: sqlite3.Connection, kind: str, *, since: float | None = None,
+          status: str | None = None) -> Part:
+    """Current entries of type ``kind``, newest first: at most MAX_ITEMS, and the total."""
+    items, total = digest.of_type(conn, kind, MAX_ITEMS, since=since, status=status)
+    return Part(items, total)
 
 
 def _active(conn: sqlite3.Connection, since: float,
             displays: Mapping[str, str]) -> tuple[Active, ...]:
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND subject IS NOT NULL"  # noqa: S608
-        " AND ts >= ? ORDER BY ts DESC, line DESC", (since,))
     by_subject: dict[str, list[Item]] = {}
-    for row in rows:  # newest first, so each subject's first row is its latest entry
-        by_subject.setdefault(row["subject"], []).append(_item(row))
+    for item in digest.with_subject_since(conn, since):  # newest first: a subject's first
+        assert item.subject is not None                  # item is its latest entry
+        by_subject.setdefault(item.subject, []).append(item)
     return tuple(
         Active(slug, displays.get(slug, slug), items[0], len(items),
                tuple(items[:MAX_RECENT_PER_SUBJECT]))
@@ -160,15 +124,10 @@ def _stale(conn: sqlite3.Connection, now: float, before: float, displays: Mappin
            active: set[str]) -> tuple[Stale, ...]:
     """Registered subjects named in recent text whose newest entry is old. Read from the time
     index: the entries of the last days are few, where every subject's newest entry is not."""
-    recent = [_item(r) for r in conn.execute(
-        f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND ts >= ?"  # noqa: S608
-        " ORDER BY ts DESC, line DESC LIMIT ?", (now - REFERENCE_DAYS * DAY,
-                                                  MAX_REFERENCE_ENTRIES))]
+    recent = digest.since(conn, now - REFERENCE_DAYS * DAY, MAX_REFERENCE_ENTRIES)
     texts = [(item, f"{item.content}\n{item.detail or ''}".lower()) for item in recent]
     everything = "\n".join(text for _, text in texts)
-    fresh = {row[0] for row in conn.execute(
-        f"SELECT DISTINCT subject FROM entries WHERE {_CURRENT} AND ts >= ?",  # noqa: S608
-        (before,))}
+    fresh = digest.subjects_since(conn, before)
     found = []
     for slug, display in displays.items():
         if slug in active or slug in fresh:
@@ -178,11 +137,9 @@ def _stale(conn: sqlite3.Connection, now: float, before: float, displays: Mappin
             continue
         mention = next((item for item, text in texts
                         if item.subject != slug and pattern.search(text)), None)
-        row = conn.execute(
-            f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND subject = ?"  # noqa: S608
-            " ORDER BY ts DESC, line DESC LIMIT 1", (slug,)).fetchone()
-        if mention is not None and row is not None:  # None: registered, never used
-            found.append(Stale(slug, _item(row), mention))
+        last = digest.newest_of_subject(conn, slug)
+        if mention is not None and last is not None:  # None: registered, never used
+            found.append(Stale(slug, last, mention))
     found.sort(key=lambda s: (-s.mention.ts, s.slug))
     return tuple(found)
 
@@ -198,11 +155,8 @@ def _names_pattern(slug: str, display: str | None) -> re.Pattern[str] | None:
 
 
 def _candidates(conn: sqlite3.Connection, slug: str, since: float) -> Candidates:
-    def pick(when: str) -> tuple[Item, ...]:
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND subject = ?"  # noqa: S608
-            f" AND type IN ('decision', 'fact') AND {when}"
-            " ORDER BY ts DESC, line DESC LIMIT ?", (slug, since, MAX_CANDIDATES))
-        return tuple(_item(row) for row in rows)
-
-    return Candidates(slug, older=pick("ts < ?"), recent=pick("ts >= ?"))
+    return Candidates(slug,
+                      older=digest.decisions_and_facts(conn, slug, before=since,
+                                                       limit=MAX_CANDIDATES),
+                      recent=digest.decisions_and_facts(conn, slug, since=since,
+                                                        limit=MAX_CANDIDATES))

@@ -16,17 +16,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import trio
 
-from zettelclaw import lock
-from zettelclaw.briefing import cron, markers, memory_md, model, record, render, sections, zones
+from zettelclaw import lock, schedule
+from zettelclaw.briefing import record, render, sections, summaries
 from zettelclaw.config import Config
 from zettelclaw.errors import ZettelclawError
+from zettelclaw.home import Home
+from zettelclaw.index.syncer import INDEX_WAIT_SECONDS, Syncer
 from zettelclaw.llm.route import Router
-from zettelclaw.memory import Memory
-from zettelclaw.server.syncer import INDEX_WAIT_SECONDS, Syncer
+from zettelclaw.workspace import markers, memory_md
 
 logger = logging.getLogger(__name__)
 
@@ -38,23 +40,24 @@ MIN_BLOCK_LINES = 10
 class Run:
     target: memory_md.Target
     found: sections.Sections
-    step: model.ModelStep
+    step: summaries.ModelStep
     dry_run: bool
     trigger: str  # manual, start, schedule
     now: float
 
 
 class Briefing:
-    def __init__(self, memory: Memory, config: Config, syncer: Syncer | None = None,
-                 clock: Callable[[], float] = time.time, router: Router | None = None) -> None:
-        self.memory = memory
-        self.router = router or Router(config.extraction)
-        self.home = memory.home
+    def __init__(self, home: Home, workspace: Path, config: Config, syncer: Syncer,
+                 router: Router, *, clock: Callable[[], float] = time.time) -> None:
+        self.home = home
+        self.workspace = workspace
+        self.router = router
         self.config = config
-        self.syncer = syncer or Syncer(memory)
+        self.syncer = syncer
+        self.freshness = syncer.freshness
         self.clock = clock
-        self.zone = zones.zone(config.cron.timezone)
-        self.cron = cron.schedule(config.cron.schedule)
+        self.zone = schedule.zone(config.cron.timezone)
+        self.cron = schedule.schedule(config.cron.schedule)
         self._running = trio.Lock()  # one run at a time in this process
 
     def stamp(self, ts: float) -> str:
@@ -68,11 +71,11 @@ class Briefing:
         async with self._running:
             now = self.clock()
             try:
-                workspace = memory_md.workspace_dir(workspace_dir, self.memory.workspace)
+                workspace = memory_md.workspace_dir(workspace_dir, self.workspace)
                 target = await trio.to_thread.run_sync(memory_md.target, workspace)
                 await self.syncer.fresh(wait)
                 found = await trio.to_thread.run_sync(self._sections, now)
-                step = await model.run(found, self.config, self.zone, router=self.router)
+                step = await summaries.run(found, self.config, self.zone, self.router)
                 run = Run(target, found, step, dry_run, trigger, now)
                 return await trio.to_thread.run_sync(self._finish, run)
             except (ZettelclawError, OSError) as exc:
@@ -83,8 +86,8 @@ class Briefing:
                 raise
 
     def _sections(self, now: float) -> sections.Sections:
-        displays = {slug: s.display for slug, s in self.memory.subjects.load().items()}
-        with self.memory.index.read() as conn:
+        displays = {slug: s.display for slug, s in self.freshness.subjects.load().items()}
+        with self.freshness.index.read() as conn:
             return sections.compute(conn, now, self.config.briefing, displays,
                                     candidates=bool(self.config.extraction.api_key))
 
@@ -153,7 +156,7 @@ class Briefing:
         lines: int | None = None
         path: str | None = None
         try:
-            target = memory_md.target(self.memory.workspace)
+            target = memory_md.target(self.workspace)
             path = str(target.path)
             current = memory_md.read(target)
             lines = markers.count_lines(current.text) if current.exists else None
@@ -166,7 +169,7 @@ class Briefing:
         if isinstance(last, dict) and last.get("ok") is False:
             warnings.append(f"the last briefing failed: {last.get('error')}")
         return {
-            "schedule": self.config.cron.schedule, "timezone": zones.zone_name(self.zone),
+            "schedule": self.config.cron.schedule, "timezone": schedule.zone_name(self.zone),
             "lastRun": saved.get("lastRun"), "lastResult": last,
             "nextRun": None if upcoming is None else self.stamp(upcoming.timestamp()),
             "model": self._model(),
@@ -178,7 +181,7 @@ class Briefing:
         """The model the next run would ask, or None (the block from the log alone)."""
         route = self.router.choose().route
         if route == "anthropic":
-            return model.model_name(self.config).removeprefix("anthropic/")
+            return summaries.model_name(self.config).removeprefix("anthropic/")
         if route == "host":
             return "host: " + (self.config.extraction.host_model or "the agent's own model")
         return None

@@ -44,30 +44,27 @@ class FilesBackend:
     READS = frozenset({"memory.search", "memory.get", "subjects.list", "status"})
 
     def __init__(self, home: Home, workspace: Path) -> None:
+        from zettelclaw.app import build_app  # the heavy imports only when no sidecar answers
         from zettelclaw.config import load_config
-        from zettelclaw.memory import Memory  # the heavy imports only when no sidecar answers
+        from zettelclaw.methods import build_methods
         from zettelclaw.protocol.dispatcher import Dispatcher
-        from zettelclaw.server.methods import build_methods
-        from zettelclaw.server.syncer import Syncer
 
         self.where = f"files in {home.root}"
-        self.memory = Memory(home, workspace, load_config(home).search)
-        # the embedding model (seconds, hundreds of MB) is loaded by the sidecar only
-        self.memory.searcher.semantic.reason = (
-            "semantic search runs in the sidecar; this answer came from the files")
+        self.app = build_app(home, workspace, load_config(home), serving=False)
         info = {"socket": None, "mode": "files (no sidecar answered)"}
-        methods = build_methods(self.memory, Syncer(self.memory), lambda: info)
-        self.dispatcher = Dispatcher(methods)
+        self.dispatcher = Dispatcher(build_methods(self.app, lambda: info))
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         if method == "index.rebuild":  # here, the progress can be drawn as it goes
-            return self.memory.rebuild(progress=ProgressBar("reindexing log.jsonl"))
-        if method in self.READS and self.memory.needs_sync():
-            self.memory.sync(progress=ProgressBar("indexing log.jsonl"))
+            from zettelclaw.methods.admin import rebuild
+
+            return rebuild(self.app, ProgressBar("reindexing log.jsonl")).wire()
+        if method in self.READS and self.app.freshness.needs_sync():
+            self.app.freshness.sync(progress=ProgressBar("indexing log.jsonl"))
         return trio.run(self.dispatcher.call, method, params or {})
 
     def close(self) -> None:
-        self.memory.close()
+        self.app.close()
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,

@@ -1,4 +1,4 @@
-"""The CLI's exit codes, which error means which, and JSON output: defined once."""
+"""The CLI's exit codes (defined on the error classes, ``errors.py``) and JSON output."""
 
 from __future__ import annotations
 
@@ -8,25 +8,28 @@ from typing import Any
 import orjson
 
 from zettelclaw.errors import (
-    DataDirError,
-    InvalidParamsError,
-    LockTimeoutError,
-    MarkersError,
-    MethodNotFoundError,
-    NotFoundError,
-    PathNotAllowedError,
-    SubjectExistsError,
-    SubjectNotFoundError,
+    EXIT_CONFLICT,
+    EXIT_INTERNAL,
+    EXIT_NO_RESULTS,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
     ZettelclawError,
 )
 
-EXIT_OK = 0
-EXIT_NO_RESULTS = 1
-EXIT_USAGE = 2
-EXIT_NOT_FOUND = 3
-EXIT_CONFLICT = 4
-EXIT_UNAVAILABLE = 5
-EXIT_INTERNAL = 70
+__all__ = [
+    "EXIT_CODES",
+    "EXIT_CONFLICT",
+    "EXIT_INTERNAL",
+    "EXIT_NOT_FOUND",
+    "EXIT_NO_RESULTS",
+    "EXIT_OK",
+    "EXIT_UNAVAILABLE",
+    "EXIT_USAGE",
+    "exit_code",
+    "print_json",
+]
 
 EXIT_CODES = f"""\
 exit codes:
@@ -48,19 +51,9 @@ environment:
 
 
 def exit_code(exc: ZettelclawError) -> int:
-    """The exit code of an error the sidecar (or the files backend) answered with."""
-    if isinstance(exc, InvalidParamsError | PathNotAllowedError | MarkersError
-                  | MethodNotFoundError):
-        return EXIT_USAGE
-    if isinstance(exc, NotFoundError | SubjectNotFoundError):
-        return EXIT_NOT_FOUND
-    if isinstance(exc, SubjectExistsError):
-        return EXIT_CONFLICT
-    if isinstance(exc, DataDirError | LockTimeoutError):
-        from zettelclaw.server.listener import AlreadyServingError
-
-        return EXIT_CONFLICT if isinstance(exc, AlreadyServingError) else EXIT_UNAVAILABLE
-    return EXIT_INTERNAL
+    """The exit code of an error the sidecar (or the files backend) answered with: the one its
+    class carries (``errors.py``)."""
+    return exc.exit_code
 
 
 def print_json(value: Any) -> None:

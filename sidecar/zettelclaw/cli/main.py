@@ -86,7 +86,7 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path) -> int:
     from zettelclaw.config import load_config
     from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
-    from zettelclaw.server.serve import ServerConfig, run
+    from zettelclaw.serve import ServerConfig, run
 
     limit = args.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     if limit < 1024:

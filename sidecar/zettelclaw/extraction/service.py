@@ -22,22 +22,27 @@ from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.extraction.transcript import Message, render
+from zettelclaw.home import Home
+from zettelclaw.index import entries
+from zettelclaw.index.database import Index
+from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.route import Router
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.memory import Memory
-from zettelclaw.search import query
+from zettelclaw.subjects.registry import SubjectRegistry
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
 
 
 class Extraction:
-    def __init__(self, memory: Memory, config: ExtractionConfig,
-                 transcript_roots: Sequence[Path] = (), router: Router | None = None) -> None:
-        self.memory = memory
-        self.home = memory.home
+    def __init__(self, home: Home, freshness: Freshness, config: ExtractionConfig,
+                 router: Router, transcript_roots: Sequence[Path] = ()) -> None:
+        self.home = home
+        self.freshness = freshness
+        self.index: Index = freshness.index
+        self.subjects: SubjectRegistry = freshness.subjects
         self.config = config
-        self.router = router or Router(config)
+        self.router = router
         self.provenance = Provenance(self.home)
         self.spool = Spool(self.home)
         self.store = LogStore(self.home)
@@ -71,11 +76,11 @@ class Extraction:
     def prompt(self, job: Job) -> str:
         messages = job.message_objects()
         transcript, cut = render(messages, self.config.max_transcript_chars)
-        self.memory.sync()
-        subjects = self.memory.subjects.load()
+        self.freshness.sync()
+        subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
-        with self.memory.index.read() as conn:
-            related = query.related(conn, " ".join(m.text for m in messages),
+        with self.index.read() as conn:
+            related = entries.related(conn, " ".join(m.text for m in messages),
                                     self.config.relevant_entries)
         entry_lines = [_entry_line(e) for e in related]
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
@@ -91,12 +96,12 @@ class Extraction:
 
     def result(self, job: Job, reply: str) -> dict[str, Any]:
         """Entries from the model's reply, with ids, timestamp and session injected."""
-        self.memory.sync()
+        self.freshness.sync()
         messages = job.message_objects()
 
         def current(entry_id: str) -> str | None:
-            with self.memory.index.read() as conn:
-                found = query.get_entry(conn, entry_id)
+            with self.index.read() as conn:
+                found = entries.get_entry(conn, entry_id)
             if found is None:
                 return None
             return str(found["replacedBy"][-1]["id"] if found["replacedBy"] else entry_id)
@@ -104,31 +109,31 @@ class Extraction:
         def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
             return _fallback_handoff(entries, messages)
 
-        entries, report = build_entries(reply, job.session_id, now_timestamp(), current,
-                                        fallback)
-        return {"entries": [entry_to_dict(e) for e in entries], "report": report.to_json(),
+        built, report = build_entries(reply, job.session_id, now_timestamp(), current,
+                                      fallback)
+        return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
                 "at": now_timestamp()}
 
     def finish(self, job: Job) -> int:
         """Append the job's entries that the log lacks, record it, delete it. Idempotent."""
         assert job.result is not None
-        entries = [validate_entry(e) for e in job.result["entries"]]
+        found = [validate_entry(e) for e in job.result["entries"]]
         with lock.exclusive(self.home.lock):
-            self.memory.sync(locked=True)
-            with self.memory.index.read() as conn:
-                missing = [e for e in entries if query.get_entry(conn, e.id) is None]
-            subjects = {e.subject for e in entries if e.subject}
+            self.freshness.sync(locked=True)
+            with self.index.read() as conn:
+                missing = [e for e in found if entries.get_entry(conn, e.id) is None]
+            subjects = {e.subject for e in found if e.subject}
             if subjects:
-                self.memory.subjects.ensure_locked(subjects)
+                self.subjects.ensure_locked(subjects)
             if missing:
                 self.store.append_locked(missing)
             failpoints.reach("after-append")
             record_locked(self.home, "extractedSessions", job.session_id,
-                          {"entries": len(entries), "lastJob": job.job_id},
+                          {"entries": len(found), "lastJob": job.job_id},
                           prune_days=self.config.prune_days, clear=("failedSessions",))
             self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
-        self.memory.sync()
+        self.freshness.sync()
         return len(missing)
 
     def fail(self, job: Job, reason: str, route: str | None = None) -> None:

@@ -30,9 +30,9 @@ class Choice:
 
 
 class Router:
-    def __init__(self, config: ExtractionConfig, hosts: HostModels | None = None) -> None:
+    def __init__(self, config: ExtractionConfig, hosts: HostModels) -> None:
         self.config = config
-        self.hosts = hosts or HostModels()
+        self.hosts = hosts
 
     def choose(self) -> Choice:
         setting, key = self.config.route, bool(self.config.api_key)

@@ -33,7 +33,7 @@ class LineContinuedError(Exception):
     """The entry read without its newline (an open tail) was continued by more bytes on the same
     line: what was yielded as an entry is now part of a longer, different line. A reader that
     resumes from such a position cannot take back what it yielded; it must read from the start
-    (the index does: see ``search.ingest``)."""
+    (the index does: see ``index.ingest``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.briefing import memory_md
-from zettelclaw.briefing.markers import layout, splice
 from zettelclaw.errors import MarkersError, ZettelclawError
 from zettelclaw.home import Home, resolve_workspace
 from zettelclaw.openclaw.config_file import (
@@ -39,6 +37,8 @@ from zettelclaw.openclaw.config_file import (
     read_config,
     write_config,
 )
+from zettelclaw.workspace import memory_md
+from zettelclaw.workspace.markers import layout, splice
 
 PLUGIN_ID = "zettelclaw"
 # Set by the OpenClaw plugin in the environment of the commands it runs: the plugin is loaded.

@@ -178,7 +178,10 @@ class Dispatcher:
             summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
             raise InvalidParamsError(f"Invalid params: {summary}", details) from None
         try:
-            return await method.handler(model)
+            result = await method.handler(model)
+            if isinstance(result, BaseModel):  # protocol/results.py: camelCase, unset left out
+                return result.model_dump(by_alias=True, exclude_unset=True)
+            return result
         except ZettelclawError:
             raise
         except (OSError, sqlite3.OperationalError) as exc:

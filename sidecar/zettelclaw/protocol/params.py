@@ -51,11 +51,34 @@ def day_bounds(value: str, end: bool) -> float:
 
 
 class AudienceParams(Params):
-    """Who will read the answer, when a host calls on behalf of an agent in a chat."""
+    """Who will read the answer, when a host calls on behalf of an agent in a chat.
+
+    A host passes the facts it has, raw (``isGroup``, ``chatId``, ``senderId``,
+    ``senderIsOwner``); what they mean for privacy is decided here, once, for every method:
+    ``chatType`` when the host names it, else a group when ``isGroup`` says so or the chat's id
+    differs from the sender's (a shared chat), a direct chat when they agree.
+    """
 
     session_key: Text | None = Field(None, alias="sessionKey")
     chat_type: ChatType | None = Field(None, alias="chatType")
+    is_group: bool | None = Field(None, alias="isGroup")
+    chat_id: Text | int | None = Field(None, alias="chatId")
+    sender_id: Text | int | None = Field(None, alias="senderId")
     sender_is_owner: bool | None = Field(None, alias="senderIsOwner")
+
+    def audience(self) -> Audience:
+        return Audience(self.session_key, self._chat_type(), self.sender_is_owner)
+
+    def _chat_type(self) -> ChatType | None:
+        if self.chat_type is not None:
+            return self.chat_type
+        shared = (None if self.chat_id is None or self.sender_id is None
+                  else str(self.chat_id) != str(self.sender_id))
+        if self.is_group is True or shared is True:
+            return "group"
+        if self.is_group is False or shared is False:
+            return "direct"
+        return None
 
     def restriction(self) -> str | None:
         """Why memory may not be shown to this audience, or None when it may.
@@ -64,9 +87,11 @@ class AudienceParams(Params):
         a host answering an agent in a chat passes the chat's, and then the rules of
         ``hook.beforePromptBuild`` apply: only the owner's main private session sees memory.
         """
-        if self.session_key is None and self.chat_type is None and self.sender_is_owner is None:
+        named = (self.session_key, self.chat_type, self.is_group, self.chat_id, self.sender_id,
+                 self.sender_is_owner)
+        if all(value is None for value in named):
             return None
-        return Audience(self.session_key, self.chat_type, self.sender_is_owner).private_reason()
+        return self.audience().private_reason()
 
 
 class SearchParams(AudienceParams):

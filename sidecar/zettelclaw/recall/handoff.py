@@ -1,14 +1,23 @@
-"""The handoff context injected before an agent turn (spec §6.1, §6.2). Pure formatting.
+"""The handoff context injected before an agent turn (spec §6.1, §6.2).
 
 The last current handoff, then the open tasks and the decisions of the handoff's session, so the
 agent knows where things stand without a tool call. Bounded, so a chatty session cannot blow up
-every prompt.
+every prompt. ``Handoff`` keeps it formatted: refreshed by the index's freshness after a sync
+that changed entries (in that thread), read by the hook as a string, and given only to the
+owner's private sessions.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from zettelclaw.index import entries
+from zettelclaw.session_keys import Audience
+
+logger = logging.getLogger(__name__)
 
 MAX_ITEMS = 10
 MAX_TEXT = 400
@@ -44,3 +53,26 @@ def _item(entry: Mapping[str, Any], why: bool = False) -> str:
     if entry.get("subject"):
         text += f" [{entry['subject']}]"
     return text + f" (id {entry['id']})"
+
+
+class Handoff:
+    def __init__(self) -> None:
+        self._text: str | None = None
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Format the last handoff again (``Freshness.on_change``)."""
+        handoff = entries.last_handoff(conn)
+        if handoff is None:
+            self._text = None
+            return
+        items = entries.open_items(conn, handoff["session"], 2 * MAX_ITEMS)
+        self._text = format_handoff(entries.entry_dict(handoff),
+                                    [entries.entry_dict(i) for i in items])
+
+    def context(self, audience: Audience) -> str | None:
+        """The prependContext for a turn: the handoff, for private main sessions only."""
+        reason = audience.private_reason()
+        if reason is not None:
+            logger.debug("no handoff for %s: %s", audience.session_key, reason)
+            return None
+        return self._text

@@ -1,1 +1,3 @@
-"""The search index: a SQLite file derived from the log, never the truth, rebuilt at will."""
+"""Search over the index: one ``memory.search`` (``engine``), semantic search and its
+background embedding (``semantic``, ``vectorizer``), snippets. What is stored and how it is
+queried is ``index/``'s; the result shapes are ``protocol/results.py``'s."""

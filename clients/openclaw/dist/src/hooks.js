@@ -1,0 +1,72 @@
+// OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
+// reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
+// here may break or stall the host: every call has a deadline under the hook's budget, and while
+// the sidecar is down the hooks do nothing.
+import { noteFact, promptParams } from "./audience.js";
+import { compact, describe, outageLogger } from "./settings.js";
+import { conversation, transcriptMessages } from "./transcripts.js";
+export function registerHooks(shim, runSweep) {
+    const { api, client, log, timeoutMs, loadStore } = shim;
+    const outage = outageLogger(log);
+    // Send one stretch of conversation for extraction. Never throws.
+    async function deliver(method, params) {
+        try {
+            await client().call(method, compact(params), timeoutMs);
+            outage.ok();
+        }
+        catch (error) {
+            outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
+        }
+    }
+    async function readTranscript(agentId, sessionId, sessionKey) {
+        try {
+            return transcriptMessages(await loadStore(), agentId, sessionId, sessionKey);
+        }
+        catch (error) {
+            log.warn(`zettelclaw: cannot read the transcript of session ${sessionId}: ${describe(error)}`);
+            return undefined;
+        }
+    }
+    api.on("before_prompt_build", async (_event, ctx) => {
+        try {
+            const answer = await client().call("hook.beforePromptBuild", promptParams(ctx), timeoutMs);
+            outage.ok();
+            return answer?.prependContext ? { prependContext: answer.prependContext } : undefined;
+        }
+        catch (error) {
+            outage.fail("no handoff for this turn", error);
+            return undefined;
+        }
+    }, { timeoutMs: timeoutMs + 1000 });
+    api.on("before_dispatch", (event) => {
+        if (typeof event.isGroup === "boolean")
+            noteFact(event.sessionKey, { isGroup: event.isGroup });
+        return undefined;
+    });
+    api.on("before_reset", async (event, ctx) => {
+        const sessionId = ctx.sessionId;
+        if (!sessionId)
+            return;
+        const messages = event.messages ? conversation(event.messages) : await readTranscript(ctx.agentId, sessionId, ctx.sessionKey);
+        if (!messages)
+            return;
+        await deliver("hook.beforeReset", {
+            sessionId,
+            sessionKey: ctx.sessionKey,
+            agentId: ctx.agentId,
+            reason: event.reason,
+            workspaceDir: ctx.workspaceDir,
+            messages,
+        });
+    });
+    api.on("session_end", async (event, ctx) => {
+        const agentId = ctx.agentId;
+        const messages = await readTranscript(agentId, event.sessionId, event.sessionKey);
+        if (!messages)
+            return;
+        await deliver("hook.sessionEnd", { sessionId: event.sessionId, sessionKey: event.sessionKey, agentId, reason: event.reason, messages });
+    });
+    api.on("gateway_start", () => {
+        void runSweep("gateway start");
+    });
+}

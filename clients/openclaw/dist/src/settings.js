@@ -1,0 +1,49 @@
+// The plugin's settings (plugins.entries.zettelclaw.config), where the sidecar listens, how the
+// `zettelclaw` command is run, and the small helpers every part of the shim shares.
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { SidecarUnavailableError } from "./rpc.js";
+export const PLUGIN_ID = "zettelclaw";
+export const SLOW_CALL_MS = 15_000; // tools, the sweep, the CLI: not on a hook's clock
+/** The sidecar's socket, resolved as the sidecar resolves it (README, "Where things live"). */
+export function resolveSocketPath(config, env = process.env) {
+    const expand = (p) => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
+    const absolute = (p) => (isAbsolute(expand(p)) ? expand(p) : resolve(expand(p)));
+    if (config.socketPath)
+        return absolute(config.socketPath);
+    if (env.ZETTELCLAW_SOCKET)
+        return absolute(env.ZETTELCLAW_SOCKET);
+    const state = env.OPENCLAW_STATE_DIR ? absolute(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
+    const home = env.ZETTELCLAW_HOME ? absolute(env.ZETTELCLAW_HOME) : join(state, "zettelclaw");
+    return join(home, "sidecar.sock");
+}
+/** The argv prefix that runs the `zettelclaw` command. */
+export function zettelclawCommand(config) {
+    const command = config.sidecarCommand ?? "zettelclaw";
+    return typeof command === "string" ? [command] : [...command];
+}
+/** The params without their undefined and null fields (the sidecar rejects unknown nulls). */
+export function compact(params) {
+    return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
+}
+export function describe(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** Logs the first failure of a sidecar outage as a warning, the rest of it at debug level. */
+export function outageLogger(log) {
+    let down = false;
+    return {
+        fail(what, error) {
+            const outage = error instanceof SidecarUnavailableError;
+            if (outage && down) {
+                log.debug?.(`zettelclaw: ${what}: ${describe(error)}`);
+                return;
+            }
+            down = outage;
+            log.warn(`zettelclaw: ${what}: ${describe(error)}`);
+        },
+        ok() {
+            down = false;
+        },
+    };
+}

@@ -1,0 +1,78 @@
+// The start-up sweep: the sessions the sidecar has not fully received (ended while it or the
+// gateway was down) are listed from OpenClaw's session store and sent for extraction. It runs in
+// the background, one at a time (a request during a run runs once more after it).
+import { SidecarUnavailableError } from "./rpc.js";
+import { SLOW_CALL_MS, compact, describe } from "./settings.js";
+import { agentIds, transcriptMessages } from "./transcripts.js";
+const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
+/** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
+export function sweeper(shim) {
+    const { api, client, log, loadStore } = shim;
+    const sweep = singleFlight(async (why) => {
+        const store = await loadStore();
+        const sessions = [];
+        for (const agentId of agentIds(api.config)) {
+            for (const { sessionKey, entry } of store.listSessionEntries({ agentId, readOnly: true })) {
+                const e = entry;
+                if (typeof e?.sessionId !== "string")
+                    continue;
+                sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt: e.updatedAt }));
+            }
+        }
+        const answer = await client().call("hook.gatewayStart", { sessions }, SLOW_CALL_MS);
+        const wanted = answer?.sessions ?? [];
+        const byId = new Map(sessions.map((s) => [s.sessionId, s]));
+        for (const { sessionId } of wanted) {
+            const session = byId.get(sessionId) ?? {};
+            const agentId = session.agentId;
+            const sessionKey = session.sessionKey;
+            try {
+                const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
+                if (messages.length === 0)
+                    continue;
+                await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages }), SLOW_CALL_MS);
+            }
+            catch (error) {
+                if (error instanceof SidecarUnavailableError)
+                    throw error; // the next connection sweeps again
+                log.warn(`zettelclaw: sweep: session ${sessionId} skipped: ${describe(error)}`);
+            }
+        }
+        log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length} sent for extraction`);
+    });
+    return (why) => {
+        const done = sweep(why).catch((error) => {
+            // The sidecar is not up yet (or down): the sweep runs when it answers (onReconnect).
+            if (error instanceof SidecarUnavailableError)
+                log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
+            else
+                log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}`);
+        });
+        globalThis[LAST_SWEEP] = done;
+        return done;
+    };
+}
+/** The sweep started last in this process, if any (tests await it). */
+export function lastSweep() {
+    return globalThis[LAST_SWEEP];
+}
+function singleFlight(run) {
+    let running = null;
+    let again = null;
+    const go = (arg) => {
+        if (running) {
+            again = arg;
+            return running;
+        }
+        running = run(arg).finally(() => {
+            running = null;
+            if (again !== null) {
+                const next = again;
+                again = null;
+                void go(next).catch(() => { });
+            }
+        });
+        return running;
+    };
+    return go;
+}

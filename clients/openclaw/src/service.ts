@@ -1,0 +1,149 @@
+// The service, in the "full" instance only (one per gateway): connect to the sidecar when the
+// gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
+// model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
+
+import type { ChildProcess } from "node:child_process";
+import type { OpenClawPluginServiceContext } from "openclaw/plugin-sdk/plugin-entry";
+import { hostModel, type LlmComplete } from "./host_model.ts";
+import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
+import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
+import type { Shim } from "./shim.ts";
+
+const READY_WAIT_MS = 20_000;
+const STOP_WAIT_MS = 4_000;
+const DREAMING_JOB_KEY = "memory-core:memory-dreaming-promotion";
+const DREAMING_JOB_NAME = "Memory Dreaming Promotion";
+
+export function registerService(shim: Shim, runSweep: (why: string) => Promise<void>): void {
+  const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess } = shim;
+  let child: ChildProcess | null = null;
+  let stopReconnect: (() => void) | null = null;
+  let stopHostModel: (() => void) | null = null;
+
+  // The host's model for the sidecar (protocol.md, "The host's model"): on every connection,
+  // offer llm.complete, answered by OpenClaw's runtime with the agent's model, so that
+  // extraction needs no Anthropic key. Only this instance offers: one offer per gateway.
+  function offerHostModel(rpc: RpcClient): () => void {
+    const runtimeLlm = (api.runtime as { llm?: { complete?: LlmComplete } } | undefined)?.llm;
+    if (typeof runtimeLlm?.complete !== "function") {
+      log.info("zettelclaw: this OpenClaw has no runtime.llm.complete; extraction needs an Anthropic key");
+      return () => {};
+    }
+    const complete: LlmComplete = (params) => runtimeLlm.complete!(params);
+    const unhandle = rpc.handle("llm.complete", hostModel(complete));
+    const version = (api.runtime as { version?: unknown } | undefined)?.version;
+    const unlisten = rpc.onConnect(() => {
+      rpc
+        .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
+        .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
+        .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
+    });
+    return () => {
+      unlisten();
+      unhandle();
+    };
+  }
+
+  api.registerService({
+    id: "zettelclaw-sidecar",
+    start: async (ctx: OpenClawPluginServiceContext) => {
+      const rpc = client();
+      stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+      stopHostModel = offerHostModel(rpc);
+      void removeDreamingJob(ctx, log);
+      try {
+        await rpc.call("status", undefined, timeoutMs);
+        log.info(`zettelclaw: connected to the sidecar at ${socketPath}`);
+        return;
+      } catch (error) {
+        if (!(error instanceof SidecarUnavailableError)) return;
+        if (config.autostart === false) {
+          log.warn(`zettelclaw: no sidecar answers on ${socketPath}; memory is off until \`zettelclaw serve\` runs`);
+          return;
+        }
+      }
+      child = startSidecar(ctx);
+      void waitUntilReady(rpc, child, log);
+    },
+    stop: async () => {
+      stopReconnect?.();
+      stopReconnect = null;
+      stopHostModel?.();
+      stopHostModel = null;
+      const running = child;
+      child = null;
+      if (running) await stopProcess(running, log);
+    },
+  });
+
+  function startSidecar(ctx: OpenClawPluginServiceContext): ChildProcess {
+    const [command, ...prefix] = zettelclawCommand(config);
+    const args = [...prefix, "serve", "--socket", socketPath];
+    if (ctx.workspaceDir) args.push("--workspace", ctx.workspaceDir);
+    log.info(`zettelclaw: starting the sidecar: ${command} ${args.join(" ")}`);
+    const proc = spawnProcess(command!, args, { stdio: ["ignore", "pipe", "pipe"], env: env as NodeJS.ProcessEnv });
+    const relay = (chunk: Buffer) => {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) log.info(`zettelclaw sidecar: ${line}`);
+    };
+    proc.stdout?.on("data", relay);
+    proc.stderr?.on("data", relay);
+    proc.once("error", (error) => log.error(`zettelclaw: cannot start the sidecar (${command}): ${error.message}`));
+    proc.once("exit", (code, signal) => {
+      log.info(`zettelclaw: the sidecar exited (${signal ?? `code ${code}`})`);
+      if (child === proc) child = null;
+    });
+    return proc;
+  }
+}
+
+async function waitUntilReady(rpc: RpcClient, proc: ChildProcess, log: Logger): Promise<void> {
+  const deadline = Date.now() + READY_WAIT_MS;
+  while (Date.now() < deadline && proc.exitCode === null && proc.signalCode === null) {
+    try {
+      await rpc.call("status", undefined, 1000);
+      log.info(`zettelclaw: the sidecar is ready on ${rpc.socketPath}`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  log.warn(`zettelclaw: the sidecar did not answer on ${rpc.socketPath} within ${READY_WAIT_MS} ms`);
+}
+
+async function stopProcess(proc: ChildProcess, log: Logger): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  proc.kill("SIGTERM"); // the sidecar finishes the writes in flight, removes its socket, exits 0
+  const timer = new Promise<"late">((r) => setTimeout(() => r("late"), STOP_WAIT_MS).unref());
+  if ((await Promise.race([exited, timer])) === "late") {
+    log.warn("zettelclaw: the sidecar did not stop within 4 s; killing it");
+    proc.kill("SIGKILL");
+  }
+}
+
+/**
+ * memory-core's "Memory Dreaming Promotion" cron job outlives memory-core being disabled (it lives
+ * in the gateway's scheduler store, which only the gateway may change): remove it once memory-core
+ * is disabled and Zettelclaw holds the memory slot, as `zettelclaw init` arranges.
+ */
+export async function removeDreamingJob(ctx: Pick<OpenClawPluginServiceContext, "config" | "getCron">, log: Logger): Promise<number> {
+  const plugins = (ctx.config as { plugins?: { slots?: { memory?: unknown }; entries?: Record<string, { enabled?: unknown }> } })
+    ?.plugins;
+  if (plugins?.slots?.memory !== PLUGIN_ID || plugins?.entries?.["memory-core"]?.enabled !== false) return 0;
+  try {
+    const cron = ctx.getCron?.();
+    if (!cron) return 0;
+    let removed = 0;
+    for (const job of await cron.list({ includeDisabled: true })) {
+      if (job.declarationKey === DREAMING_JOB_KEY || job.name === DREAMING_JOB_NAME) {
+        await cron.remove(job.id);
+        removed += 1;
+        log.info(`zettelclaw: removed memory-core's "${DREAMING_JOB_NAME}" cron job (${job.id}): memory-core is disabled`);
+      }
+    }
+    return removed;
+  } catch (error) {
+    log.warn(`zettelclaw: could not remove memory-core's dreaming cron job: ${describe(error)}`);
+    return 0;
+  }
+}

@@ -1,0 +1,40 @@
+// Transcripts, through OpenClaw's session store (they live in SQLite; the SDK reads them).
+
+import { compact } from "./settings.ts";
+
+export type SessionStore = {
+  listSessionEntries(params: { agentId?: string; readOnly?: boolean }): { sessionKey: string; entry: unknown }[];
+  loadTranscriptEventsSync(params: { agentId?: string; sessionId: string; sessionKey?: string }): unknown[];
+};
+
+export async function openClawSessionStore(): Promise<SessionStore> {
+  return (await import("openclaw/plugin-sdk/session-store-runtime")) as unknown as SessionStore;
+}
+
+/**
+ * The user and assistant messages of a conversation, as OpenClaw message objects or transcript
+ * events: the sidecar reads nothing else (tool results can be large; the socket takes 32 MiB).
+ */
+export function conversation(items: readonly unknown[]): unknown[] {
+  return items.filter((item) => {
+    const i = item as { type?: unknown; role?: unknown; message?: { role?: unknown } };
+    const role = i?.type === "message" ? i.message?.role : i?.role;
+    return role === "user" || role === "assistant";
+  });
+}
+
+/** A transcript's messages (all of them, across resets: the sidecar keeps what is new). */
+export function transcriptMessages(store: SessionStore, agentId: string | undefined, sessionId: string, sessionKey?: string): unknown[] {
+  return conversation(store.loadTranscriptEventsSync(compact({ agentId, sessionId, sessionKey }) as { sessionId: string }));
+}
+
+/** The agents of the gateway's config: `main` and every configured one. */
+export function agentIds(config: unknown): string[] {
+  const agents = (config as { agents?: { entries?: unknown; list?: unknown } } | undefined)?.agents;
+  const ids = new Set<string>(["main"]);
+  if (agents?.entries && typeof agents.entries === "object") for (const id of Object.keys(agents.entries)) ids.add(id);
+  if (Array.isArray(agents?.list)) {
+    for (const agent of agents.list) if (typeof agent?.id === "string") ids.add(agent.id);
+  }
+  return [...ids];
+}

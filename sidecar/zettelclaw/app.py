@@ -1,0 +1,113 @@
+"""The one place that builds the application: every object a method or the CLI acts on.
+
+``build_app`` is used by ``zettelclaw serve`` (``serving=True``: the extraction loop and the
+vectorizer exist, semantic search may load its model), by the CLI when no sidecar answers
+(``serving=False``: the same objects on the same files, nothing in the background), and by the
+tests. Method handlers (``methods/``) receive the App; nothing else constructs these objects.
+Opening it is blocking (the index is opened, a cut-short rename is cleaned up): call it from a
+worker thread in trio.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zettelclaw import lock
+from zettelclaw.briefing.service import Briefing
+from zettelclaw.config import Config
+from zettelclaw.extraction.service import Extraction
+from zettelclaw.extraction.worker import Worker
+from zettelclaw.files import atomic_write_json
+from zettelclaw.home import Home
+from zettelclaw.index.database import Index
+from zettelclaw.index.file_chunks import WorkspaceIndexer
+from zettelclaw.index.freshness import Freshness
+from zettelclaw.index.ingest import Ingester
+from zettelclaw.index.syncer import Syncer
+from zettelclaw.llm.host import HostModels
+from zettelclaw.llm.route import Router
+from zettelclaw.recall.handoff import Handoff
+from zettelclaw.search.searcher import Searcher
+from zettelclaw.search.vectorizer import Vectorizer
+from zettelclaw.state import default_state
+from zettelclaw.subjects.registry import SubjectRegistry
+from zettelclaw.subjects.rename import remove_leftover
+from zettelclaw.subjects.rename import temp_path as rename_leftover
+
+logger = logging.getLogger(__name__)
+
+FILES_MODE_SEMANTIC = "semantic search runs in the sidecar; this answer came from the files"
+
+
+@dataclass
+class App:
+    home: Home
+    workspace: Path
+    settings: Config
+    subjects: SubjectRegistry
+    index: Index
+    freshness: Freshness
+    handoff: Handoff
+    searcher: Searcher
+    syncer: Syncer
+    router: Router
+    extraction: Extraction
+    briefing: Briefing
+    worker: Worker | None  # serving only: the extraction loop
+    vectorizer: Vectorizer | None  # serving only: embeds in the background
+    started: float = field(default_factory=time.monotonic)
+
+    def wake(self) -> None:
+        """New or due extraction work: wake the loop (none runs in the CLI's files mode)."""
+        if self.worker is not None:
+            self.worker.notify()
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool,
+              transcript_roots: Sequence[Path] = ()) -> App:
+    home.ensure()
+    _mend_home(home)
+    subjects = SubjectRegistry(home)
+    index = Index(home.index)
+    ingester = Ingester(index, home.log, subjects.display)
+    files = WorkspaceIndexer(index, workspace)
+    freshness = Freshness(home, index, ingester, files, subjects)
+    handoff = Handoff()
+    freshness.on_change.append(handoff.refresh)
+    searcher = Searcher(index, files, settings.search)
+    vectorizer = Vectorizer(searcher.semantic, refresh=files.sync) if serving else None
+    if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
+        searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only
+    syncer = Syncer(freshness, on_change=vectorizer.notify if vectorizer else None)
+    router = Router(settings.extraction, HostModels())
+    extraction = Extraction(home, freshness, settings.extraction, router, transcript_roots)
+    worker = Worker(extraction) if serving else None
+    if worker is not None:
+        router.hosts.on_offer = worker.route_available
+    briefing = Briefing(home, workspace, settings, syncer, router)
+    return App(home=home, workspace=workspace, settings=settings, subjects=subjects, index=index,
+               freshness=freshness, handoff=handoff, searcher=searcher, syncer=syncer,
+               router=router, extraction=extraction, briefing=briefing, worker=worker,
+               vectorizer=vectorizer)
+
+
+def _mend_home(home: Home) -> None:
+    """Create subjects.json and state.json when missing; remove what a cut-short rename left."""
+    if rename_leftover(home).exists():  # a rename cut short by a crash
+        with lock.exclusive(home.lock):
+            if remove_leftover(home):
+                logger.info("removed the temp file of a subject rename that did not finish")
+    if home.subjects.exists() and home.state.exists():
+        return
+    with lock.exclusive(home.lock):
+        if not home.subjects.exists():
+            atomic_write_json(home.subjects, {})
+        if not home.state.exists():
+            atomic_write_json(home.state, default_state())

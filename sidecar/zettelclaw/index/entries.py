@@ -1,0 +1,188 @@
+"""The entry repository: entries by filters, by id with their chains, by line; counts.
+
+Every function takes a connection (the caller holds the index lock) and returns rows or plain
+data; the protocol's result shapes are built in ``protocol/results.py``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from zettelclaw.index import fts
+
+ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
+                 "session")
+# bm25 weights of the FTS columns: a match in content counts twice a match in detail
+BM25 = "bm25(entries_fts, 1.0, 0.5)"
+RELATED_TERMS = 24
+
+
+@dataclass(frozen=True)
+class Filters:
+    type: str | None = None
+    subject: str | None = None
+    status: str | None = None
+    session: str | None = None
+    since: float | None = None  # Unix seconds, inclusive
+    until: float | None = None  # Unix seconds, inclusive
+    include_replaced: bool = False
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        for column in ("type", "subject", "status", "session"):
+            value = getattr(self, column)
+            if value is not None:
+                clauses.append(f"e.{column} = ?")
+                params.append(value)
+        if self.since is not None:
+            clauses.append("e.ts >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("e.ts <= ?")
+            params.append(self.until)
+        if not self.include_replaced:
+            clauses.append("e.replaced_by IS NULL")
+        return (" AND ".join(clauses) or "1"), params
+
+
+def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
+    """The entry as it stands in the log: its fields in line order, absent ones left out."""
+    return {key: row[key] for key in ENTRY_COLUMNS if row[key] is not None}
+
+
+def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int, order: str = "time"
+                   ) -> list[sqlite3.Row]:
+    """The current entries (or all, with include_replaced) that match the filters exactly,
+    newest first: by timestamp (``time``; entries of the same second by log position), or by
+    position in the log (``log``: what ``tail`` shows, an entry appended late with an old date
+    included). Keyword search is search.engine's."""
+    where, params = filters.sql()
+    # entries_ts is (ts, line): read backwards, it yields this order without a sort
+    by = "e.ts DESC, e.line DESC" if order == "time" else "e.line DESC"
+    rows: list[sqlite3.Row] = conn.execute(
+        f"SELECT e.* FROM entries e WHERE {where} ORDER BY {by} LIMIT ?",  # noqa: S608
+        [*params, limit],
+    ).fetchall()
+    return rows
+
+
+def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
+    """The entry with its chain: ``replaces`` (older versions, nearest first) and
+    ``replacedBy`` (newer versions up to the current one, nearest first)."""
+    row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    if row is None:
+        return None
+    older, newer = [], []
+    cursor = row
+    while cursor["supersedes"] is not None:  # each step moves earlier in the log: it ends
+        cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
+                              (cursor["supersedes"],)).fetchone()
+        older.append(entry_dict(cursor))
+    cursor = row
+    while cursor["replaced_by"] is not None:  # each step moves later in the log: it ends
+        cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
+                              (cursor["replaced_by"],)).fetchone()
+        newer.append(entry_dict(cursor))
+    return {"entry": entry_dict(row), "line": row["line"], "current": row["replaced_by"] is None,
+            "replaces": older, "replacedBy": newer}
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, Any]:
+    by_type = dict(conn.execute("SELECT type, count(*) FROM entries GROUP BY type"))
+    replaced = conn.execute(
+        "SELECT count(*) FROM entries WHERE replaced_by IS NOT NULL").fetchone()[0]
+    invalid = conn.execute("SELECT count(*), min(line) FROM invalid_lines").fetchone()
+    return {"total": sum(by_type.values()), "byType": by_type, "replaced": replaced,
+            "invalidLines": invalid[0], "firstInvalidLine": invalid[1]}
+
+
+def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT line, reason, excerpt FROM invalid_lines ORDER BY line LIMIT ?",
+                        (limit,))
+    return [{"line": line, "reason": reason, "excerpt": excerpt} for line, reason, excerpt in rows]
+
+
+def subject_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
+    """Per subject: how many current entries, and the timestamp of the newest one."""
+    # With max(), SQLite takes the bare column (timestamp) from the row that holds the maximum.
+    rows = conn.execute(
+        "SELECT subject, count(*), max(line), timestamp FROM entries"
+        " WHERE subject IS NOT NULL AND replaced_by IS NULL GROUP BY subject")
+    return {subject: (n, last) for subject, n, _, last in rows}
+
+
+def last_handoff(conn: sqlite3.Connection) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM entries WHERE type = 'handoff' AND replaced_by IS NULL"
+        " ORDER BY line DESC LIMIT 1").fetchone()
+    return row
+
+
+def open_items(conn: sqlite3.Connection, session: str, limit: int) -> list[sqlite3.Row]:
+    """The session's current open tasks and decisions, in log order."""
+    return conn.execute(
+        "SELECT * FROM (SELECT * FROM entries WHERE session = ? AND replaced_by IS NULL"
+        " AND ((type = 'task' AND status = 'open') OR type = 'decision')"
+        " ORDER BY line DESC LIMIT ?) ORDER BY line", (session, limit)).fetchall()
+
+
+def related(conn: sqlite3.Connection, text: str, limit: int) -> list[dict[str, Any]]:
+    """Current entries that share the most distinctive words with ``text``, best first.
+
+    Used to show the extraction model what memory already holds, so that a correction comes
+    back with ``replaces``. Long words are the most distinctive; BM25 weighs rare ones up.
+    """
+    if limit <= 0:
+        return []
+    match = fts.plan(text)
+    if match is None:
+        return []
+    terms = sorted(match.terms, key=len, reverse=True)[:RELATED_TERMS]
+    expression = " OR ".join(f'"{t}"' for t in terms)
+    rows = conn.execute(
+        "SELECT e.* FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"  # noqa: S608
+        f" WHERE entries_fts MATCH ? AND e.replaced_by IS NULL ORDER BY {BM25} LIMIT ?",
+        (expression, limit)).fetchall()
+    return [entry_dict(row) for row in rows]
+
+
+def subject_entries(conn: sqlite3.Connection, slug: str) -> int:
+    """How many entries (current or not) are about ``slug``."""
+    return int(conn.execute("SELECT count(*) FROM entries WHERE subject = ?",
+                            (slug,)).fetchone()[0])
+
+
+_TABLES = {"log": ("entries", "line"), "file": ("chunks", "id")}
+
+
+def rows_by_key(conn: sqlite3.Connection, kind: str, keys: list[int]) -> dict[int, sqlite3.Row]:
+    """Entries by line (``kind`` log) or memory-file chunks by id (``kind`` file)."""
+    table, key = _TABLES[kind]
+    if not keys:
+        return {}
+    rows = conn.execute(f"SELECT * FROM {table} WHERE {key} IN"  # noqa: S608
+                        f" ({','.join('?' * len(keys))})", keys).fetchall()
+    return {row[key]: row for row in rows}
+
+
+def passing_filters(conn: sqlite3.Connection, lines: list[int], filters: Filters
+                    ) -> list[sqlite3.Row]:
+    """(line, type, status, ts) of the entries at ``lines`` that pass the filters."""
+    where, params = filters.sql()
+    found: list[sqlite3.Row] = []
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        found += conn.execute(
+            "SELECT e.line, e.type, e.status, e.ts FROM entries e"  # noqa: S608
+            f" WHERE e.line IN ({','.join('?' * len(part))}) AND {where}",
+            [*part, *params]).fetchall()
+    return found
+
+
+def file_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(memory files, chunks) in the index."""
+    files, chunks = conn.execute(
+        "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)").fetchone()
+    return int(files), int(chunks)

@@ -1,0 +1,106 @@
+"""Keeping the index's chunks of the workspace's Markdown memory files up to date.
+
+Before a search, each memory file (MEMORY.md, memory/**/*.md) is ``stat``ed; only a file whose
+mtime or size changed is read, and only one whose content hash changed is cut into chunks
+again (its old chunks replaced). Files that disappeared lose their chunks. Cheap when nothing
+changed: one stat per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+from zettelclaw.errors import MarkersError, ZettelclawError
+from zettelclaw.index.chunking import chunk_markdown
+from zettelclaw.index.database import Index, text_hash
+from zettelclaw.safe_open import read_capped
+from zettelclaw.workspace.markers import layout
+from zettelclaw.workspace.memory_files import list_files, open_real
+
+MAX_FILE_BYTES = 4 * 1024 * 1024  # larger memory files are indexed up to this size
+
+
+class WorkspaceIndexer:
+    def __init__(self, index: Index, workspace: Path) -> None:
+        self.index = index
+        self.workspace = workspace
+
+    def reset(self) -> None:
+        with self.index.write() as conn:
+            for (relative,) in conn.execute("SELECT path FROM files").fetchall():
+                _drop(conn, relative)
+
+    def sync(self) -> int:
+        """Bring the chunks up to date; returns how many files were (re)indexed or dropped."""
+        present = list_files(self.workspace) if self.workspace.is_dir() else []
+        stats = {}
+        for relative, real in present:
+            try:
+                st = os.stat(real)
+            except FileNotFoundError:
+                continue
+            stats[relative] = (real, st.st_mtime_ns, st.st_size)
+        changed = 0
+        with self.index.read() as conn:
+            known = {row[0]: (row[1], row[2], row[3]) for row in
+                     conn.execute("SELECT path, mtime_ns, size, hash FROM files")}
+        todo = [r for r, (_, mtime, size) in stats.items() if known.get(r, (0, -1))[:2]
+                != (mtime, size)]
+        gone = [r for r in known if r not in stats]
+        if not todo and not gone:
+            return 0
+        with self.index.write() as conn:
+            for relative in gone:
+                _drop(conn, relative)
+                changed += 1
+            for relative in todo:
+                real, mtime, size = stats[relative]
+                try:
+                    fd = open_real(self.workspace, real)
+                except ZettelclawError:  # swapped for a link or a FIFO since it was listed
+                    continue
+                try:
+                    data = read_capped(fd, MAX_FILE_BYTES)  # a 64 GiB file costs 4 MiB
+                finally:
+                    os.close(fd)
+                digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+                if known.get(relative, (0, 0, ""))[2] != digest:
+                    _drop(conn, relative)
+                    text = data.decode("utf-8", "replace")
+                    if "/" not in relative:  # MEMORY.md: its briefing block repeats the log
+                        text = without_generated_block(text)
+                    for chunk in chunk_markdown(text):
+                        cursor = conn.execute(
+                            "INSERT INTO chunks (path, start_line, end_line, text, text_hash)"
+                            " VALUES (?, ?, ?, ?, ?)", (relative, chunk.start_line,
+                                                        chunk.end_line, chunk.text,
+                                                        text_hash(chunk.text)))
+                        conn.execute("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
+                                     (cursor.lastrowid, chunk.text))
+                    changed += 1
+                conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
+                             (relative, mtime, size, digest))
+        return changed
+
+
+def without_generated_block(text: str) -> str:
+    """MEMORY.md with the briefing's generated block blanked (line numbers kept): the block
+    repeats entries of the log, which search already finds, and would crowd them out."""
+    try:
+        parts = layout(text)
+    except MarkersError:
+        return text  # malformed markers: index the file as it is
+    if not parts.found:
+        return text
+    return parts.head + "\n" * parts.block.count("\n") + parts.tail
+
+
+def _drop(conn: sqlite3.Connection, relative: str) -> None:
+    rows = conn.execute("SELECT id, text FROM chunks WHERE path = ?", (relative,)).fetchall()
+    conn.executemany("INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)",
+                     [tuple(r) for r in rows])
+    conn.execute("DELETE FROM chunks WHERE path = ?", (relative,))
+    conn.execute("DELETE FROM files WHERE path = ?", (relative,))

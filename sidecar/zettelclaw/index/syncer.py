@@ -1,0 +1,82 @@
+"""The trio side of ``index/freshness.py``: catching up without stalling the hot path.
+
+Reads that must see every entry (search, get) wait for a catch-up. The hook that runs before
+every agent turn never waits for a long one: while the index is being built it answers from
+what it already has, so an agent's turn is never held up by indexing.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from typing import TypeVar
+
+import trio
+
+from zettelclaw.errors import IndexNotReadyError
+from zettelclaw.index.freshness import Freshness, SyncStoppedError
+from zettelclaw.machine_state import machine_state
+
+logger = logging.getLogger(__name__)
+
+INDEX_WAIT_SECONDS = 10.0
+T = TypeVar("T")
+
+
+class Syncer:
+    def __init__(self, freshness: Freshness, on_change: Callable[[], None] | None = None) -> None:
+        self.freshness = freshness
+        self._lock = trio.Lock()
+        self._on_change = on_change  # told after each catch-up (the vectorizer)
+
+    async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
+        """Bring the index up to date, waiting at most ``wait`` s for a catch-up under way."""
+        if not self.freshness.needs_sync():
+            return
+        with trio.move_on_after(wait) as waited:
+            await self._lock.acquire()
+        if waited.cancelled_caught:
+            progress = self.freshness.progress
+            data = {"bytesIndexed": progress[0], "bytesTotal": progress[1]} if progress else None
+            raise IndexNotReadyError(
+                "the search index is still being built; try again shortly", data)
+        try:
+            if self.freshness.needs_sync():
+                try:
+                    await trio.to_thread.run_sync(self.freshness.sync)
+                except (OSError, sqlite3.OperationalError) as exc:
+                    cause = machine_state(exc)
+                    if cause is None:
+                        raise
+                    # a full disk or a read-only one: reads answer from the index as it is
+                    logger.warning("the index cannot be brought up to date (%s); answering "
+                                   "from it as it is", cause)
+                    return
+                if self._on_change is not None:
+                    self._on_change()
+        finally:
+            self._lock.release()
+
+    async def exclusive(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` in a thread as the only catch-up (a rebuild): meanwhile the hook answers
+        from what it has, and reads wait."""
+        async with self._lock:
+            result = await trio.to_thread.run_sync(fn)
+        if self._on_change is not None:
+            self._on_change()
+        return result
+
+    async def fresh_if_quick(self) -> None:
+        """For the hot path: catch up only when no other catch-up is under way."""
+        if self.freshness.needs_sync() and not self._lock.locked():
+            await self.fresh()
+
+    async def background(self) -> None:
+        """The first catch-up after start, so that a cold index builds while we serve."""
+        try:
+            await self.fresh(wait=float("inf"))
+        except SyncStoppedError:
+            logger.info("indexing stopped for shutdown; it resumes at the next start")
+        except Exception:
+            logger.exception("indexing the log failed; requests will try again")

@@ -1,0 +1,72 @@
+"""The ``vectors`` table and the reads semantic search makes of entries and chunks.
+
+Vectors are float16 unit vectors keyed by (model, hash of the text): a rebuild or a rename
+reuses them, and a new model makes new ones. What the vectors mean is ``search/semantic.py``'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+
+
+def drop_other_models(conn: sqlite3.Connection, model: str) -> None:
+    conn.execute("DELETE FROM vectors WHERE model != ?", (model,))
+
+
+def store(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, bytes]]) -> None:
+    """(model, text hash, vector bytes) rows, replacing any of the same key."""
+    conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+
+
+def has_vector(conn: sqlite3.Connection, model: str, text_hash: str) -> bool:
+    row = conn.execute("SELECT 1 FROM vectors WHERE model = ? AND text_hash = ?",
+                       (model, text_hash)).fetchone()
+    return row is not None
+
+
+def vector(conn: sqlite3.Connection, model: str, text_hash: str) -> bytes | None:
+    row = conn.execute("SELECT vec FROM vectors WHERE model = ? AND text_hash = ?",
+                       (model, text_hash)).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def current_entries_after(conn: sqlite3.Connection, line: int, limit: int
+                          ) -> Sequence[tuple[int, str, str, str | None]]:
+    """(line, text hash, content, detail) of current entries after ``line``, in log order."""
+    rows: Sequence[tuple[int, str, str, str | None]] = conn.execute(
+        "SELECT line, text_hash, content, detail FROM entries WHERE line > ?"
+        " AND replaced_by IS NULL ORDER BY line LIMIT ?", (line, limit)).fetchall()
+    return rows
+
+
+def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int
+                        ) -> list[tuple[int, bytes]]:
+    """(line, vector) of the entries after ``line`` that have a vector, in log order."""
+    return conn.execute(
+        "SELECT e.line, v.vec FROM entries e JOIN vectors v ON v.model = ?"
+        " AND v.text_hash = e.text_hash WHERE e.line > ? ORDER BY e.line",
+        (model, line)).fetchall()
+
+
+def chunk_texts(conn: sqlite3.Connection) -> list[str]:
+    return [text for (text,) in conn.execute("SELECT text FROM chunks")]
+
+
+def chunks_in_order(conn: sqlite3.Connection) -> Iterator[tuple[int, str]]:
+    """(id, text) of every memory-file chunk, by id."""
+    yield from conn.execute("SELECT id, text FROM chunks ORDER BY id")
+
+
+def chunks_stamp(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes when chunks are added or removed: (count, highest id)."""
+    count, highest = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM chunks").fetchone()
+    return int(count), int(highest)
+
+
+def entry_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+
+def last_line(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT coalesce(max(line), 0) FROM entries").fetchone()[0])

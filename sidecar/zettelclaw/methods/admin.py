@@ -1,0 +1,84 @@
+"""``status`` and ``index.rebuild``: what the sidecar holds and how it is doing."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from zettelclaw import __version__
+from zettelclaw.app import App
+from zettelclaw.index import entries
+from zettelclaw.index.ingest import LogStat, Progress
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
+from zettelclaw.protocol.results import Rebuilt
+
+
+def methods(app: App, server_info: Callable[[], dict[str, Any]]) -> dict[str, Method]:
+    async def index_rebuild(_: IndexRebuildParams) -> Rebuilt:
+        return await app.syncer.exclusive(lambda: rebuild(app))
+
+    async def status(_: StatusParams) -> dict[str, Any]:
+        await app.syncer.fresh_if_quick()  # during a long index build: answer with its progress
+        result = await trio.to_thread.run_sync(memory_status, app)
+        return {**result, "extraction": await trio.to_thread.run_sync(app.extraction.status),
+                "briefing": await trio.to_thread.run_sync(app.briefing.status),
+                "server": server_info()}
+
+    return {
+        "status": Method(StatusParams, status),
+        "index.rebuild": Method(IndexRebuildParams, index_rebuild),
+    }
+
+
+def rebuild(app: App, progress: Progress | None = None) -> Rebuilt:
+    """Index everything again from scratch (``zettelclaw reindex``)."""
+    report = app.freshness.rebuild(progress)
+    with app.index.read() as conn:
+        files, chunks = entries.file_counts(conn)
+    return Rebuilt(entries=report.entries, invalid_lines=report.invalid_lines,
+                   memory_files=files, chunks=chunks, seconds=report.seconds)
+
+
+def memory_status(app: App) -> dict[str, Any]:
+    home = app.home
+    with app.index.read() as conn:
+        counts = entries.counts(conn)
+        invalid = entries.invalid_lines(conn, 5)
+        meta = app.index.meta(conn)
+    log_bytes = LogStat.of(home.log)
+    size = log_bytes.size if log_bytes else 0
+    indexed = int(str(meta.get("offset", 0)))
+    progress = app.freshness.progress
+    return {
+        "version": __version__,
+        "pid": os.getpid(),
+        "uptimeSeconds": round(time.monotonic() - app.started, 3),
+        "home": str(home.root),
+        "workspace": str(app.workspace),
+        "paths": {"log": str(home.log), "subjects": str(home.subjects),
+                  "state": str(home.state), "index": str(home.index)},
+        "log": {"bytes": size, "lines": int(str(meta.get("lines", 0))),
+                "unreadTailBytes": max(size - indexed, 0)},
+        "entries": {"total": counts["total"], "byType": counts["byType"],
+                    "replaced": counts["replaced"],
+                    "current": counts["total"] - counts["replaced"]},
+        "invalidLines": {"count": counts["invalidLines"], "first": invalid},
+        "subjects": len(app.subjects.load()),
+        "search": app.searcher.status(),
+        "index": {"bytes": sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
+                  "indexing": progress is not None,
+                  "progress": list(progress) if progress else None},
+    }
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

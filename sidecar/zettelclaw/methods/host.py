@@ -1,0 +1,52 @@
+"""``host.offer``: a client says what it can do for the sidecar on this connection.
+
+The offer belongs to the connection it came on (``server/peer.py``) and ends with it, so a
+host that goes away is never asked; a host that reconnects offers again. Capabilities the
+sidecar does not know are listed as ignored, so a newer client may offer more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelclaw.app import App
+from zettelclaw.errors import InvalidRequestError
+from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
+from zettelclaw.llm.route import Router
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import HostOfferParams
+from zettelclaw.server.peer import Peer, current_peer
+
+
+def methods(app: App) -> dict[str, Method]:
+    router = app.router
+    hosts: HostModels = router.hosts
+
+    async def offer(params: HostOfferParams) -> dict[str, Any]:
+        peer = current_peer.get()
+        if peer is None:
+            raise InvalidRequestError("host.offer needs a connection that stays open (the "
+                                      "offer lasts as long as it): call it over the socket")
+        accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
+        ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
+        details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
+                                   if params.client else {"name": "unnamed"}}
+        if params.model:
+            details["model"] = params.model
+        for capability in KNOWN_CAPABILITIES:
+            if capability in accepted:
+                hosts.offer(peer, capability, details)
+            else:  # an offer replaces this connection's earlier one
+                peer.offers.pop(capability, None)
+        if not peer.offers:
+            hosts.withdraw(peer)
+        if accepted:
+            await hosts.offered()
+        return {"accepted": accepted, "ignored": ignored, "route": router.status()}
+
+    return {"host.offer": Method(HostOfferParams, offer)}
+
+
+async def withdraw_offers(router: Router, peer: Peer) -> None:
+    """The connection ended (``ConnectionHandler.on_close``)."""
+    router.hosts.withdraw(peer)

@@ -1,0 +1,26 @@
+"""``jobs.*``: the extraction jobs in the spool, and retrying them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from zettelclaw.app import App
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import JobsListParams, JobsRetryParams
+
+
+def methods(app: App) -> dict[str, Method]:
+    async def jobs_list(_: JobsListParams) -> dict[str, Any]:
+        return await trio.to_thread.run_sync(app.extraction.jobs)
+
+    async def jobs_retry(params: JobsRetryParams) -> dict[str, Any]:
+        result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
+        app.wake()
+        return result
+
+    return {
+        "jobs.list": Method(JobsListParams, jobs_list),
+        "jobs.retry": Method(JobsRetryParams, jobs_retry),
+    }

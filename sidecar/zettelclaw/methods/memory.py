@@ -1,0 +1,77 @@
+"""``memory.search`` and ``memory.get``: recall, for the owner's private sessions only.
+
+A call from a chat others can read, or from someone else's session, gets nothing: an empty
+``restricted`` answer from search, the error -32012 from get.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from zettelclaw.app import App
+from zettelclaw.errors import NotFoundError, RestrictedError
+from zettelclaw.index import entries
+from zettelclaw.index.entries import Filters
+from zettelclaw.log.schema import ID_RE
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
+from zettelclaw.protocol.results import EntryWithChain, SearchResult, TextSlice, restricted
+from zettelclaw.protocol.results import search_result as to_search_result
+from zettelclaw.search.engine import Request
+from zettelclaw.workspace.memory_files import read_slice
+
+
+def request_of(params: SearchParams) -> Request:
+    """The params as the search engine's request (dates as Unix seconds, UTC days)."""
+    filters = Filters(
+        type=params.type, subject=params.subject, status=params.status, session=params.session,
+        since=None if params.since is None else day_bounds(params.since, end=False),
+        until=None if params.until is None else day_bounds(params.until, end=True),
+        include_replaced=params.include_replaced,
+    )
+    text = params.query if params.query and params.query.strip() else None
+    return Request(text, filters, params.max_results, params.min_score, params.corpus,
+                   params.order)
+
+
+def methods(app: App) -> dict[str, Method]:
+    async def search(params: SearchParams) -> SearchResult:
+        reason = params.restriction()
+        if reason is not None:  # a chat others can read, or someone else's: nothing is shown
+            return restricted(reason)
+        await app.syncer.fresh()
+        answer = await trio.to_thread.run_sync(app.searcher.search, request_of(params))
+        return to_search_result(answer)
+
+    async def get(params: GetParams) -> EntryWithChain | TextSlice:
+        reason = params.restriction()
+        if reason is not None:
+            raise RestrictedError(f"memory is not available in this chat: {reason}",
+                                  {"reason": reason})
+        path = params.path.strip()
+        if path.startswith("session:"):  # provenance: the conversation an entry came from
+            part = await trio.to_thread.run_sync(app.extraction.transcript,
+                                                 path.removeprefix("session:"), params.from_,
+                                                 params.lines)
+            return TextSlice.model_validate(part)
+        await app.syncer.fresh()
+        return await trio.to_thread.run_sync(get_path, app, path, params)
+
+    return {
+        "memory.search": Method(SearchParams, search),
+        "memory.get": Method(GetParams, get),
+    }
+
+
+def get_path(app: App, path: str, params: GetParams) -> EntryWithChain | TextSlice:
+    if ID_RE.match(path):
+        with app.index.read() as conn:
+            found = entries.get_entry(conn, path)
+        if found is None:
+            raise NotFoundError(f"no entry with id {path} in the log", {"path": path})
+        return EntryWithChain.model_validate(found)
+    part = read_slice(app.workspace, path, params.from_, params.lines)
+    return TextSlice(path=part.path, text=part.text, from_=part.start, lines=part.count,
+                     total_lines=part.total, truncated=part.truncated)
+
+

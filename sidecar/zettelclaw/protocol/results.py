@@ -1,0 +1,197 @@
+"""The results of the memory and subjects methods, as pydantic models: the other half of the
+contract protocol.md documents (``params.py`` is the first).
+
+Field names are snake_case here and camelCase on the wire (``startLine``, ``replacedBy``), so
+mypy checks the code that fills them and protocol.md names what they send. memory-core's
+fields (``path``, ``startLine``, ``endLine``, ``citation``, ``source``) are made here, from the
+domain's hits, and nowhere else. A field left unset is left out of the answer; one set to None
+is sent as null (so no field has a default that should be sent).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
+
+# A result's content and detail in a list: an entry of 50 MB (written by hand) must not make
+# every search answer 50 MB; memory.get returns the whole entry.
+RESULT_TEXT_CHARS = 16_384
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True,
+                              extra="forbid")
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object sent: camelCase, unset optional fields left out."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class Reason(Result):
+    reason: str
+
+
+class Window(Result):
+    size: int
+    note: str
+
+
+class LogResult(Result):
+    id: str
+    timestamp: str
+    type: str
+    content: str
+    status: str | None
+    detail: str | None
+    subject: str | None
+    replaces: str | None
+    session: str
+    path: str
+    start_line: int
+    end_line: int
+    line: int
+    replaced_by: str | None
+    source: Literal["log"]
+    citation: str
+    snippet: str
+    score: float
+    text_score: float | None = None
+    vector_score: float | None = None
+    content_truncated: bool | None = None
+    detail_truncated: bool | None = None
+
+
+class MemoryResult(Result):
+    path: str
+    start_line: int
+    end_line: int
+    source: Literal["memory"]
+    citation: str
+    snippet: str
+    score: float
+    text_score: float
+    vector_score: float | None = None
+
+
+class SearchResult(Result):
+    results: list[LogResult | MemoryResult]
+    mode: Literal["hybrid", "keyword", "filter", "restricted"]
+    fallback: Reason | None = None
+    window: Window | None = None
+    restricted: Reason | None = None
+
+
+def search_result(answer: Answer) -> SearchResult:
+    results: list[LogResult | MemoryResult] = [
+        _log_result(hit) if isinstance(hit, EntryHit) else _memory_result(hit)
+        for hit in answer.hits]
+    extra: dict[str, Any] = {}
+    if answer.fallback is not None:
+        extra["fallback"] = Reason(reason=answer.fallback)
+    if answer.window is not None:
+        extra["window"] = Window(size=answer.window, note=(
+            f"more than {answer.window} entries match; the {answer.window} newest matches "
+            "were ranked"))
+    return SearchResult(results=results, mode=answer.mode, **extra)
+
+
+def restricted(reason: str) -> SearchResult:
+    return SearchResult(results=[], mode="restricted", restricted=Reason(reason=reason))
+
+
+def _log_result(hit: EntryHit) -> LogResult:
+    fields: dict[str, Any] = dict(hit.entry)
+    for key in ("content", "detail"):
+        text = fields[key]
+        if text is not None and len(text) > RESULT_TEXT_CHARS:
+            fields[key] = text[:RESULT_TEXT_CHARS]
+            fields[f"{key}_truncated"] = True
+    scores: dict[str, float] = {}
+    if hit.keyword is not None:
+        scores["text_score"] = round(hit.keyword, 6)
+    if hit.semantic is not None:
+        scores["vector_score"] = round(hit.semantic, 6)
+    return LogResult(**fields, path=hit.entry["id"], start_line=hit.line, end_line=hit.line,
+                     line=hit.line, replaced_by=hit.replaced_by, source="log",
+                     citation=f"log.jsonl#L{hit.line}", snippet=hit.snippet,
+                     score=round(hit.score, 6), **scores)
+
+
+def _memory_result(hit: ChunkHit) -> MemoryResult:
+    lines = (f"#L{hit.start_line}" if hit.start_line == hit.end_line
+             else f"#L{hit.start_line}-L{hit.end_line}")
+    scores: dict[str, float] = {}
+    if hit.semantic is not None:
+        scores["vector_score"] = round(hit.semantic, 6)
+    return MemoryResult(path=hit.path, start_line=hit.start_line, end_line=hit.end_line,
+                        source="memory", citation=f"{hit.path}{lines}", snippet=hit.snippet,
+                        score=round(hit.score, 6), text_score=round(hit.keyword or 0.0, 6),
+                        **scores)
+
+
+class PromptContext(Result):
+    prepend_context: str | None
+
+
+class EntryWithChain(Result):
+    """``memory.get`` of an entry id: the entry as in the log (absent fields left out)."""
+
+    entry: dict[str, Any]
+    line: int
+    current: bool
+    replaces: list[dict[str, Any]]
+    replaced_by: list[dict[str, Any]]
+
+
+class TextSlice(Result):
+    """``memory.get`` of a memory file or a session's transcript: lines of it."""
+
+    path: str
+    text: str
+    from_: int = Field(alias="from")
+    lines: int
+    total_lines: int
+    truncated: bool
+
+
+class SubjectInfo(Result):
+    slug: str
+    display: str
+    type: str
+
+
+class SubjectRow(Result):
+    slug: str
+    display: str
+    type: str | None
+    registered: bool
+    entries: int
+    last_entry: str | None
+
+
+class SubjectsList(Result):
+    subjects: list[SubjectRow]
+
+
+class SubjectAdded(Result):
+    subject: SubjectInfo
+
+
+class SubjectRenamed(Result):
+    from_: str = Field(alias="from")
+    to: str
+    merged: bool
+    entries_rewritten: int
+    subject: SubjectInfo
+
+
+class Rebuilt(Result):
+    entries: int
+    invalid_lines: int
+    memory_files: int
+    chunks: int
+    seconds: float

@@ -1,0 +1,167 @@
+"""Running the sidecar process: the App, the socket, the background tasks, shutdown.
+
+``serve`` is started with ``nursery.start`` and reports ready (with where it listens) only once
+the socket accepts connections, so neither tests nor the CLI ever sleep and hope.
+``run`` is the process entry point: it adds the ready line and the signal handling.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from zettelclaw import __version__
+from zettelclaw.app import App, build_app
+from zettelclaw.briefing.scheduler import Scheduler
+from zettelclaw.config import Config, load_config
+from zettelclaw.home import Home, resolve_openclaw_state_dir
+from zettelclaw.index.freshness import Freshness
+from zettelclaw.methods import build_methods
+from zettelclaw.methods.host import withdraw_offers
+from zettelclaw.protocol.dispatcher import Dispatcher
+from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
+from zettelclaw.server.connection import ConnectionHandler
+from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
+from zettelclaw.server.supervise import quiet_accept_errors, supervised
+from zettelclaw.server.tail_mender import TailMender
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    home: Home
+    workspace: Path
+    socket: Path
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    settings: Config | None = None  # None: HOME/config.json and the environment
+    transcript_roots: tuple[Path, ...] = ()  # where transcriptPath may point (default below)
+    briefing_schedule: bool = False  # run the briefing on cron.schedule (`zettelclaw serve` does)
+
+
+@dataclass(frozen=True)
+class Ready:
+    socket: Path
+    home: Path
+    pid: int
+
+
+@contextmanager
+def serve_lock(home: Home) -> Iterator[None]:
+    """One sidecar per data directory: a second one exits instead of sharing the files."""
+    fd = os.open(home.serve_lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise AlreadyServingError(
+                f"another zettelclaw sidecar (pid {holder}) is serving {home.root}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+async def serve(config: ServerConfig, *,
+                task_status: trio.TaskStatus[Ready] = trio.TASK_STATUS_IGNORED) -> None:
+    config.home.ensure()
+    settings = config.settings or load_config(config.home)
+    roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
+    with serve_lock(config.home):
+        app = await trio.to_thread.run_sync(partial(
+            build_app, config.home, config.workspace, settings, serving=True,
+            transcript_roots=roots))
+        try:
+            listener, inode = await open_listener(config.socket)
+            try:
+                await _serve(config, app, listener, task_status)
+            finally:
+                remove_socket(config.socket, inode)
+        finally:
+            app.close()
+
+
+async def _serve(config: ServerConfig, app: App, listener: trio.SocketListener,
+                 task_status: trio.TaskStatus[Ready]) -> None:
+    started = time.monotonic()
+
+    def server_info() -> dict[str, Any]:
+        return {"socket": str(config.socket), "version": __version__,
+                "uptimeSeconds": round(time.monotonic() - started, 3),
+                "maxMessageBytes": config.max_message_bytes}
+
+    dispatcher = Dispatcher(build_methods(app, server_info),
+                            max_response_bytes=config.max_message_bytes)
+    handler = ConnectionHandler(dispatcher, config.max_message_bytes,
+                                on_close=partial(withdraw_offers, app.router))
+    assert app.worker is not None
+    assert app.vectorizer is not None
+    choice = app.router.choose()
+    if choice.route is None:
+        # normal on a first start (the host offers its model once it connects), so not a
+        # warning: `status` and `jobs` say it where it matters
+        logger.info("extraction waits for a model (%s); hooks are accepted and spooled",
+                    choice.reason)
+    quiet_accept_errors()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_syncing_on_cancel, app.freshness)
+        nursery.start_soon(app.syncer.background)
+        await nursery.start(supervised, "the extraction loop", app.worker.run)
+        await nursery.start(supervised, "the vectorizer", app.vectorizer.run)
+        await nursery.start(supervised, "the tail mender", TailMender(config.home).run)
+        if config.briefing_schedule:
+            await nursery.start(supervised, "the briefing schedule",
+                                Scheduler(app.briefing).run)
+        await nursery.start(partial(trio.serve_listeners, handler, [listener]))
+        task_status.started(Ready(config.socket, config.home.root, os.getpid()))
+
+
+async def _stop_syncing_on_cancel(freshness: Freshness) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        freshness.stop()  # a long catch-up in a worker thread stops after its current batch
+
+
+def run(config: ServerConfig) -> int:
+    """Serve until SIGTERM or SIGINT; print one line when ready. Returns the exit code."""
+
+    async def main() -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async with trio.open_nursery() as nursery:
+                ready = await nursery.start(serve, config)
+                print(f"zettelclaw {__version__}: listening on {ready.socket} "
+                      f"(home {ready.home}, pid {ready.pid})", flush=True)
+                async for signum in signals:
+                    logger.info("%s: finishing in-flight work", signal.Signals(signum).name)
+                    nursery.cancel_scope.cancel()
+                    break
+
+    try:
+        trio.run(main)
+    except BaseExceptionGroup as group:
+        raise _sole(group) from None
+    print("zettelclaw: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside nested nursery groups (a refused start), else the group itself."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

@@ -1,0 +1,158 @@
+"""The package layout holds: read from the source with ``ast``, so a change that breaks it fails.
+
+Covers: no import cycle between the packages (and top-level modules) of ``zettelclaw``; the log
+(``log/``) imports nothing above it; no module outside ``index/`` holds SQL or calls
+``execute``; the objects ``app.build_app`` wires are constructed nowhere else in the package;
+each check reports the module and line that break it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import zettelclaw
+
+PACKAGE = Path(zettelclaw.__file__).parent
+# what log/ may import: the foundation modules, which import nothing of zettelclaw above them
+LOG_MAY_IMPORT = {"errors", "failpoints", "files", "home", "lock", "log"}
+SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
+                 r"|CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE)\b", re.DOTALL)
+# built once, by app.build_app
+WIRED = {"App", "Index", "Ingester", "WorkspaceIndexer", "Freshness", "Handoff", "Searcher",
+         "Syncer", "Router", "HostModels", "Extraction", "Worker", "Briefing", "Vectorizer"}
+CONSTRUCTION_SITE = "app.py"
+
+
+def modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(), str(path))
+
+
+def unit(relative: str) -> str:
+    """The package a module belongs to (``index/entries.py`` -> index), or the module itself
+    for a top-level one (``app.py`` -> app)."""
+    first = relative.split("/", maxsplit=1)[0]
+    return first.removesuffix(".py")
+
+
+def imports(tree: ast.Module) -> Iterator[tuple[str, int]]:
+    """The zettelclaw units a module imports, with the line of each import."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            if parts[0] != "zettelclaw":
+                continue
+            if len(parts) > 1:
+                yield parts[1], node.lineno
+            else:  # from zettelclaw import lock, schedule
+                for alias in node.names:
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "zettelclaw" and len(parts) > 1:
+                    yield parts[1], node.lineno
+
+
+def graph() -> dict[str, dict[str, str]]:
+    """unit -> {imported unit: where (module:line)}."""
+    edges: dict[str, dict[str, str]] = {}
+    for relative, tree in modules():
+        source = unit(relative)
+        for target, lineno in imports(tree):
+            if target not in {source, "__version__"}:
+                edges.setdefault(source, {}).setdefault(target, f"{relative}:{lineno}")
+    return edges
+
+
+def cycles(edges: dict[str, dict[str, str]]) -> list[list[str]]:
+    """Strongly connected components of more than one unit (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in edges.get(node, {}):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in list(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_packages() -> None:
+    edges = graph()
+    broken = []
+    for component in cycles(edges):
+        broken += [f"{a} -> {b} ({edges[a][b]})" for a in component
+                   for b in edges.get(a, {}) if b in component]
+    assert not broken, "import cycle:\n" + "\n".join(broken)
+
+
+def test_the_log_imports_nothing_above_it() -> None:
+    upward = {target: where for target, where in graph().get("log", {}).items()
+              if target not in LOG_MAY_IMPORT}
+    assert not upward, upward
+
+
+def test_index_sql_lives_in_the_index_package() -> None:
+    found = []
+    for relative, tree in modules():
+        if relative.startswith("index/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and SQL.search(node.value):
+                found.append(f"{relative}:{node.lineno}: {node.value[:60]!r}")
+            if isinstance(node, ast.Attribute) and node.attr in {"execute", "executemany",
+                                                                  "executescript"}:
+                found.append(f"{relative}:{node.lineno}: .{node.attr}(")
+    assert not found, "SQL outside index/:\n" + "\n".join(found)
+
+
+def test_the_app_is_built_in_one_place() -> None:
+    found = []
+    for relative, tree in modules():
+        if relative == CONSTRUCTION_SITE:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                name = (node.func.id if isinstance(node.func, ast.Name) else
+                        node.func.attr if isinstance(node.func, ast.Attribute) else None)
+                if name in WIRED:
+                    found.append(f"{relative}:{node.lineno}: {name}(...)")
+    assert not found, "constructed outside app.py:\n" + "\n".join(found)
+
+
+def test_the_checks_see_what_they_look_for() -> None:
+    """The checks above pass because the tree is clean, not because they see nothing."""
+    edges = graph()
+    assert edges["app"]["index"].startswith("app.py:")
+    assert cycles({"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}}) == [["a", "b", "c"]]
+    assert SQL.search("SELECT e.* FROM entries e WHERE x")
+    assert SQL.search("INSERT OR REPLACE INTO vectors VALUES (?)")
+    assert not SQL.search("select the best one from the list")
+    tree = ast.parse((PACKAGE / CONSTRUCTION_SITE).read_text())
+    built = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert WIRED - {"App"} <= built, WIRED - built

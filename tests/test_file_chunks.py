@@ -1,0 +1,103 @@
+"""index/file_chunks.py: the memory files' chunks follow the files, incrementally, and only the
+files memory.get may read are indexed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from zettelclaw.home import Home
+from zettelclaw.index.database import Index
+from zettelclaw.index.file_chunks import WorkspaceIndexer
+
+
+@pytest.fixture
+def index(home: Home) -> Iterator[Index]:
+    idx = Index(home.index)
+    yield idx
+    idx.close()
+
+
+def chunks(index: Index) -> list[tuple[int, str, int, int]]:
+    with index.read() as conn:
+        return [tuple(r) for r in conn.execute(
+            "SELECT id, path, start_line, end_line FROM chunks ORDER BY id")]
+
+
+def fts(index: Index, word: str) -> list[str]:
+    with index.read() as conn:
+        return [r[0] for r in conn.execute(
+            "SELECT c.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            " WHERE chunks_fts MATCH ?", (f'"{word}"',))]
+
+
+def test_memory_files_are_indexed_and_follow_edits(index: Index, workspace: Path) -> None:
+    indexer = WorkspaceIndexer(index, workspace)
+    (workspace / "MEMORY.md").write_text("# Goals\n- learn the cello\n")
+    (workspace / "memory" / "deep").mkdir()
+    (workspace / "memory" / "deep" / "notes.md").write_text("oboe lessons on Fridays\n")
+    assert indexer.sync() == 2
+    assert fts(index, "cello") == ["MEMORY.md"]
+    assert fts(index, "oboe") == ["memory/deep/notes.md"]
+
+    assert indexer.sync() == 0, "nothing changed, nothing read"
+    (workspace / "MEMORY.md").write_text("# Goals\n- learn the viola\n")
+    assert indexer.sync() == 1
+    assert fts(index, "cello") == []
+    assert fts(index, "viola") == ["MEMORY.md"]
+
+    (workspace / "memory" / "deep" / "notes.md").unlink()
+    assert indexer.sync() == 1
+    assert fts(index, "oboe") == []
+
+
+def test_a_touched_file_with_the_same_content_keeps_its_chunks(
+        index: Index, workspace: Path) -> None:
+    indexer = WorkspaceIndexer(index, workspace)
+    path = workspace / "MEMORY.md"
+    path.write_text("same words\n")
+    indexer.sync()
+    before = chunks(index)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert indexer.sync() == 0
+    assert chunks(index) == before
+
+
+def test_only_allowed_files_are_indexed(index: Index, workspace: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("the bank pin is 1234\n")
+    (workspace / "memory" / "leak.md").symlink_to(secret)
+    (workspace / "memory" / "notes.txt").write_text("plain text, not markdown\n")
+    (workspace / "README.md").write_text("a readme beside MEMORY.md\n")
+    WorkspaceIndexer(index, workspace).sync()
+    assert chunks(index) == []
+    assert fts(index, "bank") == []
+
+
+def test_reset_forgets_the_chunks(index: Index, workspace: Path) -> None:
+    indexer = WorkspaceIndexer(index, workspace)
+    (workspace / "MEMORY.md").write_text("cello\n")
+    indexer.sync()
+    indexer.reset()
+    assert chunks(index) == []
+    assert indexer.sync() == 1
+    assert fts(index, "cello") == ["MEMORY.md"]
+
+
+def test_a_missing_workspace_is_an_empty_one(index: Index, tmp_path: Path) -> None:
+    assert WorkspaceIndexer(index, tmp_path / "nowhere").sync() == 0
+
+
+def test_the_generated_briefing_block_is_not_indexed(index: Index, workspace: Path) -> None:
+    (workspace / "MEMORY.md").write_text(
+        "# Goals\n- learn the cello\n\n<!-- BEGIN GENERATED BRIEFING -->\n## Recent Decisions\n"
+        "- 2026-02-20: Postgres for billing\n<!-- END GENERATED BRIEFING -->\n- after: oboe\n")
+    WorkspaceIndexer(index, workspace).sync()
+    assert fts(index, "cello") == ["MEMORY.md"]
+    assert fts(index, "oboe") == ["MEMORY.md"]
+    assert fts(index, "postgres") == [], "the block repeats the log: search finds it there"
+    assert chunks(index)[0][2:] == (1, 8), "line numbers are the file's"

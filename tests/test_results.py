@@ -1,0 +1,81 @@
+"""protocol/results.py: the result models as they go on the wire.
+
+Covers: camelCase names; a field left unset is left out, one set to None is sent as null; a log
+hit's memory-core fields (path, startLine = endLine = line, citation) and its content cut at
+16,384 characters with contentTruncated; a memory-file hit's citation for one line and for a
+range; the window note; the restricted answer; ``from`` spelled as on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zettelclaw.protocol.results import (
+    RESULT_TEXT_CHARS,
+    SearchResult,
+    SubjectInfo,
+    SubjectRenamed,
+    TextSlice,
+    restricted,
+    search_result,
+)
+from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
+
+ENTRY: dict[str, Any] = {"id": "e00000000001", "timestamp": "2026-02-20T14:00:00Z", "type": "fact",
+                         "content": "webhooks retry 5 times", "status": None, "detail": None,
+                         "subject": None, "replaces": None, "session": "s1"}
+
+
+def wire(result: SearchResult) -> dict[str, Any]:
+    return result.wire()
+
+
+def test_a_log_hit_carries_the_entry_and_memory_cores_fields() -> None:
+    answer = Answer("keyword", [EntryHit(ENTRY, 7, None, 0.1234567, "webhooks…", keyword=0.5)],
+                    fallback="semantic search is turned off")
+    out = wire(search_result(answer))
+    [hit] = out["results"]
+    assert hit == {**ENTRY, "path": "e00000000001", "startLine": 7, "endLine": 7, "line": 7,
+                   "replacedBy": None, "source": "log", "citation": "log.jsonl#L7",
+                   "snippet": "webhooks…", "score": 0.123457, "textScore": 0.5}
+    assert out["mode"] == "keyword"
+    assert out["fallback"] == {"reason": "semantic search is turned off"}
+    assert "window" not in out
+    assert "restricted" not in out
+
+
+def test_a_filter_hit_has_no_text_score_and_long_text_is_cut() -> None:
+    long = {**ENTRY, "content": "x" * (RESULT_TEXT_CHARS + 10), "detail": "short"}
+    [hit] = wire(search_result(Answer("filter", [EntryHit(long, 1, "e00000000002", 1.0, "x")])))[
+        "results"]
+    assert "textScore" not in hit
+    assert "vectorScore" not in hit
+    assert len(hit["content"]) == RESULT_TEXT_CHARS
+    assert hit["contentTruncated"] is True
+    assert "detailTruncated" not in hit
+    assert hit["replacedBy"] == "e00000000002"
+
+
+def test_memory_file_hits_cite_their_lines() -> None:
+    hits = [ChunkHit("MEMORY.md", 3, 3, 0.5, "a", 0.25), ChunkHit("memory/t.md", 1, 9, 0.4, "b",
+                                                                     0.2, semantic=0.61)]
+    results = wire(search_result(Answer("hybrid", list(hits), window=500)))
+    one, many = results["results"]
+    assert (one["citation"], one["source"], one["startLine"]) == ("MEMORY.md#L3", "memory", 3)
+    assert "vectorScore" not in one
+    assert (many["citation"], many["vectorScore"]) == ("memory/t.md#L1-L9", 0.61)
+    assert results["window"]["size"] == 500
+    assert "500 newest matches" in results["window"]["note"]
+
+
+def test_restricted_and_renamed() -> None:
+    assert restricted("group chat: others can read it").wire() == {
+        "results": [], "mode": "restricted",
+        "restricted": {"reason": "group chat: others can read it"}}
+    renamed = SubjectRenamed(from_="a", to="b", merged=False, entries_rewritten=2,
+                             subject=SubjectInfo(slug="b", display="B", type="project"))
+    assert renamed.wire() == {"from": "a", "to": "b", "merged": False, "entriesRewritten": 2,
+                              "subject": {"slug": "b", "display": "B", "type": "project"}}
+    part = TextSlice.model_validate({"path": "session:s", "text": "", "from": 1, "lines": 0,
+                                     "totalLines": 0, "truncated": False})
+    assert part.wire()["from"] == 1

@@ -43,10 +43,11 @@ def of_type(conn: sqlite3.Connection, kind: str, limit: int, *, since: float | N
     days of entries, however many of that type the log holds), and to read many items newest
     first and stop early rather than sort every one of them.
     """
-    more, params = "", [kind]
+    more = ""
+    params: list[object] = [kind]
     if since is not None:
         more += " AND ts >= ?"
-        params.append(since)  # type: ignore[arg-type]
+        params.append(since)
     if status is not None:
         more += " AND status = ?"
         params.append(status)

@@ -64,10 +64,6 @@ class Freshness:
         return (LogStat.of(self.home.log) != self._synced_stat
                 or self.subjects.stamp() != self._subjects_stamp)
 
-    @property
-    def syncing(self) -> bool:
-        return self._sync_lock.locked()
-
     def sync(self, progress: Progress | None = None, locked: bool = False) -> CatchUpReport:
         """Index what the log gained; ``locked`` when the caller holds the data lock.
 

@@ -129,7 +129,7 @@ def _memory_result(hit: ChunkHit) -> MemoryResult:
         scores["vector_score"] = round(hit.semantic, 6)
     return MemoryResult(path=hit.path, start_line=hit.start_line, end_line=hit.end_line,
                         source="memory", citation=f"{hit.path}{lines}", snippet=hit.snippet,
-                        score=round(hit.score, 6), text_score=round(hit.keyword or 0.0, 6),
+                        score=round(hit.score, 6), text_score=round(hit.keyword, 6),
                         **scores)
 
 

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.generate import generate  # noqa: E402
 
-from zettelclaw.app import build_app  # noqa: E402
+from zettelclaw.app import build_app, build_router  # noqa: E402
 from zettelclaw.config import load_config  # noqa: E402
 from zettelclaw.extraction.spool import Job  # noqa: E402
 from zettelclaw.home import Home  # noqa: E402
@@ -85,7 +85,8 @@ def main() -> int:
         generate(args.entries, home.root)
         workspace = Path(tmp) / "workspace"
         workspace.mkdir()
-        app = build_app(home, workspace, load_config(home, env={}), serving=False)
+        settings = load_config(home, env={})
+        app = build_app(home, workspace, settings, serving=False, router=build_router(settings))
         config = app.settings.extraction
         extraction = app.extraction
         source = sentences(home.root)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.app import App, build_app
+from zettelclaw.agents.pool import Agents, open_agents
+from zettelclaw.app import App, build_app, build_router
 from zettelclaw.config import Config, SearchConfig, load_config
 from zettelclaw.home import Home
 from zettelclaw.index.ingest import CatchUpReport, Progress
@@ -30,7 +31,15 @@ def open_app(home: Home, workspace: Path, search: SearchConfig | None = None, *,
     settings = settings or load_config(home, env={})
     if search is not None:
         settings = settings.model_copy(update={"search": search})
-    return build_app(home, workspace, settings, serving=serving)
+    return build_app(home, workspace, settings, serving=serving, router=build_router(settings))
+
+
+def open_pool(home: Home, workspace: Path, *, settings: Config | None = None,
+              serving: bool = False, env: dict[str, str] | None = None) -> Agents:
+    """The agents' pool on a data directory, as ``serve`` (serving) or the CLI's files mode
+    makes it; ``env`` is where openclaw.json is looked for (none by default)."""
+    settings = settings or load_config(home, env={})
+    return open_agents(home, workspace, settings, serving=serving, env=env or {})
 
 
 class Direct:

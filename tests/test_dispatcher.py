@@ -18,7 +18,9 @@ import trio
 from pydantic import BaseModel, ConfigDict, Field
 
 from tests.conftest import entry
-from tests.direct import open_app
+from tests.direct import open_pool
+from zettelclaw.agent_ids import MAIN
+from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.errors import SubjectNotFoundError
 from zettelclaw.home import Home
@@ -307,15 +309,20 @@ async def test_domain_error_keeps_its_code_message_and_data(dispatcher: Dispatch
 
 
 @pytest.fixture
-def app(home: Home, workspace: Path) -> Iterator[App]:
-    app = open_app(home, workspace)
-    yield app
-    app.close()
+def pool(home: Home, workspace: Path) -> Iterator[Agents]:
+    agents = open_pool(home, workspace)
+    yield agents
+    agents.close_all()
 
 
 @pytest.fixture
-def real(app: App) -> Dispatcher:
-    return Dispatcher(build_methods(app, lambda: {"socket": None}))
+def app(pool: Agents) -> App:
+    return pool.open_now(MAIN)
+
+
+@pytest.fixture
+def real(pool: Agents) -> Dispatcher:
+    return Dispatcher(build_methods(pool, lambda: {"socket": None}))
 
 
 CORE_METHODS = {"hook.beforePromptBuild", "memory.get", "memory.search", "status",

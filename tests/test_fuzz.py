@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import entry, line
-from tests.direct import open_app
+from tests.direct import open_pool
 from zettelclaw.errors import BY_CODE
 from zettelclaw.home import Home
 from zettelclaw.methods import build_methods
@@ -133,10 +133,9 @@ def dispatcher() -> Iterator[Dispatcher]:
     home.ensure()
     home.log.write_bytes(b"".join(line(entry(subject="fuzz", content=f"fact {i} about fuzz"))
                                   for i in range(20)))
-    app = open_app(home, workspace)
-    app.freshness.sync()
-    yield Dispatcher(build_methods(app, lambda: {"socket": None}), max_response_bytes=1 << 20)
-    app.close()
+    agents = open_pool(home, workspace)
+    yield Dispatcher(build_methods(agents, lambda: {"socket": None}), max_response_bytes=1 << 20)
+    agents.close_all()
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -9,6 +9,8 @@ import orjson
 import pytest
 
 from tests.direct import open_app
+from zettelclaw.agents.pool import Agents
+from zettelclaw.agents.roster import Roster
 from zettelclaw.app import App
 from zettelclaw.home import Home
 from zettelclaw.llm.route import Router
@@ -36,7 +38,9 @@ def setup(app: App) -> tuple[Router, Dispatcher, list[int]]:
         woken.append(1)
 
     app.router.hosts.on_offer = on_offer
-    return app.router, Dispatcher(host.methods(app)), woken
+    pool = Agents(app.home, Roster(app.home, app.workspace, share={}), app.settings, app.router,
+                  serving=False)
+    return app.router, Dispatcher(host.methods(pool)), woken
 
 
 async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, object]:

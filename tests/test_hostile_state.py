@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from tests.test_cli import ZETTELCLAW, clean_env
-from zettelclaw.briefing.service import Briefing
+from zettelclaw.agents.briefings import AgentBriefings
 from zettelclaw.client import AsyncClient, Client
 from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
@@ -119,11 +119,11 @@ async def test_the_schedule_failing_on_a_full_disk_is_logged_and_survived(
     """c7e1242 died: Scheduler.run -> record_next -> atomic_write_json raised on a full disk."""
     calls: list[object] = []
 
-    def full_disk(self: Briefing, upcoming: object) -> None:
+    def full_disk(self: AgentBriefings, upcoming: object) -> None:
         calls.append(upcoming)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Briefing, "record_next", full_disk)
+    monkeypatch.setattr(AgentBriefings, "record_next", full_disk)
     monkeypatch.setattr("zettelclaw.briefing.scheduler.Scheduler.due_at_start",
                         lambda self, last: False)
     config = replace(server_config, briefing_schedule=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zettelclaw import lock
+from zettelclaw.agent_ids import MAIN
 from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import Config
 from zettelclaw.extraction.service import Extraction
@@ -45,6 +46,7 @@ FILES_MODE_SEMANTIC = "semantic search runs in the sidecar; this answer came fro
 
 @dataclass
 class App:
+    memory: str  # the agent whose memory this is (agents/: one App per memory)
     home: Home
     workspace: Path
     settings: Config
@@ -70,8 +72,10 @@ class App:
         self.index.close()
 
 
-def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool,
-              transcript_roots: Sequence[Path] = ()) -> App:
+def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, router: Router,
+              transcript_roots: Sequence[Path] = (), memory: str = MAIN) -> App:
+    """One agent's memory. ``router`` (the model routes) is shared by all of them: the host's
+    offer serves every memory's extraction (agents/pool.py wires the offer to their loops)."""
     home.ensure()
     _mend_home(home)
     subjects = SubjectRegistry(home)
@@ -86,16 +90,19 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool,
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
         searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only
     syncer = Syncer(freshness, on_change=vectorizer.notify if vectorizer else None)
-    router = Router(settings.extraction, HostModels())
     extraction = Extraction(home, freshness, settings.extraction, router, transcript_roots)
     worker = Worker(extraction) if serving else None
-    if worker is not None:
-        router.hosts.on_offer = worker.route_available
     briefing = Briefing(home, workspace, settings, syncer, router)
-    return App(home=home, workspace=workspace, settings=settings, subjects=subjects, index=index,
-               freshness=freshness, handoff=handoff, searcher=searcher, syncer=syncer,
+    return App(memory=memory, home=home, workspace=workspace, settings=settings,
+               subjects=subjects, index=index, freshness=freshness, handoff=handoff,
+               searcher=searcher, syncer=syncer,
                router=router, extraction=extraction, briefing=briefing, worker=worker,
                vectorizer=vectorizer)
+
+
+def build_router(settings: Config) -> Router:
+    """The model routes, one per process: every memory's extraction and briefing use it."""
+    return Router(settings.extraction, HostModels())
 
 
 def _mend_home(home: Home) -> None:

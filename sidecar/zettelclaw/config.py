@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from zettelclaw import schedule
+from zettelclaw.agent_ids import check_agent_id
 from zettelclaw.errors import DataDirError
 from zettelclaw.files import read_json_object
 from zettelclaw.home import Home
@@ -94,16 +95,37 @@ class SearchConfig(_Section):
     embedding_threads: int = Field(1, ge=1, le=64, alias="embeddingThreads")
 
 
+class AgentsConfig(_Section):
+    # agent -> the agent whose memory it uses ({"phone": "main"}); empty: every agent has its
+    # own. On the command line and in the environment: "phone:main,tablet:main".
+    share: dict[str, str] = {}
+    # a memory nobody used for this long is closed (its index, its background work)
+    idle_seconds: float = Field(600.0, ge=1.0, alias="idleSeconds")
+
+    @field_validator("share")
+    @classmethod
+    def _share(cls, value: dict[str, str]) -> dict[str, str]:
+        share = {check_agent_id(k): check_agent_id(v) for k, v in value.items()}
+        for agent, owner in share.items():
+            if agent == owner:
+                raise ValueError(f"agent {agent!r} shares its own memory: leave it out")
+            if owner in share:
+                raise ValueError(f"agent {agent!r} shares {owner!r}'s memory, which itself "
+                                 f"shares {share[owner]!r}'s: name {share[owner]!r} directly")
+        return share
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
     cron: CronConfig = CronConfig()
     search: SearchConfig = SearchConfig()
+    agents: AgentsConfig = AgentsConfig()
 
 
 SECTIONS: dict[str, type[_Section]] = {
     "extraction": ExtractionConfig, "briefing": BriefingConfig, "cron": CronConfig,
-    "search": SearchConfig}
+    "search": SearchConfig, "agents": AgentsConfig}
 
 
 def _camel(snake: str) -> str:
@@ -126,6 +148,9 @@ def _coerce(section: type[_Section], alias: str, raw: str) -> Any:
     field = next(f for n, f in section.model_fields.items() if (f.alias or _camel(n)) == alias)
     if "tuple" in str(field.annotation):
         return [part.strip() for part in raw.split(",") if part.strip()]
+    if "dict" in str(field.annotation):  # "a:b,c:d"
+        pairs = [part.partition(":") for part in raw.split(",") if part.strip()]
+        return {k.strip(): v.strip() for k, _, v in pairs}
     return raw
 
 

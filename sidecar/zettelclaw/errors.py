@@ -165,6 +165,12 @@ class MessageTimeoutError(ZettelclawError):
     default_message = "A message was not completed in time; the connection is closed"
 
 
+class UnknownAgentError(ZettelclawError):
+    code = -32017
+    exit_code = EXIT_NOT_FOUND
+    default_message = "No such agent here"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -187,6 +193,7 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     HostModelFailedError,
     ResponseTooLargeError,
     MessageTimeoutError,
+    UnknownAgentError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

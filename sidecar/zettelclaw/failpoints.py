@@ -16,6 +16,7 @@ ENV = "ZETTELCLAW_FAILPOINT"
 
 #: every crash point, in the order a job meets them
 POINTS = (
+    "upgrade-after-transcript",  # at start: a job's transcript moved to its agent, the job not yet
     "after-spool",  # the job file is durable, its messages not yet in the provenance transcript
     "after-provenance",  # the hook's work is durable; the hook has not answered yet
     "before-model",  # the worker took the job; the model has not been called

@@ -1,4 +1,4 @@
-"""Running the sidecar process: the App, the socket, the background tasks, shutdown.
+"""Running the sidecar process: the agents' memories, the socket, the background tasks, shutdown.
 
 ``serve`` is started with ``nursery.start`` and reports ready (with where it listens) only once
 the socket accepts connections, so neither tests nor the CLI ever sleep and hope.
@@ -23,11 +23,11 @@ from typing import Any
 import trio
 
 from zettelclaw import __version__
-from zettelclaw.app import App, build_app
+from zettelclaw.agents.briefings import AgentBriefings
+from zettelclaw.agents.pool import Agents, open_agents
 from zettelclaw.briefing.scheduler import Scheduler
 from zettelclaw.config import Config, load_config
 from zettelclaw.home import Home, resolve_openclaw_state_dir
-from zettelclaw.index.freshness import Freshness
 from zettelclaw.methods import build_methods
 from zettelclaw.methods.host import withdraw_offers
 from zettelclaw.protocol.dispatcher import Dispatcher
@@ -35,7 +35,6 @@ from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.server.connection import ConnectionHandler
 from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
 from zettelclaw.server.supervise import quiet_accept_errors, supervised
-from zettelclaw.server.tail_mender import TailMender
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +48,8 @@ class ServerConfig:
     settings: Config | None = None  # None: HOME/config.json and the environment
     transcript_roots: tuple[Path, ...] = ()  # where transcriptPath may point (default below)
     briefing_schedule: bool = False  # run the briefing on cron.schedule (`zettelclaw serve` does)
+    # False: `workspace` is only the default, and openclaw.json's `main` workspace wins over it
+    workspace_explicit: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,20 +83,17 @@ async def serve(config: ServerConfig, *,
     settings = config.settings or load_config(config.home)
     roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
     with serve_lock(config.home):
-        app = await trio.to_thread.run_sync(partial(
-            build_app, config.home, config.workspace, settings, serving=True,
-            transcript_roots=roots))
+        agents = await trio.to_thread.run_sync(partial(
+            open_agents, config.home, config.workspace, settings, serving=True,
+            transcript_roots=roots, main_workspace_explicit=config.workspace_explicit))
+        listener, inode = await open_listener(config.socket)
         try:
-            listener, inode = await open_listener(config.socket)
-            try:
-                await _serve(config, app, listener, task_status)
-            finally:
-                remove_socket(config.socket, inode)
+            await _serve(config, agents, listener, task_status)
         finally:
-            app.close()
+            remove_socket(config.socket, inode)
 
 
-async def _serve(config: ServerConfig, app: App, listener: trio.SocketListener,
+async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketListener,
                  task_status: trio.TaskStatus[Ready]) -> None:
     started = time.monotonic()
 
@@ -104,37 +102,24 @@ async def _serve(config: ServerConfig, app: App, listener: trio.SocketListener,
                 "uptimeSeconds": round(time.monotonic() - started, 3),
                 "maxMessageBytes": config.max_message_bytes}
 
-    dispatcher = Dispatcher(build_methods(app, server_info),
+    dispatcher = Dispatcher(build_methods(agents, server_info),
                             max_response_bytes=config.max_message_bytes)
     handler = ConnectionHandler(dispatcher, config.max_message_bytes,
-                                on_close=partial(withdraw_offers, app.router))
-    assert app.worker is not None
-    assert app.vectorizer is not None
-    choice = app.router.choose()
-    if choice.route is None:
-        # normal on a first start (the host offers its model once it connects), so not a
-        # warning: `status` and `jobs` say it where it matters
-        logger.info("extraction waits for a model (%s); hooks are accepted and spooled",
-                    choice.reason)
+                                on_close=partial(withdraw_offers, agents.router))
     quiet_accept_errors()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_stop_syncing_on_cancel, app.freshness)
-        nursery.start_soon(app.syncer.background)
-        await nursery.start(supervised, "the extraction loop", app.worker.run)
-        await nursery.start(supervised, "the vectorizer", app.vectorizer.run)
-        await nursery.start(supervised, "the tail mender", TailMender(config.home).run)
+        await nursery.start(agents.run)  # main's memory, and those with work waiting
+        choice = agents.router.choose()
+        if choice.route is None:
+            # normal on a first start (the host offers its model once it connects), so not a
+            # warning: `status` and `jobs` say it where it matters
+            logger.info("extraction waits for a model (%s); hooks are accepted and spooled",
+                        choice.reason)
         if config.briefing_schedule:
             await nursery.start(supervised, "the briefing schedule",
-                                Scheduler(app.briefing).run)
+                                Scheduler(AgentBriefings(agents)).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
-
-
-async def _stop_syncing_on_cancel(freshness: Freshness) -> None:
-    try:
-        await trio.sleep_forever()
-    finally:
-        freshness.stop()  # a long catch-up in a worker thread stops after its current batch
 
 
 def run(config: ServerConfig) -> int:

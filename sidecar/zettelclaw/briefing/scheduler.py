@@ -13,12 +13,14 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import Any, Protocol
 
 import trio
 
+from zettelclaw import schedule
 from zettelclaw.briefing import record
-from zettelclaw.briefing.service import Briefing
 from zettelclaw.errors import ZettelclawError
+from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_timestamp
 
 logger = logging.getLogger(__name__)
@@ -29,8 +31,24 @@ START_AFTER = 86_400.0  # run at start when the last run is older than a day
 Sleep = Callable[[float], Awaitable[None]]
 
 
+class Briefs(Protocol):
+    """What the schedule drives: one memory's ``Briefing``, or every memory's
+    (``agents/briefings.py``)."""
+
+    home: Home
+    cron: schedule.Cron | None
+
+    def clock(self) -> float: ...
+
+    def next_run(self) -> datetime | None: ...
+
+    def record_next(self, when: datetime | None) -> None: ...
+
+    async def generate(self, *, trigger: str, wait: float) -> dict[str, Any]: ...
+
+
 class Scheduler:
-    def __init__(self, briefing: Briefing, sleep: Sleep = trio.sleep) -> None:
+    def __init__(self, briefing: Briefs, sleep: Sleep = trio.sleep) -> None:
         self.briefing = briefing
         self.sleep = sleep
         self.runs = 0  # runs finished (or failed) since start

@@ -38,33 +38,77 @@ class SidecarBackend:
         self.client.close()
 
 
+class AgentBackend:
+    """``--agent ID``: every call names that agent (``agentId``), unless it names one itself;
+    the methods that are not about one memory (``agents.*``, ``host.offer``) are left as
+    they are."""
+
+    NOT_PER_AGENT = frozenset({"agents.list", "agents.register", "host.offer"})
+
+    def __init__(self, inner: Backend, agent: str) -> None:
+        self.inner = inner
+        self.agent = agent
+        self.where = inner.where
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        if method not in self.NOT_PER_AGENT and isinstance(params, dict | None):
+            params = {"agentId": self.agent, **(params or {})}
+        return self.inner.call(method, params)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class FilesBackend:
     """The sidecar's own method table, run in this process on the data directory."""
 
-    READS = frozenset({"memory.search", "memory.get", "subjects.list", "status"})
+    READS = frozenset({"memory.search", "memory.get", "subjects.list", "status", "agents.list"})
 
-    def __init__(self, home: Home, workspace: Path) -> None:
-        from zettelclaw.app import build_app  # the heavy imports only when no sidecar answers
+    def __init__(self, home: Home, workspace: Path, *, explicit_workspace: bool = True) -> None:
+        # the heavy imports only when no sidecar answers
+        from zettelclaw.agents.pool import open_agents
+        from zettelclaw.agents.upgrade import move_foreign_jobs
         from zettelclaw.config import load_config
         from zettelclaw.methods import build_methods
         from zettelclaw.protocol.dispatcher import Dispatcher
 
         self.where = f"files in {home.root}"
-        self.app = build_app(home, workspace, load_config(home), serving=False)
+        home.ensure()
+        self.agents = open_agents(home, workspace, load_config(home), serving=False,
+                                  main_workspace_explicit=explicit_workspace)
+        move_foreign_jobs(home, self.agents.home_of)  # as `serve` does before opening memories
         info = {"socket": None, "mode": "files (no sidecar answered)"}
-        self.dispatcher = Dispatcher(build_methods(self.app, lambda: info))
+        self.dispatcher = Dispatcher(build_methods(self.agents, lambda: info))
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        if method == "index.rebuild":  # here, the progress can be drawn as it goes
-            from zettelclaw.methods.admin import rebuild
+        params = params or {}
+        if method == "index.rebuild" or method in self.READS:
+            rebuilt = trio.run(self._catch_up, method, params)
+            if rebuilt is not None:
+                return rebuilt
+        return trio.run(self.dispatcher.call, method, params)
 
-            return rebuild(self.app, ProgressBar("reindexing log.jsonl")).wire()
-        if method in self.READS and self.app.freshness.needs_sync():
-            self.app.freshness.sync(progress=ProgressBar("indexing log.jsonl"))
-        return trio.run(self.dispatcher.call, method, params or {})
+    async def _catch_up(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        """Index with a progress bar drawn as it goes (the sidecar's methods cannot draw one),
+        before the call itself; an unknown or malformed agent is left for the call to report."""
+        from zettelclaw.agent_ids import AgentIdError, chosen_agent
+        from zettelclaw.methods.admin import rebuild
+
+        try:
+            agent = chosen_agent(params.get("agentId"), params.get("sessionKey"))
+        except (AgentIdError, AttributeError, TypeError):
+            return None
+        if not self.agents.roster.known(agent):
+            return None
+        async with self.agents.lease(agent) as app:
+            if method == "index.rebuild":
+                return rebuild(app, ProgressBar("reindexing log.jsonl")).wire()
+            if app.freshness.needs_sync():
+                app.freshness.sync(progress=ProgressBar("indexing log.jsonl"))
+        return None
 
     def close(self) -> None:
-        self.app.close()
+        self.agents.close_all()
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
@@ -79,7 +123,7 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
         except OSError as exc:  # not "nothing listens": the path itself cannot be used
             raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
     ensure_workspace(workspace, explicit=explicit_workspace)
-    return FilesBackend(home, workspace)
+    return FilesBackend(home, workspace, explicit_workspace=explicit_workspace)
 
 
 class ProgressBar:

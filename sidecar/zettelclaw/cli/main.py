@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw.cli import lookup, render
-from zettelclaw.cli.backend import Backend, open_backend
+from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
     EXIT_INTERNAL,
     EXIT_NO_RESULTS,
@@ -74,7 +74,7 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return init_command.run(args, env)
     if args.command == "serve":
         ensure_workspace(workspace, explicit=bool(explicit_workspace))
-        return _serve(args, home, workspace, socket)
+        return _serve(args, home, workspace, socket, bool(explicit_workspace))
     backend = open_backend(home, socket, workspace, getattr(args, "no_sidecar", False),
                            explicit_workspace=bool(explicit_workspace))
     try:
@@ -83,7 +83,8 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         backend.close()
 
 
-def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path) -> int:
+def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,
+           explicit_workspace: bool) -> int:
     from zettelclaw.config import load_config
     from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
     from zettelclaw.serve import ServerConfig, run
@@ -96,13 +97,17 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path) 
     settings = load_config(home, overrides=args.set)
     return run(ServerConfig(home=home, workspace=workspace, socket=socket,
                             max_message_bytes=limit, settings=settings,
-                            briefing_schedule=True))
+                            briefing_schedule=True, workspace_explicit=explicit_workspace))
 
 
 def _run(args: argparse.Namespace, backend: Backend) -> int:
     as_json = getattr(args, "json", False)
+    agent = getattr(args, "agent", None)
+    if agent is not None:
+        backend = AgentBackend(backend, agent)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
-               "log": _listing, "search": _listing, "subjects": _subjects}.get(args.command)
+               "log": _listing, "search": _listing, "subjects": _subjects,
+               "agents": _agents}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -114,6 +119,15 @@ def _status(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         print_json(result)
     else:
         print(render.status(result, backend.where))
+    return EXIT_OK
+
+
+def _agents(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    result = backend.call("agents.list")
+    if as_json:
+        print_json(result)
+    else:
+        print(render.agents(result["agents"]))
     return EXIT_OK
 
 

@@ -18,6 +18,9 @@ def _common() -> argparse.ArgumentParser:
                         help="the sidecar's Unix socket (default HOME/sidecar.sock)")
     common.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
                         help="the agent workspace holding MEMORY.md and memory/*.md")
+    common.add_argument("--agent", metavar="ID", default=argparse.SUPPRESS,
+                        help="the agent whose memory to use (default main; `zettelclaw agents` "
+                             "lists them)")
     common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
                         help="more log output on stderr (-vv for debug)")
     common.add_argument("--no-sidecar", action="store_true", default=argparse.SUPPRESS,
@@ -131,8 +134,18 @@ def build_parser() -> argparse.ArgumentParser:
                           help="print the block it would write; write nothing")
     _json_flag(briefing)
 
-    status = command("status", "show the data directory, counts and the sidecar's state")
+    status = command("status", "show the data directory, counts and the sidecar's state",
+                     "Show one agent's memory in full (--agent, default main): its files, "
+                     "counts, index, extraction and briefing; then every agent with its "
+                     "entries.")
     _json_flag(status)
+
+    agents = command("agents", "list the agents, each with its own memory",
+                     "List the agents this data directory knows (from OpenClaw's config, the "
+                     "gateway, or a first conversation), the memory each uses (its own, or the "
+                     "one it shares: agents.share), whether it is open, its workspace and its "
+                     "entries.")
+    _json_flag(agents)
     return parser
 
 

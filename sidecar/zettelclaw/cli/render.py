@@ -100,6 +100,9 @@ def status(result: Mapping[str, Any], where: str) -> str:
     log = result["log"]
     lines = [
         f"zettelclaw {result['version']} ({where})",
+        f"agent      {result.get('agent', 'main')}"
+        + (f" (uses {result['memory']}'s memory)" if result.get("memory") not in
+           (None, result.get("agent")) else ""),
         f"home       {result['home']}",
         f"workspace  {result['workspace']}",
         f"log        {result['paths']['log']}: {_bytes(log['bytes'])}, {log['lines']} lines",
@@ -119,6 +122,12 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines += extraction(result["extraction"])
     if result.get("briefing"):
         lines += briefing(result["briefing"])
+    others = [a for a in result.get("agents") or [] if a["agentId"] != result.get("agent")]
+    if others:
+        lines.append("agents     " + ", ".join(
+            f"{a['agentId']} ({'-' if a['entries'] is None else a['entries']} entries"
+            + (f", uses {a['memory']}'s memory" if a["memory"] != a["agentId"] else "") + ")"
+            for a in result["agents"]))
     invalid = result["invalidLines"]
     if invalid["count"]:
         lines.append(f"warning    {invalid['count']} invalid line(s) in the log are skipped:")
@@ -127,6 +136,16 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines.append(f"warning    the log ends in {log['unreadTailBytes']} bytes without a "
                      "newline that are not a whole entry (a write in progress, or torn by a "
                      "crash); the next append closes that line")
+    return "\n".join(lines)
+
+
+def agents(rows: list[Mapping[str, Any]]) -> str:
+    lines = [f"{'AGENT':<16} {'MEMORY':<16} {'ENTRIES':>8} {'LOG':>9}  OPEN  WORKSPACE"]
+    for row in rows:
+        count = "-" if row["entries"] is None else str(row["entries"])
+        lines.append(f"{row['agentId']:<16} {row['memory']:<16} {count:>8} "
+                     f"{_bytes(row['logBytes']):>9}  {'yes ' if row['open'] else 'no  '}  "
+                     f"{row['workspace'] or '(not known yet)'}")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from zettelclaw.index import fts
@@ -96,6 +97,25 @@ def counts(conn: sqlite3.Connection) -> dict[str, Any]:
     invalid = conn.execute("SELECT count(*), min(line) FROM invalid_lines").fetchone()
     return {"total": sum(by_type.values()), "byType": by_type, "replaced": replaced,
             "invalidLines": invalid[0], "firstInvalidLine": invalid[1]}
+
+
+def total(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM entries").fetchone()[0])
+
+
+def peek_total(index_path: Path) -> int | None:
+    """The entries in the index of a memory that is not open, read-only (None: no index yet,
+    or one that cannot be read now)."""
+    if not index_path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{index_path.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+        try:
+            return total(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
 
 
 def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:

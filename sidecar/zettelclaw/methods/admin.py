@@ -1,4 +1,7 @@
-"""``status`` and ``index.rebuild``: what the sidecar holds and how it is doing."""
+"""``status`` and ``index.rebuild``: what the sidecar holds and how it is doing.
+
+``status`` describes one agent's memory (``agentId``; none: ``main``) in full, and lists every
+agent with its counts (``agents``)."""
 
 from __future__ import annotations
 
@@ -11,23 +14,31 @@ from typing import Any
 import trio
 
 from zettelclaw import __version__
+from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.index import entries
 from zettelclaw.index.ingest import LogStat, Progress
+from zettelclaw.methods.agents import agent_rows
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
 from zettelclaw.protocol.results import Rebuilt
 
 
-def methods(app: App, server_info: Callable[[], dict[str, Any]]) -> dict[str, Method]:
-    async def index_rebuild(_: IndexRebuildParams) -> Rebuilt:
-        return await app.syncer.exclusive(lambda: rebuild(app))
+def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[str, Method]:
+    async def index_rebuild(params: IndexRebuildParams) -> Rebuilt:
+        async with agents.lease(params.agent()) as app:
+            return await app.syncer.exclusive(lambda: rebuild(app))
 
-    async def status(_: StatusParams) -> dict[str, Any]:
-        await app.syncer.fresh_if_quick()  # during a long index build: answer with its progress
-        result = await trio.to_thread.run_sync(memory_status, app)
-        return {**result, "extraction": await trio.to_thread.run_sync(app.extraction.status),
-                "briefing": await trio.to_thread.run_sync(app.briefing.status),
+    async def status(params: StatusParams) -> dict[str, Any]:
+        agent = params.agent()
+        async with agents.lease(agent) as app:
+            await app.syncer.fresh_if_quick()  # during a long index build: its progress
+            result = await trio.to_thread.run_sync(memory_status, app)
+            extraction = await trio.to_thread.run_sync(app.extraction.status)
+            briefing = await trio.to_thread.run_sync(app.briefing.status)
+        return {**result, "agent": agent, "memory": app.memory, "extraction": extraction,
+                "briefing": briefing,
+                "agents": await trio.to_thread.run_sync(agent_rows, agents),
                 "server": server_info()}
 
     return {

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from zettelclaw.app import App
+from zettelclaw.agents.pool import Agents
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import BriefingGenerateParams
 
 
-def methods(app: App) -> dict[str, Method]:
+def methods(agents: Agents) -> dict[str, Method]:
     async def generate(params: BriefingGenerateParams) -> dict[str, Any]:
-        return await app.briefing.generate(params.workspace_dir, params.dry_run)
+        async with agents.lease(params.agent()) as app:
+            return await app.briefing.generate(params.workspace_dir, params.dry_run)
 
     return {"briefing.generate": Method(BriefingGenerateParams, generate)}

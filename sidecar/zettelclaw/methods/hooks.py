@@ -5,6 +5,10 @@ and wake the extraction loop: they answer in milliseconds and never wait for the
 gives all session_end handlers two seconds in total at shutdown). ``hook.gatewayStart`` is the
 sweep. ``hook.beforePromptBuild`` runs before every agent turn: it stays on the event loop and
 answers from the cached handoff.
+
+Each hook acts on the memory of the agent it names (``agentId`` or the session key's agent;
+none: ``main``). The host's hooks may name an agent the sidecar has not seen yet: its memory is
+created. A hook that carries ``workspaceDir`` also tells where that agent's workspace is.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from typing import Any
 
 import trio
 
-from zettelclaw.app import App
+from zettelclaw.agent_ids import MAIN
+from zettelclaw.agents.pool import Agents
 from zettelclaw.extraction.intake import HookCall
+from zettelclaw.methods.agents import register_workspace
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
@@ -25,30 +31,45 @@ from zettelclaw.protocol.params import (
 from zettelclaw.protocol.results import PromptContext
 
 
-def methods(app: App) -> dict[str, Method]:
+def methods(agents: Agents) -> dict[str, Method]:
     def transcript_hook(trigger: str) -> Callable[[HookTranscriptParams], Any]:
         async def handle(params: HookTranscriptParams) -> dict[str, Any]:
+            agent = params.agent()
+            await register_workspace(agents, agent, params.workspace_dir)
             call = HookCall(trigger=trigger, session_id=params.session_id,
-                            session_key=params.session_key, agent_id=params.agent_id,
+                            session_key=params.session_key, agent_id=agent,
                             reason=params.reason, messages=params.messages,
                             transcript_path=params.transcript_path)
-            result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
-            if "jobId" in result:
-                app.wake()
+            async with agents.lease(agent, create=True) as app:  # the host's agent: created
+                result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
+                if "jobId" in result:
+                    app.wake()
             return result
 
         return handle
 
     async def gateway_start(params: GatewayStartParams) -> dict[str, Any]:
-        sessions = [s.model_dump(by_alias=True) for s in params.sessions]
-        result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
-        if result["retried"]:
-            app.wake()
-        return result
+        by_agent: dict[str, list[dict[str, Any]]] = {}
+        for session in params.sessions:
+            by_agent.setdefault(session.agent(), []).append(session.model_dump(by_alias=True))
+        if not by_agent:
+            by_agent[MAIN] = []  # still retry main's failed jobs
+        merged: dict[str, Any] = {"sessions": [], "skipped": [], "retried": []}
+        for agent, sessions in sorted(by_agent.items()):
+            async with agents.lease(agent, create=True) as app:
+                result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
+                if result["retried"]:
+                    app.wake()
+            for part, items in merged.items():
+                items.extend(result[part])
+        return merged
 
     async def before_prompt_build(params: BeforePromptBuildParams) -> PromptContext:
-        await app.syncer.fresh_if_quick()
-        return PromptContext(prepend_context=app.handoff.context(params.audience()))
+        agent = params.agent()
+        await register_workspace(agents, agent, params.workspace_dir)
+        async with agents.lease(agent, create=params.workspace_dir is not None) as app:
+            await app.syncer.fresh_if_quick()
+            return PromptContext(prepend_context=app.handoff.context(params.audience()))
 
     return {
         "hook.sessionEnd": Method(HookTranscriptParams, transcript_hook("sessionEnd")),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zettelclaw.app import App
+from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidRequestError
 from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
@@ -18,8 +18,8 @@ from zettelclaw.protocol.params import HostOfferParams
 from zettelclaw.server.peer import Peer, current_peer
 
 
-def methods(app: App) -> dict[str, Method]:
-    router = app.router
+def methods(agents: Agents) -> dict[str, Method]:
+    router = agents.router
     hosts: HostModels = router.hosts
 
     async def offer(params: HostOfferParams) -> dict[str, Any]:

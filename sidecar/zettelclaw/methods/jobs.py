@@ -6,18 +6,20 @@ from typing import Any
 
 import trio
 
-from zettelclaw.app import App
+from zettelclaw.agents.pool import Agents
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import JobsListParams, JobsRetryParams
 
 
-def methods(app: App) -> dict[str, Method]:
-    async def jobs_list(_: JobsListParams) -> dict[str, Any]:
-        return await trio.to_thread.run_sync(app.extraction.jobs)
+def methods(agents: Agents) -> dict[str, Method]:
+    async def jobs_list(params: JobsListParams) -> dict[str, Any]:
+        async with agents.lease(params.agent()) as app:
+            return await trio.to_thread.run_sync(app.extraction.jobs)
 
     async def jobs_retry(params: JobsRetryParams) -> dict[str, Any]:
-        result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
-        app.wake()
+        async with agents.lease(params.agent()) as app:
+            result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
+            app.wake()
         return result
 
     return {

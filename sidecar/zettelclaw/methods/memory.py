@@ -1,13 +1,15 @@
 """``memory.search`` and ``memory.get``: recall, for the owner's private sessions only.
 
 A call from a chat others can read, or from someone else's session, gets nothing: an empty
-``restricted`` answer from search, the error -32012 from get.
+``restricted`` answer from search, the error -32012 from get. Each call reads the memory of the
+agent it names, and only that one: an entry id of another agent's memory is not found.
 """
 
 from __future__ import annotations
 
 import trio
 
+from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.errors import NotFoundError, RestrictedError
 from zettelclaw.index import entries
@@ -34,13 +36,14 @@ def request_of(params: SearchParams) -> Request:
                    params.order)
 
 
-def methods(app: App) -> dict[str, Method]:
+def methods(agents: Agents) -> dict[str, Method]:
     async def search(params: SearchParams) -> SearchResult:
         reason = params.restriction()
         if reason is not None:  # a chat others can read, or someone else's: nothing is shown
             return restricted(reason)
-        await app.syncer.fresh()
-        answer = await trio.to_thread.run_sync(app.searcher.search, request_of(params))
+        async with agents.lease(params.agent()) as app:
+            await app.syncer.fresh()
+            answer = await trio.to_thread.run_sync(app.searcher.search, request_of(params))
         return to_search_result(answer)
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:
@@ -49,13 +52,14 @@ def methods(app: App) -> dict[str, Method]:
             raise RestrictedError(f"memory is not available in this chat: {reason}",
                                   {"reason": reason})
         path = params.path.strip()
-        if path.startswith("session:"):  # provenance: the conversation an entry came from
-            part = await trio.to_thread.run_sync(app.extraction.transcript,
-                                                 path.removeprefix("session:"), params.from_,
-                                                 params.lines)
-            return TextSlice.model_validate(part)
-        await app.syncer.fresh()
-        return await trio.to_thread.run_sync(get_path, app, path, params)
+        async with agents.lease(params.agent()) as app:
+            if path.startswith("session:"):  # provenance: the conversation an entry came from
+                part = await trio.to_thread.run_sync(app.extraction.transcript,
+                                                     path.removeprefix("session:"),
+                                                     params.from_, params.lines)
+                return TextSlice.model_validate(part)
+            await app.syncer.fresh()
+            return await trio.to_thread.run_sync(get_path, app, path, params)
 
     return {
         "memory.search": Method(SearchParams, search),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import trio
 
 from zettelclaw import lock
+from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.errors import SubjectNotFoundError
 from zettelclaw.index import entries
@@ -25,16 +26,19 @@ from zettelclaw.subjects.registry import DEFAULT_TYPE, Subject, title_case
 from zettelclaw.subjects.rename import rewrite_subject_locked
 
 
-def methods(app: App) -> dict[str, Method]:
-    async def subjects_list(_: SubjectsListParams) -> SubjectsList:
-        await app.syncer.fresh()
-        return await trio.to_thread.run_sync(list_subjects, app)
+def methods(agents: Agents) -> dict[str, Method]:
+    async def subjects_list(params: SubjectsListParams) -> SubjectsList:
+        async with agents.lease(params.agent()) as app:
+            await app.syncer.fresh()
+            return await trio.to_thread.run_sync(list_subjects, app)
 
     async def subjects_add(params: SubjectsAddParams) -> SubjectAdded:
-        return await trio.to_thread.run_sync(add_subject, app, params)
+        async with agents.lease(params.agent()) as app:
+            return await trio.to_thread.run_sync(add_subject, app, params)
 
     async def subjects_rename(params: SubjectsRenameParams) -> SubjectRenamed:
-        return await trio.to_thread.run_sync(rename_subject, app, params.from_, params.to)
+        async with agents.lease(params.agent()) as app:
+            return await trio.to_thread.run_sync(rename_subject, app, params.from_, params.to)
 
     return {
         "subjects.list": Method(SubjectsListParams, subjects_list),

@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from zettelclaw.agent_ids import check_agent_id, chosen_agent
 from zettelclaw.log.schema import EntryType, SessionId, Slug, TaskStatus
 from zettelclaw.session_keys import Audience, ChatType
 from zettelclaw.subjects.registry import SubjectType
@@ -50,7 +51,23 @@ def day_bounds(value: str, end: bool) -> float:
         raise ValueError(f"out of range: {value!r}") from None
 
 
-class AudienceParams(Params):
+class AgentParams(Params):
+    """Whose memory: ``agentId``, else the agent part of ``sessionKey`` (``agent:<id>:...``),
+    else ``main`` (agents/ids.py). A malformed id, or an ``agentId`` and a key that name two
+    different agents, is an invalid-params error: never a fallback to another memory."""
+
+    agent_id: Text | None = Field(None, alias="agentId")
+
+    @model_validator(mode="after")
+    def _agent_named(self) -> AgentParams:
+        self.agent()  # raises ValueError (an AgentIdError) when malformed
+        return self
+
+    def agent(self) -> str:
+        return chosen_agent(self.agent_id, getattr(self, "session_key", None))
+
+
+class AudienceParams(AgentParams):
     """Who will read the answer, when a host calls on behalf of an agent in a chat.
 
     A host passes the facts it has, raw (``isGroup``, ``chatId``, ``senderId``,
@@ -127,18 +144,18 @@ class GetParams(AudienceParams):
     lines: int | None = Field(None, ge=1, le=100_000)
 
 
-class SubjectsListParams(Params):
+class SubjectsListParams(AgentParams):
     pass
 
 
-class SubjectsAddParams(Params):
+class SubjectsAddParams(AgentParams):
     slug: Slug
     type: SubjectType = "project"
     display: Annotated[str, StringConstraints(min_length=1, max_length=120,
                                               strip_whitespace=True)] | None = None
 
 
-class SubjectsRenameParams(Params):
+class SubjectsRenameParams(AgentParams):
     from_: Slug = Field(alias="from")
     to: Slug
 
@@ -151,12 +168,11 @@ class SubjectsRenameParams(Params):
 
 class BeforePromptBuildParams(AudienceParams):
     session_id: Text | None = Field(None, alias="sessionId")
-    agent_id: Text | None = Field(None, alias="agentId")
     channel: Text | None = None
     workspace_dir: Text | None = Field(None, alias="workspaceDir")
 
 
-class StatusParams(Params):
+class StatusParams(AgentParams):
     pass
 
 
@@ -175,13 +191,12 @@ def field_errors(errors: list[Any]) -> list[dict[str, str]]:
 Reason = Annotated[str, StringConstraints(max_length=64)]
 
 
-class HookTranscriptParams(Params):
+class HookTranscriptParams(AgentParams):
     """``hook.sessionEnd`` and ``hook.beforeReset``: a stretch of conversation to extract."""
 
     session_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
         alias="sessionId")
     session_key: Text | None = Field(None, alias="sessionKey")
-    agent_id: Text | None = Field(None, alias="agentId")
     reason: Reason | None = None
     messages: Annotated[list[Any], Field(max_length=100_000)] | None = None
     transcript_path: Text | None = Field(None, alias="transcriptPath")
@@ -196,11 +211,10 @@ def _millis(value: float | str | None) -> float | None:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp() * 1000
 
 
-class GatewaySession(Params):
+class GatewaySession(AgentParams):
     session_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
         alias="sessionId")
     session_key: Text | None = Field(None, alias="sessionKey")
-    agent_id: Text | None = Field(None, alias="agentId")
     updated_at: float | str | None = Field(None, alias="updatedAt")
 
     @model_validator(mode="after")
@@ -217,28 +231,48 @@ class GatewayStartParams(Params):
     sessions: Annotated[list[GatewaySession], Field(max_length=100_000)] = []
 
 
-class JobsListParams(Params):
+class JobsListParams(AgentParams):
     pass
 
 
-class JobsRetryParams(Params):
+class JobsRetryParams(AgentParams):
     job_id: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = Field(
         None, alias="jobId")
 
 
-class IndexRebuildParams(Params):
+class IndexRebuildParams(AgentParams):
     pass
 
 
 # -- briefing ------------------------------------------------------------------------------------
 
 
-class BriefingGenerateParams(Params):
+class BriefingGenerateParams(AgentParams):
     """``briefing.generate``: rewrite the generated block of the workspace's MEMORY.md."""
 
     workspace_dir: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = (
         Field(None, alias="workspaceDir"))
     dry_run: bool = Field(False, alias="dryRun")
+
+
+class AgentWorkspace(Params):
+    agent_id: Text = Field(alias="agentId")
+    workspace: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+
+    @field_validator("agent_id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return check_agent_id(value)
+
+
+class AgentsRegisterParams(Params):
+    """``agents.register``: each agent's workspace, as the host resolves it."""
+
+    agents: Annotated[list[AgentWorkspace], Field(max_length=1000)]
+
+
+class AgentsListParams(Params):
+    pass
 
 
 class HostClientParams(Params):

@@ -1,0 +1,272 @@
+"""The open memories: each opened on first use, kept while used, closed when idle.
+
+A memory is an ``App`` (app.py) on its own data directory. The pool opens one when a call first
+names an agent that uses it, and, when serving, starts its background work (the index's first
+catch-up, the extraction loop, the vectorizer, the tail mender) under the pool's nursery. A
+memory that no call has used for ``agents.idleSeconds`` and that has no extraction work left
+is closed: its background work cancelled, its index closed. So fifty agents with small logs
+cost what the few in use cost (bench/README.md, "Agents"). ``main`` stays open.
+
+Calls hold a lease while they use a memory: a memory is never closed under a call. When the
+host moves an agent's workspace, its memory is reopened with it at the first moment no call
+holds it (until then calls go on with the old one: a call never waits for another to finish).
+The model router is shared: the host's model serves every memory's extraction.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from zettelclaw.agent_ids import MAIN
+from zettelclaw.agents.roster import AGENTS_DIR, Roster, memories_on_disk, memory_home
+from zettelclaw.agents.upgrade import move_foreign_jobs
+from zettelclaw.app import App, build_app, build_router
+from zettelclaw.config import Config
+from zettelclaw.errors import UnknownAgentError
+from zettelclaw.home import DIR_MODE, Home, resolve_openclaw_state_dir
+from zettelclaw.index import entries
+from zettelclaw.llm.route import Router
+from zettelclaw.openclaw.agents import configured_workspaces
+from zettelclaw.server.supervise import supervised
+from zettelclaw.server.tail_mender import TailMender
+
+logger = logging.getLogger(__name__)
+
+SWEEP_SECONDS = 30.0  # how often idle memories are looked for (at most)
+
+
+@dataclass(eq=False)
+class _Slot:
+    memory: str
+    app: App
+    leases: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+    scope: trio.CancelScope | None = None  # the background work, when serving
+    stopped: trio.Event = field(default_factory=trio.Event)
+
+
+def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: bool,
+                transcript_roots: Sequence[Path] = (), main_workspace_explicit: bool = True,
+                env: Mapping[str, str] = os.environ) -> Agents:
+    """The pool for a data directory. ``main``'s workspace is ``main_workspace`` when it was
+    given (``--workspace``, ``$ZETTELCLAW_WORKSPACE``), else what openclaw.json says, else the
+    default; the others' come from openclaw.json and, live, from the host."""
+    configured = configured_workspaces(env)
+    if not main_workspace_explicit and MAIN in configured:
+        main_workspace = configured[MAIN]
+    roster = Roster(root, main_workspace, share=settings.agents.share, openclaw=configured)
+    return Agents(root, roster, settings, build_router(settings), serving=serving,
+                  transcript_roots=transcript_roots)
+
+
+class Agents:
+    def __init__(self, root: Home, roster: Roster, settings: Config, router: Router, *,
+                 serving: bool, transcript_roots: Sequence[Path] = ()) -> None:
+        self.root = root
+        self.roster = roster
+        self.settings = settings
+        self.router = router
+        self.serving = serving
+        self.transcript_roots = tuple(transcript_roots)
+        self.idle_seconds = settings.agents.idle_seconds
+        self._slots: dict[str, _Slot] = {}
+        self._opening: dict[str, trio.Lock] = {}
+        self._nursery: trio.Nursery | None = None
+        self.opened = 0  # memories opened since start (status, tests)
+        self.closed = 0
+        if serving:
+            router.hosts.on_offer = self._route_available
+
+    # -- which memory ------------------------------------------------------------------------
+
+    def home_of(self, agent: str) -> Home:
+        return memory_home(self.root, self.roster.memory_of(agent))
+
+    def check_known(self, agent: str) -> None:
+        if not self.roster.known(agent):
+            known = ", ".join(self.roster.agents())
+            raise UnknownAgentError(
+                f"no agent {agent!r} here (known: {known}); agents come from OpenClaw's config, "
+                "from the host, or from a first conversation", {"agentId": agent})
+
+    def open_memories(self) -> list[str]:
+        return sorted(self._slots)
+
+    def entry_count(self, memory: str) -> int | None:
+        """How many entries a memory holds (a closed one's index is peeked at, not opened)."""
+        slot = self._slots.get(memory)
+        if slot is not None:
+            with slot.app.index.read() as conn:
+                return entries.total(conn)
+        return entries.peek_total(memory_home(self.root, memory).index)
+
+    def app_if_open(self, agent: str) -> App | None:
+        slot = self._slots.get(self.roster.memory_of(agent))
+        return slot.app if slot is not None else None
+
+    # -- leases --------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def lease(self, agent: str, *, create: bool = False) -> AsyncIterator[App]:
+        """The App of ``agent``'s memory, open for as long as the block runs. Reads pass
+        ``create=False``: an unknown agent is an error. The host's hooks create."""
+        if not create:
+            self.check_known(agent)
+        memory = self.roster.memory_of(agent)
+        slot = self._slots.get(memory)
+        if slot is None or (slot.leases == 0 and self._moved(slot)):
+            slot = await self._open(memory)
+        slot.leases += 1
+        try:
+            yield slot.app
+        finally:
+            slot.leases -= 1
+            slot.last_used = time.monotonic()
+
+    def _moved(self, slot: _Slot) -> bool:
+        return self._workspace(slot.memory) != slot.app.workspace
+
+    def _workspace(self, memory: str) -> Path:
+        """The memory's workspace; for an agent nobody told us about, where OpenClaw puts one
+        when nothing is configured (``<state>/workspace-<id>``)."""
+        found = self.roster.workspace_of(memory)
+        if found is not None:
+            return found
+        return resolve_openclaw_state_dir(os.environ) / f"workspace-{memory}"
+
+    async def _open(self, memory: str) -> _Slot:
+        async with self._opening.setdefault(memory, trio.Lock()):
+            slot = self._slots.get(memory)
+            if slot is not None and not (slot.leases == 0 and self._moved(slot)):
+                return slot  # opened by another call meanwhile
+            if slot is not None:
+                logger.info("agent %s: the workspace moved to %s; reopening its memory", memory,
+                            self._workspace(memory))
+                await self._close(slot)
+            app = await trio.to_thread.run_sync(self._build, memory)
+            slot = _Slot(memory, app)
+            self._slots[memory] = slot
+            self.opened += 1
+            if self.serving and self._nursery is not None:
+                slot.scope = trio.CancelScope()
+                await self._nursery.start(self._background, slot)
+            else:
+                slot.stopped.set()
+            return slot
+
+    def _build(self, memory: str) -> App:
+        home = memory_home(self.root, memory)
+        if memory != MAIN:
+            (self.root.root / AGENTS_DIR).mkdir(mode=DIR_MODE, exist_ok=True)
+        return build_app(home, self._workspace(memory), self.settings, serving=self.serving,
+                         router=self.router, transcript_roots=self.transcript_roots,
+                         memory=memory)
+
+    async def _close(self, slot: _Slot) -> None:
+        self._slots.pop(slot.memory, None)
+        if slot.scope is not None:
+            slot.scope.cancel()
+        await slot.stopped.wait()
+        await trio.to_thread.run_sync(slot.app.close)
+        self.closed += 1
+        logger.info("agent %s: memory closed", slot.memory)
+
+    # -- serving -------------------------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve: move what the upgrade moves, open ``main`` and every memory with extraction
+        work waiting, then close idle memories until cancelled (and all of them then)."""
+        await trio.to_thread.run_sync(move_foreign_jobs, self.root, self.home_of)
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                for memory in await trio.to_thread.run_sync(self._with_work):
+                    await self._open(memory)
+                task_status.started()
+                while True:
+                    await trio.sleep(min(SWEEP_SECONDS, self.idle_seconds / 4))
+                    await self.close_idle()
+        finally:
+            self._nursery = None
+            with trio.CancelScope(shield=True):
+                for slot in list(self._slots.values()):
+                    await self._close(slot)
+
+    def _with_work(self) -> list[str]:
+        """``main``, and the memories whose spool holds jobs (they must go on after a restart)."""
+        return [MAIN, *(memory for memory in memories_on_disk(self.root) if memory != MAIN
+                        and any((memory_home(self.root, memory).root / "spool").glob("*.json")))]
+
+    async def close_idle(self, now: float | None = None) -> int:
+        """Close the memories nobody used for ``idleSeconds`` and with no extraction work."""
+        now = time.monotonic() if now is None else now
+        closed = 0
+        for slot in list(self._slots.values()):
+            if (slot.memory == MAIN or slot.leases or now - slot.last_used < self.idle_seconds):
+                continue
+            if await trio.to_thread.run_sync(slot.app.extraction.spool.jobs):
+                continue  # extraction work left: it runs in this memory's loop
+            if slot.leases == 0 and self._slots.get(slot.memory) is slot:
+                await self._close(slot)
+                closed += 1
+        return closed
+
+    async def _background(self, slot: _Slot, *,
+                          task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        app, name = slot.app, slot.memory
+        assert app.worker is not None
+        assert app.vectorizer is not None
+        assert slot.scope is not None
+        try:
+            with slot.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_stop_syncing_on_cancel, app)
+                    nursery.start_soon(app.syncer.background)
+                    await nursery.start(supervised, f"the extraction loop ({name})",
+                                        app.worker.run)
+                    await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)
+                    await nursery.start(supervised, f"the tail mender ({name})",
+                                        TailMender(app.home).run)
+                    task_status.started()
+        finally:
+            slot.stopped.set()
+
+    async def _route_available(self) -> None:
+        """A host offered its model: every open memory's waiting jobs may go on."""
+        for slot in list(self._slots.values()):
+            if slot.app.worker is not None:
+                await slot.app.worker.route_available()
+
+    def open_now(self, agent: str) -> App:
+        """Files mode (no event loop, no background work): the memory of ``agent``, opened
+        here and now when it is not open yet."""
+        memory = self.roster.memory_of(agent)
+        slot = self._slots.get(memory)
+        if slot is None:
+            slot = _Slot(memory, self._build(memory))
+            slot.stopped.set()
+            self._slots[memory] = slot
+            self.opened += 1
+        return slot.app
+
+    def close_all(self) -> None:
+        """Files mode (no background work): close every open memory."""
+        for slot in list(self._slots.values()):
+            self._slots.pop(slot.memory, None)
+            slot.app.close()
+
+
+async def _stop_syncing_on_cancel(app: App) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        app.freshness.stop()  # a long catch-up in a worker thread stops after its current batch
+

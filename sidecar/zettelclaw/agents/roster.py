@@ -1,0 +1,125 @@
+"""Which agents exist, whose memory each one uses, and where each one's workspace is.
+
+An agent is known when it is ``main``, when it has a memory on disk, when the host registered
+its workspace (``agents.register``, or the ``workspaceDir`` of a hook), when OpenClaw's
+``openclaw.json`` lists it, or when ``agents.share`` names it. A read for any other id is an
+error (``UnknownAgentError``), not an empty answer that would look like "no memory".
+
+Workspaces, for each agent: what the host registered last (kept in ``HOME/agents.json``, so a
+restart or the CLI knows it too), else ``openclaw.json`` (resolved as OpenClaw's
+``resolveAgentWorkspaceDir`` does), else, for ``main``, ``--workspace`` / the default. The host's
+word wins: it is where OpenClaw reads MEMORY.md from.
+
+Sharing (``agents.share`` in config.json, off by default): ``{"phone": "main"}`` makes the agent
+``phone`` use ``main``'s memory: its log, its recall, its MEMORY.md. Only what is named there is
+shared; an agent that shares is never itself shared (no chains).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
+from zettelclaw.errors import InvalidParamsError
+from zettelclaw.files import atomic_write_json, read_json_object
+from zettelclaw.home import Home
+
+logger = logging.getLogger(__name__)
+
+AGENTS_DIR = "agents"
+REGISTRY_FILE = "agents.json"
+
+
+def memory_home(root: Home, memory: str) -> Home:
+    """Where a memory lives: ``main``'s is the data directory itself (the layout a
+    single-agent home already has), every other one ``HOME/agents/<id>/``."""
+    return root if memory == MAIN else Home(root.root / AGENTS_DIR / memory)
+
+
+def memories_on_disk(root: Home) -> list[str]:
+    """The memories that have a directory (``main`` always)."""
+    found = {MAIN}
+    try:
+        for child in (root.root / AGENTS_DIR).iterdir():
+            try:
+                if child.is_dir() and not child.is_symlink():
+                    found.add(check_agent_id(child.name))
+            except AgentIdError:
+                continue  # not ours (a temp dir, a stray file)
+    except FileNotFoundError:
+        pass
+    return sorted(found)
+
+
+def check_workspace(value: str) -> Path:
+    """A workspace a caller names: an absolute path, nothing else (it is where MEMORY.md is
+    written, so a relative one would depend on the sidecar's working directory)."""
+    if "\x00" in value or not os.path.isabs(value):
+        raise InvalidParamsError(f"workspace {value[:200]!r} must be an absolute path",
+                                 [{"field": "workspace", "message": "not an absolute path",
+                                   "type": "value_error"}])
+    return Path(os.path.normpath(value))
+
+
+class Roster:
+    def __init__(self, root: Home, main_workspace: Path, *, share: Mapping[str, str],
+                 openclaw: Mapping[str, Path] | None = None) -> None:
+        self.root = root
+        self.main_workspace = main_workspace
+        self.share = dict(share)
+        self.openclaw = dict(openclaw or {})
+        self._lock = threading.Lock()
+        self.registered: dict[str, Path] = self._load()
+
+    @property
+    def path(self) -> Path:
+        return self.root.root / REGISTRY_FILE
+
+    def _load(self) -> dict[str, Path]:
+        data = read_json_object(self.path) or {}
+        saved = data.get("workspaces")
+        found: dict[str, Path] = {}
+        if isinstance(saved, dict):
+            for agent, ws in saved.items():
+                try:
+                    found[check_agent_id(agent)] = check_workspace(str(ws))
+                except (AgentIdError, InvalidParamsError):
+                    logger.warning("%s: skipped %r: %r", self.path, agent, ws)
+        return found
+
+    def memory_of(self, agent: str) -> str:
+        return self.share.get(agent, agent)
+
+    def agents(self) -> list[str]:
+        """Every known agent id."""
+        return sorted({MAIN, *memories_on_disk(self.root), *self.registered, *self.openclaw,
+                       *self.share})
+
+    def known(self, agent: str) -> bool:
+        return (agent == MAIN or agent in self.registered or agent in self.openclaw
+                or agent in self.share or memory_home(self.root, agent).root.is_dir())
+
+    def workspace_of(self, memory: str) -> Path | None:
+        """The workspace of a memory (its own agent's: a shared memory briefs one MEMORY.md)."""
+        if memory in self.registered:
+            return self.registered[memory]
+        if memory == MAIN:
+            return self.main_workspace
+        return self.openclaw.get(memory)
+
+    def register(self, workspaces: Mapping[str, Path]) -> list[str]:
+        """Record what the host says; returns the agents whose workspace changed. Written to
+        agents.json (atomically) only when something changed."""
+        with self._lock:
+            changed = [a for a, ws in workspaces.items() if self.registered.get(a) != ws]
+            if not changed:
+                return []
+            merged = {**self.registered, **workspaces}
+            atomic_write_json(self.path, {"workspaces": {a: str(p) for a, p in
+                                                         sorted(merged.items())}})
+            self.registered = merged
+            return changed

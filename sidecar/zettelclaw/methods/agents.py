@@ -1,0 +1,63 @@
+"""``agents.*``: the agents the sidecar knows, and where the host keeps their workspaces.
+
+``agents.register`` is how the plugin tells the sidecar each agent's workspace (resolved by
+OpenClaw, at gateway start and on every reconnect); a hook's ``workspaceDir`` does the same for
+its own agent, so a workspace moved in OpenClaw's config is followed at that agent's next turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from zettelclaw.agents.pool import Agents
+from zettelclaw.agents.roster import check_workspace, memory_home
+from zettelclaw.index.ingest import LogStat
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    async def register(params: AgentsRegisterParams) -> dict[str, Any]:
+        found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
+        changed = await trio.to_thread.run_sync(agents.roster.register, found)
+        return {"changed": changed, "agents": await trio.to_thread.run_sync(agent_rows, agents)}
+
+    async def listing(_: AgentsListParams) -> dict[str, Any]:
+        return {"agents": await trio.to_thread.run_sync(agent_rows, agents)}
+
+    return {
+        "agents.register": Method(AgentsRegisterParams, register),
+        "agents.list": Method(AgentsListParams, listing),
+    }
+
+
+async def register_workspace(agents: Agents, agent: str, workspace_dir: str | None) -> None:
+    """A hook's ``workspaceDir``: record it when it is new (one dict lookup when it is not)."""
+    if workspace_dir is None:
+        return
+    path = check_workspace(workspace_dir)
+    if agents.roster.registered.get(agent) != path:
+        await trio.to_thread.run_sync(agents.roster.register, {agent: path})
+
+
+def agent_rows(agents: Agents) -> list[dict[str, Any]]:
+    """Every known agent: its memory (its own, or the one it shares), whether that memory is
+    open, its workspace, and its log's size and entries (from the index, as of its last sync)."""
+    rows = []
+    for agent in agents.roster.agents():
+        memory = agents.roster.memory_of(agent)
+        home = memory_home(agents.root, memory)
+        log = LogStat.of(home.log) if home.root.is_dir() else None
+        workspace = agents.roster.workspace_of(memory)
+        rows.append({
+            "agentId": agent,
+            "memory": memory,
+            "open": agents.app_if_open(agent) is not None,
+            "home": str(home.root),
+            "workspace": None if workspace is None else str(workspace),
+            "logBytes": log.size if log else 0,
+            "entries": agents.entry_count(memory),
+        })
+    return rows

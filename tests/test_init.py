@@ -345,3 +345,24 @@ def test_memory_md_is_written_as_the_briefing_writes_it(oc: Path, tmp_path: Path
     assert init("--workspace", str(linked)) == 0
     assert outside.read_text() == "not the workspace's\n"
     assert "leads outside the workspace" in capsys.readouterr().err
+
+
+def test_every_agents_memory_md_gets_the_markers(oc: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    main_ws, family_ws = tmp_path / "ws", tmp_path / "ws-family"
+    main_ws.mkdir()
+    write(oc / "openclaw.json", {**INSTALLED, "agents": {
+        "defaults": {"workspace": str(main_ws)},
+        "entries": {"main": {}, "family": {"workspace": str(family_ws)}, "work": {}}}})
+    assert init("--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["memoryMd"] == {"path": str(main_ws / "MEMORY.md"), "action": "create"}
+    assert report["agents"] == [
+        {"agentId": "family", "memoryMd": str(family_ws / "MEMORY.md"), "action": "create"},
+        {"agentId": "work", "memoryMd": str(main_ws / "work" / "MEMORY.md"), "action": "create"}]
+    for ws in (main_ws, family_ws, main_ws / "work"):
+        assert (ws / "MEMORY.md").read_text() == f"{BRIEFING_BEGIN}\n{BRIEFING_END}\n"
+    assert init() == 0
+    out = capsys.readouterr().out
+    assert f"MEMORY.md of agent family: briefing markers already in {family_ws}" in out
+    assert "nothing to change" in out

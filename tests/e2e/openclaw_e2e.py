@@ -28,7 +28,11 @@ a gateway that starts the sidecar by itself. Checks:
    (its environment, so the sidecar's, and the sidecar's config), its only model the fake
    OpenAI-compatible one: a turn stating a fact, a reset, and the fact and one handoff are in
    the log, made by that model through the plugin's llm.complete (its request log holds the
-   extraction prompt; the fake Anthropic API gets nothing); ``status`` names the route.
+   extraction prompt; the fake Anthropic API gets nothing); ``status`` names the route;
+9. a second agent (``family``, its own workspace) has its own memory: its turns carry no
+   handoff of main's, its memory_search does not find main's fact nor its memory_get by id, its
+   MEMORY.md (briefed for it) does not mention it; a fact told to it and extracted at its reset
+   is in its own log only, injected in its next turn and never in main's.
 
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
@@ -56,6 +60,7 @@ from zettelclaw.client import Client, SidecarUnavailableError
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HANDOFF_HEADING = "## Last Session Handoff"
 MAIN_KEY = "agent:main:main"
+FAMILY_KEY = "agent:family:main"
 GROUP_KEY = "agent:main:telegram:group:-1001234567890"
 
 
@@ -87,6 +92,7 @@ class Sandbox:
         self.openclaw_package = openclaw_package
         self.state = root / "state"
         self.workspace = root / "workspace"
+        self.family_workspace = root / "workspace-family"  # the second agent's own
         self.data = self.state / "zettelclaw"
         self.socket = self.data / "sidecar.sock"
         self.logs = root / "logs"
@@ -95,7 +101,7 @@ class Sandbox:
         self.anthropic_log = self.logs / "anthropic-requests.jsonl"
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.gateway_port = free_port()
-        for d in (root / "home", self.state, self.workspace, self.logs):
+        for d in (root / "home", self.state, self.workspace, self.family_workspace, self.logs):
             d.mkdir(parents=True, exist_ok=True)
         # `zettelclaw` on PATH is the installed wheel's: the gateway starts that sidecar
         path = [str(sidecar_venv / "bin"), str(node_bin), str(openclaw_package.parent / ".bin"),
@@ -182,9 +188,10 @@ class Sandbox:
 
     # -- what happened -----------------------------------------------------------------------------
 
-    def log_entries(self) -> list[dict[str, Any]]:
+    def log_entries(self, agent: str = "main") -> list[dict[str, Any]]:
+        home = self.data if agent == "main" else self.data / "agents" / agent
         try:
-            lines = (self.data / "log.jsonl").read_text().splitlines()
+            lines = (home / "log.jsonl").read_text().splitlines()
         except FileNotFoundError:
             return []
         entries = []
@@ -336,9 +343,10 @@ class E2E:
         for line in details:
             print(f"       {line}", flush=True)
 
-    def turn(self, message: str, session_key: str | None = None) -> dict[str, Any]:
+    def turn(self, message: str, session_key: str | None = None,
+             agent: str = "main") -> dict[str, Any]:
         args = ["agent", "-m", message, "--json", "--timeout", "120"]
-        args += ["--session-key", session_key] if session_key else ["--agent", "main"]
+        args += ["--session-key", session_key] if session_key else ["--agent", agent]
         self.turns += 1
         result = self.box.openclaw_json(*args, timeout=180, name=f"turn-{self.turns}")
         expect(result.get("status") == "ok", f"the turn did not complete: {result}")
@@ -382,7 +390,10 @@ class E2E:
                             "cost": {"input": 0, "output": 0, "cacheRead": 0,
                                      "cacheWrite": 0}}]}}},
             "agents": {"defaults": {"model": {"primary": "fake/fake-model"},
-                                    "workspace": str(box.workspace)}},
+                                    "workspace": str(box.workspace)},
+                       # two agents, each with its own workspace (and so its own memory)
+                       "entries": {"main": {"workspace": str(box.workspace)},
+                                   "family": {"workspace": str(box.family_workspace)}}},
             "tools": {"toolSearch": False},  # else plugin tools hide behind tool_search
             "logging": {"file": str(box.logs / "openclaw-file.log")},  # not /tmp/openclaw/
         }
@@ -415,6 +426,9 @@ class E2E:
             expect(list(box.state.glob("openclaw.json.zettelclaw-backup-*")), "no backup")
             memory_md = (box.workspace / "MEMORY.md").read_text()
             expect("<!-- BEGIN GENERATED BRIEFING -->" in memory_md, "no markers in MEMORY.md")
+            family_md = (box.family_workspace / "MEMORY.md").read_text()
+            expect("<!-- BEGIN GENERATED BRIEFING -->" in family_md,
+                   "no markers in the second agent's MEMORY.md")
             again = box.openclaw("zettelclaw", "init", "--json", name="init-again")
             report = parse_json_output(again.stdout)
             expect(again.returncode == 0 and report["changes"] == [] and report["nothingToDo"],
@@ -425,7 +439,7 @@ class E2E:
             expect(valid.returncode == 0, f"openclaw config validate: {tail(valid.stdout)}"
                    f"{tail(valid.stderr)}")
             notes.append(f"init installed the plugin ({source}), set the slot, hook access, "
-                         "memory-core/session-memory/memoryFlush off, markers; "
+                         "memory-core/session-memory/memoryFlush off, markers (both agents); "
                          "`openclaw zettelclaw init` then changed nothing; config valid")
         # Runs while the gateway starts: a separate process that loads the plugin by itself.
         self.inspect = box.start("plugins-inspect", ["openclaw", "plugins", "inspect",
@@ -581,6 +595,57 @@ class E2E:
                          f"{skipped[group_sessions[0]]['reason']}; memory_search in the group: "
                          f"restricted ({answer['restricted']['reason']})")
 
+    def check_9(self) -> None:
+        box = self.box
+        with self.check(9, "a second agent has its own memory: no injection, no search hit, no "
+                           "briefing of main's fact; its own fact stays its own") as notes:
+            expect(self.fact_id, "no fact id from check 1")
+            self.turn("ZC-FAMILY-ONE hello", agent="family")
+            first = turn_text(request_for(box.model_requests(), "ZC-FAMILY-ONE"))
+            expect(HANDOFF_HEADING not in first, "the family agent's turn got main's handoff")
+            expect("BLUEHERON" not in first, "main's fact reached the family agent's turn")
+            self.turn('ZC-FAMILY-SEARCH CALL_TOOL:memory_search {"query": "launch code name"}',
+                      agent="family")
+            found = tool_result(box.model_requests(), "ZC-FAMILY-SEARCH")
+            expect(found.get("results") == [] and not found.get("unavailable"),
+                   f"the family agent's memory_search answered {found}")
+            self.turn(f'ZC-FAMILY-GET CALL_TOOL:memory_get {{"path": "{self.fact_id}"}}',
+                      agent="family")
+            got = tool_result(box.model_requests(), "ZC-FAMILY-GET")
+            expect(got.get("status") == "not_found", f"memory_get of main's fact: {got}")
+            rows = {a["agentId"]: a for a in box.sidecar_status()["agents"]}
+            expect(rows.get("family", {}).get("workspace") == str(box.family_workspace),
+                   f"the plugin did not register family's workspace: {rows.get('family')}")
+            brief = box.run(["zettelclaw", "briefing", "--agent", "family", "--json",
+                             "--socket", str(box.socket)], name="briefing-family")
+            expect(brief.returncode == 0, f"briefing --agent family: {tail(brief.stderr)}")
+            family_md = (box.family_workspace / "MEMORY.md").read_text()
+            expect("BLUEHERON" not in family_md and "launch" not in family_md.lower(),
+                   f"the family agent's MEMORY.md mentions main's memory: {family_md}")
+            # its own fact: extracted at its reset into its own log, injected in its own turns
+            box.set_extraction_reply(
+                {"type": "fact", "content": "The dog is called REXFORD", "subject": "dog"},
+                {"type": "handoff", "content": "FAMILY-HANDOFF: named the dog REXFORD"})
+            self.turn("ZC-FAMILY-TWO Our dog is called REXFORD.", agent="family")
+            self.reset(FAMILY_KEY)
+            wait_for(lambda: any("REXFORD" in e["content"] for e in box.log_entries("family")),
+                     "the family agent's entries in its own log", 60)
+            expect(not any("REXFORD" in e["content"] for e in box.log_entries()),
+                   "the family agent's fact is in main's log")
+            self.turn("ZC-FAMILY-THREE what is new?", agent="family")
+            own = turn_text(request_for(box.model_requests(), "ZC-FAMILY-THREE"))
+            expect("FAMILY-HANDOFF" in own, "the family agent's own handoff was not injected")
+            self.turn("ZC-MAIN-AFTER-FAMILY what is new?")
+            main = turn_text(request_for(box.model_requests(), "ZC-MAIN-AFTER-FAMILY"))
+            expect("REXFORD" not in main and "FAMILY-HANDOFF" not in main,
+                   "the family agent's memory reached main's turn")
+            expect(HANDOFF_HEADING in main and "launch" in main,
+                   "main's own handoff is missing from its turn")
+            notes.append(f"family: no handoff, search [] , get not_found; MEMORY.md briefed for "
+                         f"it without main's fact; its fact in agents/family/log.jsonl "
+                         f"({len(box.log_entries('family'))} entries), injected in its turn "
+                         "only")
+
     def check_6(self) -> None:
         box = self.box
         with self.check(6, "sidecar stopped: turns complete, tools answer unavailable; back: the "
@@ -707,7 +772,7 @@ class E2E:
             self.results.append(Result(0, "setup", False, 0.0))
             return
         for step in (self.check_1, self.check_2, self.check_3, self.check_4, self.check_5,
-                     self.check_6, self.check_inspect, self.check_8):
+                     self.check_9, self.check_6, self.check_inspect, self.check_8):
             step()
         started = time.monotonic()
         self.box.stop("gateway", grace=30)

@@ -80,6 +80,7 @@ export function promptParams(ctx: AgentCtx, facts: Map<string, TurnFacts> = turn
 }
 
 export type ToolCtx = {
+  agentId?: string;
   sessionKey?: string;
   sessionId?: string;
   senderIsOwner?: unknown;
@@ -87,10 +88,13 @@ export type ToolCtx = {
   requesterSenderId?: unknown;
 };
 
-/** Who will read a tool's answer, from the tool factory's ctx (memory.search and memory.get). */
+/** Whose memory, and who will read a tool's answer, from the tool factory's ctx (memory.search and memory.get). */
 export function toolAudience(ctx: ToolCtx, facts: Map<string, TurnFacts> = turnFacts()): Record<string, unknown> {
-  return audienceFacts(
-    { sessionKey: ctx.sessionKey, chatId: ctx.nativeChannelId, senderId: ctx.requesterSenderId, senderIsOwner: ctx.senderIsOwner },
-    facts,
-  );
+  return {
+    ...compact({ agentId: ctx.agentId }),
+    ...audienceFacts(
+      { sessionKey: ctx.sessionKey, chatId: ctx.nativeChannelId, senderId: ctx.requesterSenderId, senderIsOwner: ctx.senderIsOwner },
+      facts,
+    ),
+  };
 }

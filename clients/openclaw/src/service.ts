@@ -8,6 +8,7 @@ import { hostModel, type LlmComplete } from "./host_model.ts";
 import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
+import { agentIds } from "./transcripts.ts";
 
 const READY_WAIT_MS = 20_000;
 const STOP_WAIT_MS = 4_000;
@@ -44,12 +45,31 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     };
   }
 
+  // Each agent's workspace, as OpenClaw resolves it (protocol.md, agents.register): on every
+  // connection, so a restarted sidecar knows them before the first turn. A workspace changed
+  // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
+  function registerAgents(rpc: RpcClient): () => void {
+    return rpc.onConnect(() => {
+      const agents = agentWorkspaces(api);
+      if (agents.length === 0) return;
+      rpc
+        .call("agents.register", { agents }, timeoutMs)
+        .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
+        .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
+    });
+  }
+
   api.registerService({
     id: "zettelclaw-sidecar",
     start: async (ctx: OpenClawPluginServiceContext) => {
       const rpc = client();
       stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
-      stopHostModel = offerHostModel(rpc);
+      const stopAgents = registerAgents(rpc);
+      const stopOffer = offerHostModel(rpc);
+      stopHostModel = () => {
+        stopAgents();
+        stopOffer();
+      };
       void removeDreamingJob(ctx, log);
       try {
         await rpc.call("status", undefined, timeoutMs);
@@ -94,6 +114,25 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     });
     return proc;
   }
+}
+
+type AgentRuntime = { resolveAgentWorkspaceDir?: (cfg: unknown, agentId: string) => string };
+
+/** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
+export function agentWorkspaces(api: Shim["api"]): { agentId: string; workspace: string }[] {
+  const runtime = api.runtime as { agent?: AgentRuntime; config?: { current?: () => unknown } } | undefined;
+  const resolve = runtime?.agent?.resolveAgentWorkspaceDir;
+  if (typeof resolve !== "function") return [];
+  const config = (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+  const found: { agentId: string; workspace: string }[] = [];
+  for (const agentId of agentIds(config)) {
+    try {
+      found.push({ agentId, workspace: resolve(config, agentId) });
+    } catch {
+      // an agent OpenClaw cannot resolve has no workspace to tell
+    }
+  }
+  return found;
 }
 
 async function waitUntilReady(rpc: RpcClient, proc: ChildProcess, log: Logger): Promise<void> {

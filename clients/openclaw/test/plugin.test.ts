@@ -218,6 +218,41 @@ test("the tools tell the sidecar who will read the answer", async (t) => {
   assert.deepEqual(sidecar.calls("memory.get")[0]?.params, { path: "MEMORY.md", sessionKey: "agent:main:scratch-7", senderIsOwner: true });
 });
 
+test("the tools name the agent whose memory they read", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", () => ({ results: [] }));
+  const ctx = { agentId: "family", sessionKey: "agent:family:main", senderIsOwner: true };
+  await api.tools(ctx).memory_search!.execute("1", { query: "x" });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { agentId: "family", query: "x", sessionKey: "agent:family:main", senderIsOwner: true });
+  await api.tools(ctx).memory_get!.execute("2", { path: "e00000000001" });
+  assert.equal(sidecar.calls("memory.get")[0]?.params?.agentId, "family");
+});
+
+test("the service tells the sidecar every agent's workspace, as OpenClaw resolves it, on every connection", async (t) => {
+  const sidecar = await new FakeSidecar((r) => (r.method === "agents.register" ? { changed: [], agents: [] } : { version: "0.1.0" })).start();
+  t.after(() => sidecar.dispose());
+  const config = { agents: { entries: { main: {}, family: { workspace: "/w/family" } } } };
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath }, config);
+  const resolved: string[] = [];
+  api.runtime = {
+    agent: {
+      resolveAgentWorkspaceDir: (cfg: typeof config, id: string) => {
+        resolved.push(id);
+        return (cfg.agents.entries as Record<string, { workspace?: string }>)[id]?.workspace ?? `/w/${id}-default`;
+      },
+    },
+  };
+  createPlugin({ spawnProcess: (() => assert.fail("a sidecar answers")) as never, sessionStore: async () => fakeStore() }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/s", logger: api.logger });
+  await until(() => sidecar.calls("agents.register").length === 1, "the registration");
+  assert.deepEqual(sidecar.calls("agents.register")[0]!.params, {
+    agents: [{ agentId: "main", workspace: "/w/main-default" }, { agentId: "family", workspace: "/w/family" }],
+  });
+  await sidecar.stop(); // a restarted sidecar hears it again
+  await sidecar.start();
+  await until(() => sidecar.calls("agents.register").length === 2, "the registration after reconnecting");
+  await api.services[0]!.stop!({});
+});
+
 test("memory_get answers in memory-core's shapes", async (t) => {
   const { api } = await setup(t, "discovery", (r) =>
     r.params?.path === "missing000000" ? new Fail(-32002, "no entry") : r.params?.path === "../etc" ? new Fail(-32003, "not allowed") : { entry: { id: "r7Wp3nKx_mZe" }, current: true },

@@ -33,6 +33,7 @@ from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
 from zettelclaw.home import DIR_MODE, Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
+from zettelclaw.index.ingest import LogStat
 from zettelclaw.llm.route import Router
 from zettelclaw.openclaw.agents import configured_workspaces
 from zettelclaw.server.supervise import supervised
@@ -41,6 +42,7 @@ from zettelclaw.server.tail_mender import TailMender
 logger = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 30.0  # how often idle memories are looked for (at most)
+SYNC_AT_OPEN_BYTES = 1 << 20  # a cold index of a log this small is built as the memory opens
 
 
 @dataclass(eq=False)
@@ -166,9 +168,23 @@ class Agents:
         home = memory_home(self.root, memory)
         if memory != MAIN:
             (self.root.root / AGENTS_DIR).mkdir(mode=DIR_MODE, exist_ok=True)
-        return build_app(home, self._workspace(memory), self.settings, serving=self.serving,
-                         router=self.router, transcript_roots=self.transcript_roots,
-                         memory=memory)
+        app = build_app(home, self._workspace(memory), self.settings, serving=self.serving,
+                        router=self.router, transcript_roots=self.transcript_roots,
+                        memory=memory)
+        # A memory reopened after idling has an index that is a little behind at most, and a
+        # new agent a small log: catch up now, so that the call that opened it (often the hook
+        # before a turn) sees every entry. A long way to go (a cold index of a large log) is
+        # left to the background, while the hook answers from what there is.
+        log = LogStat.of(home.log)
+        with app.index.read() as conn:
+            indexed = int(str(app.index.meta(conn).get("offset", 0)))
+        if log is not None and 0 < log.size - indexed <= SYNC_AT_OPEN_BYTES:
+            try:
+                app.freshness.sync()
+            except Exception:
+                app.close()
+                raise
+        return app
 
     async def _close(self, slot: _Slot) -> None:
         self._slots.pop(slot.memory, None)

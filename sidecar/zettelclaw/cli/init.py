@@ -101,6 +101,8 @@ def _report(p: Plan, outcome: Outcome | None) -> dict[str, Any]:
         "written": bool(outcome and outcome.written),
         "dataDir": {"path": str(p.data_dir), "created": not p.data_dir_exists},
         "memoryMd": {"path": str(p.memory_md), "action": p.memory_md_action},
+        "agents": [{"agentId": agent, "memoryMd": str(path), "action": action}
+                   for agent, path, action in p.agents],
         "nothingToDo": p.nothing_to_do,
         "warnings": p.warnings,
         "note": DREAMING_NOTE,
@@ -117,15 +119,16 @@ def _text(p: Plan, outcome: Outcome | None) -> str:
     lines.extend(f"  already {path}" for path in p.unchanged)
     if not p.data_dir_exists:
         lines.append(f"data directory: {'would create' if dry else 'created'} {p.data_dir}")
-    action = p.memory_md_action
-    if action == "present":
-        lines.append(f"MEMORY.md: briefing markers already in {p.memory_md}")
-    elif action == "add":
-        lines.append(f"MEMORY.md: {'would add' if dry else 'added'} the briefing markers to "
-                     f"{p.memory_md}")
-    elif action == "create":
-        lines.append(f"MEMORY.md: {'would create' if dry else 'created'} {p.memory_md} with the "
-                     "briefing markers")
+    for label, path, action in [("MEMORY.md", p.memory_md, p.memory_md_action),
+                                *((f"MEMORY.md of agent {a}", m, act) for a, m, act in p.agents)]:
+        if action == "present":
+            lines.append(f"{label}: briefing markers already in {path}")
+        elif action == "add":
+            lines.append(f"{label}: {'would add' if dry else 'added'} the briefing markers to "
+                         f"{path}")
+        elif action == "create":
+            lines.append(f"{label}: {'would create' if dry else 'created'} {path} with the "
+                         "briefing markers")
     if outcome and outcome.backup:
         lines.append(f"backup of the previous config: {outcome.backup}")
     if p.nothing_to_do:

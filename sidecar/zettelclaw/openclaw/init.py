@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zettelclaw.agent_ids import MAIN
 from zettelclaw.errors import MarkersError, ZettelclawError
 from zettelclaw.home import Home, resolve_workspace
+from zettelclaw.openclaw.agents import openclaw_workspaces
 from zettelclaw.openclaw.config_file import (
     ConfigFile,
     ConfigFileError,
@@ -110,6 +112,14 @@ class Plan:
     memory_md: Path
     memory_md_action: str  # "present" | "add" | "create" | "skip: <why>"
     warnings: list[str] = field(default_factory=list)
+    # the other agents openclaw.json lists: (agent id, their MEMORY.md, the action), each with
+    # its own workspace and its own memory
+    agents: list[tuple[str, Path, str]] = field(default_factory=list)
+
+    def markers_to_write(self) -> list[Path]:
+        return [path for path, action in [(self.memory_md, self.memory_md_action),
+                                          *((p, a) for _, p, a in self.agents)]
+                if action in ("add", "create")]
 
     @property
     def config_changes(self) -> bool:
@@ -117,8 +127,7 @@ class Plan:
 
     @property
     def nothing_to_do(self) -> bool:
-        return (not self.changes and self.data_dir_exists
-                and not self.memory_md_action.startswith(("add", "create")))
+        return not self.changes and self.data_dir_exists and not self.markers_to_write()
 
 
 def _lookup(data: Mapping[str, Any], path: Sequence[str]) -> tuple[bool, Any]:
@@ -212,6 +221,9 @@ def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[
     the default (``$OPENCLAW_STATE_DIR/workspace`` or ``~/.openclaw/workspace``)."""
     if explicit or env.get("ZETTELCLAW_WORKSPACE"):
         return resolve_workspace(explicit, env)
+    configured = openclaw_workspaces(config, env)
+    if MAIN in configured:
+        return configured[MAIN]
     found, value = _lookup(config, ("agents", "defaults", "workspace"))
     if found and isinstance(value, str) and value.strip():
         return Path(value).expanduser().absolute()
@@ -267,10 +279,15 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
         warnings.append(f"{config_path} uses JSON5 syntax: it is rewritten as plain JSON, as "
                         "OpenClaw's own config writes do, so its comments are dropped (the "
                         "backup keeps them)")
-    if action.startswith("skip"):
-        warnings.append(f"{memory_md}: briefing markers not added: {action.removeprefix('skip: ')}")
+    agents = []
+    for agent, agent_ws in sorted(openclaw_workspaces(config.data, env).items()):
+        if agent != MAIN and agent_ws != ws:
+            agents.append((agent, *_memory_md(agent_ws)))
+    for path, why in [(memory_md, action), *((p, a) for _, p, a in agents)]:
+        if why.startswith("skip"):
+            warnings.append(f"{path}: briefing markers not added: {why.removeprefix('skip: ')}")
     return Plan(config_path, config, new, changes, unchanged, home.root, home.exists(),
-                memory_md, action, warnings)
+                memory_md, action, warnings, agents)
 
 
 @dataclass(frozen=True)
@@ -293,8 +310,8 @@ def apply(p: Plan) -> Outcome:
         except OSError as exc:
             raise InitError(f"cannot write {p.config_path}: {exc.strerror or exc}",
                             usage=False) from exc
-    if p.memory_md_action in ("add", "create"):
-        _add_markers(p.memory_md.parent)
+    for path in p.markers_to_write():
+        _add_markers(path.parent)
     return Outcome(backup_path, bool(p.changes))
 
 

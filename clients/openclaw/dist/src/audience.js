@@ -57,7 +57,10 @@ export function promptParams(ctx, facts = turnFacts()) {
         }, facts),
     });
 }
-/** Who will read a tool's answer, from the tool factory's ctx (memory.search and memory.get). */
+/** Whose memory, and who will read a tool's answer, from the tool factory's ctx (memory.search and memory.get). */
 export function toolAudience(ctx, facts = turnFacts()) {
-    return audienceFacts({ sessionKey: ctx.sessionKey, chatId: ctx.nativeChannelId, senderId: ctx.requesterSenderId, senderIsOwner: ctx.senderIsOwner }, facts);
+    return {
+        ...compact({ agentId: ctx.agentId }),
+        ...audienceFacts({ sessionKey: ctx.sessionKey, chatId: ctx.nativeChannelId, senderId: ctx.requesterSenderId, senderIsOwner: ctx.senderIsOwner }, facts),
+    };
 }

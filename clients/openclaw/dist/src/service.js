@@ -4,6 +4,7 @@
 import { hostModel } from "./host_model.js";
 import { SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
+import { agentIds } from "./transcripts.js";
 const READY_WAIT_MS = 20_000;
 const STOP_WAIT_MS = 4_000;
 const DREAMING_JOB_KEY = "memory-core:memory-dreaming-promotion";
@@ -36,12 +37,31 @@ export function registerService(shim, runSweep) {
             unhandle();
         };
     }
+    // Each agent's workspace, as OpenClaw resolves it (protocol.md, agents.register): on every
+    // connection, so a restarted sidecar knows them before the first turn. A workspace changed
+    // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
+    function registerAgents(rpc) {
+        return rpc.onConnect(() => {
+            const agents = agentWorkspaces(api);
+            if (agents.length === 0)
+                return;
+            rpc
+                .call("agents.register", { agents }, timeoutMs)
+                .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
+                .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
+        });
+    }
     api.registerService({
         id: "zettelclaw-sidecar",
         start: async (ctx) => {
             const rpc = client();
             stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
-            stopHostModel = offerHostModel(rpc);
+            const stopAgents = registerAgents(rpc);
+            const stopOffer = offerHostModel(rpc);
+            stopHostModel = () => {
+                stopAgents();
+                stopOffer();
+            };
             void removeDreamingJob(ctx, log);
             try {
                 await rpc.call("status", undefined, timeoutMs);
@@ -92,6 +112,24 @@ export function registerService(shim, runSweep) {
         });
         return proc;
     }
+}
+/** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
+export function agentWorkspaces(api) {
+    const runtime = api.runtime;
+    const resolve = runtime?.agent?.resolveAgentWorkspaceDir;
+    if (typeof resolve !== "function")
+        return [];
+    const config = (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+    const found = [];
+    for (const agentId of agentIds(config)) {
+        try {
+            found.push({ agentId, workspace: resolve(config, agentId) });
+        }
+        catch {
+            // an agent OpenClaw cannot resolve has no workspace to tell
+        }
+    }
+    return found;
 }
 async function waitUntilReady(rpc, proc, log) {
     const deadline = Date.now() + READY_WAIT_MS;

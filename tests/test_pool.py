@@ -1,0 +1,117 @@
+"""agents/pool.py: memories opened on first use, closed when idle, reopened when the host moves
+a workspace; sharing; and, when serving, each open memory's background work started and
+stopped with it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from tests.direct import open_pool
+from zettelclaw.agent_ids import MAIN
+from zettelclaw.config import load_config
+from zettelclaw.errors import UnknownAgentError
+from zettelclaw.extraction.intake import HookCall
+from zettelclaw.home import Home
+
+LATER = 10_000_000.0  # "now" for close_idle: far past any idle time
+
+
+async def test_memories_open_on_first_use_only(home: Home, workspace: Path) -> None:
+    pool = open_pool(home, workspace)
+    assert pool.open_memories() == []
+    with pytest.raises(UnknownAgentError):
+        async with pool.lease("work"):
+            pass
+    assert not (home.root / "agents").exists(), "a read of an unknown agent creates nothing"
+    async with pool.lease("work", create=True) as app:
+        assert app.memory == "work"
+        assert app.home.root == home.root / "agents" / "work"
+    async with pool.lease("work") as again:
+        assert again is app
+    assert pool.open_memories() == ["work"]
+    assert pool.opened == 1
+    pool.close_all()
+
+
+async def test_idle_memories_close_but_not_main_nor_one_in_use_or_with_work(
+        home: Home, workspace: Path) -> None:
+    pool = open_pool(home, workspace)
+    async with pool.lease(MAIN), pool.lease("work", create=True):
+        pass
+    async with pool.lease("busy", create=True) as busy:
+        busy.extraction.intake.accept(HookCall(
+            trigger="sessionEnd", session_id="s1", session_key="agent:busy:main",
+            agent_id="busy", messages=[{"role": "user", "content": "hello"}]))
+    async with pool.lease("held", create=True):
+        assert await pool.close_idle(now=time.monotonic() + LATER) == 1  # work only
+    assert pool.open_memories() == ["busy", "held", MAIN]
+    assert await pool.close_idle(now=time.monotonic()) == 0, "not idle yet"
+    assert await pool.close_idle(now=time.monotonic() + LATER) == 1  # held, now released
+    assert pool.open_memories() == ["busy", MAIN]
+    async with pool.lease("work") as reopened:  # closed is not forgotten: its files are there
+        assert reopened.memory == "work"
+    pool.close_all()
+
+
+async def test_a_moved_workspace_reopens_the_memory_once_no_call_uses_it(
+        home: Home, workspace: Path, tmp_path: Path) -> None:
+    pool = open_pool(home, workspace)
+    first, second = tmp_path / "ws-a", tmp_path / "ws-b"
+    pool.roster.register({"work": first})
+    async with pool.lease("work") as old:
+        assert old.workspace == first
+        pool.roster.register({"work": second})
+        async with pool.lease("work") as during:
+            assert during is old, "a call in flight is not held up; it goes on with the old one"
+    async with pool.lease("work") as new:
+        assert new is not old
+        assert new.workspace == second
+    assert pool.closed == 1
+    pool.close_all()
+
+
+async def test_a_shared_agent_uses_the_named_memory_and_gets_no_directory(
+        home: Home, workspace: Path) -> None:
+    settings = load_config(home, env={}, overrides=["agents.share=phone:main"])
+    pool = open_pool(home, workspace, settings=settings)
+    async with pool.lease("phone") as phone, pool.lease(MAIN) as main:
+        assert phone is main
+    assert not (home.root / "agents" / "phone").exists()
+    pool.close_all()
+
+
+async def test_serving_starts_and_stops_each_memorys_background_work(
+        home: Home, workspace: Path) -> None:
+    pool = open_pool(home, workspace, serving=True)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        assert pool.open_memories() == [MAIN], "main opens at start"
+        async with pool.lease("work", create=True) as work:
+            assert work.worker is not None
+        slot = pool._slots["work"]
+        assert not slot.stopped.is_set()
+        assert await pool.close_idle(now=time.monotonic() + LATER) == 1
+        assert slot.stopped.is_set(), "its extraction loop and tail mender were cancelled"
+        nursery.cancel_scope.cancel()
+    assert pool.open_memories() == []
+
+
+async def test_a_restart_opens_the_memories_that_have_work_waiting(
+        home: Home, workspace: Path) -> None:
+    first = open_pool(home, workspace)
+    async with first.lease("busy", create=True) as busy:
+        busy.extraction.intake.accept(HookCall(
+            trigger="sessionEnd", session_id="s1", session_key="agent:busy:main",
+            agent_id="busy", messages=[{"role": "user", "content": "hello"}]))
+    async with first.lease("idle", create=True):
+        pass
+    first.close_all()
+    pool = open_pool(home, workspace, serving=True)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        assert pool.open_memories() == ["busy", MAIN]
+        nursery.cancel_scope.cancel()

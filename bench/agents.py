@@ -6,12 +6,12 @@ For each count N, a fresh data directory where each agent's memory holds ``--ent
 (generated, bench/generate.py; main's is the data directory, the others ``agents/<id>/``), and a
 real ``zettelclaw serve`` subprocess (semantic search off) with ``agents.idleSeconds`` short:
 
-- ``open``: the first ``hook.beforePromptBuild`` of each agent, which opens its memory (index
-  built at open: these logs are small) - p50 and max;
-- ``hook``: then ``--calls`` hooks round-robin over the N agents on one connection, every memory
-  open - p50 / p99;
-- ``rss``: the sidecar's RSS with every memory open (VmRSS), its peak (VmHWM), and its RSS once
-  the idle memories were closed (``agents.list`` shows only main open).
+- cold: on a first start, the first ``hook.beforePromptBuild`` of each agent, which opens its
+  memory and builds its index (small logs are indexed as they open) - p50 and max; the peak RSS;
+- warm (the sidecar restarted, every index there): the first hook of each agent (it opens the
+  memory) - p50 and max; then ``--calls`` hooks round-robin over the N agents on one connection,
+  every memory open, after 200 to warm up - p50 / p99; the RSS at start, with every memory
+  open, and once the idle memories were closed (``agents.list`` shows only main open).
 
 Prints a Markdown table and the machine; ``--json`` prints the figures. Not part of the test
 suite: run it by hand on a quiet machine.
@@ -67,6 +67,36 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
+def start(home: Path, socket: Path, main_ws: Path, scratch: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    env["OPENCLAW_STATE_DIR"] = str(scratch / "openclaw")  # no openclaw.json: none is read
+    proc = subprocess.Popen(
+        [ZETTELCLAW, "serve", "--home", str(home), "--socket", str(socket), "--workspace",
+         str(main_ws), "--set", "search.semantic=off", "--set", "cron.schedule=off",
+         "--set", f"agents.idleSeconds={IDLE_SECONDS}"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    assert b"listening" in proc.stdout.readline()
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+
+
+def open_all(client: Client, agents: list[str]) -> list[float]:
+    """The first hook of each agent (it opens the memory); ms each."""
+    took = []
+    for agent in agents:
+        started = time.perf_counter()
+        answer = client.call("hook.beforePromptBuild",
+                             {"agentId": agent, "sessionKey": f"agent:{agent}:main"})
+        took.append((time.perf_counter() - started) * 1000)
+        assert answer["prependContext"], agent  # each memory has its own handoff
+    return took
+
+
 def measure(n: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     home, socket = scratch / f"home-{n}", scratch / f"s{n}.sock"
     home.mkdir(mode=0o700)
@@ -75,49 +105,47 @@ def measure(n: int, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     workspaces = {a: scratch / f"ws-{n}-{a}" for a in agents}
     for ws in workspaces.values():
         ws.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
-    env["OPENCLAW_STATE_DIR"] = str(scratch / "openclaw")  # no openclaw.json: none is read
-    proc = subprocess.Popen(
-        [ZETTELCLAW, "serve", "--home", str(home), "--socket", str(socket), "--workspace",
-         str(workspaces["main"]), "--set", "search.semantic=off", "--set", "cron.schedule=off",
-         "--set", f"agents.idleSeconds={IDLE_SECONDS}"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    register = {"agents": [{"agentId": a, "workspace": str(ws)} for a, ws in workspaces.items()]}
+    # first start: every memory opens cold (its index built as it opens)
+    proc = start(home, socket, workspaces["main"], scratch)
     try:
-        assert proc.stdout is not None
-        assert b"listening" in proc.stdout.readline()
+        with Client(socket, timeout=120) as client:
+            client.call("agents.register", register)
+            cold = open_all(client, agents)
+        cold_peak = rss_mb(proc.pid, "VmHWM")
+    finally:
+        stop(proc)
+    # a restart, as after an upgrade or a reboot: every index is there
+    proc = start(home, socket, workspaces["main"], scratch)
+    try:
         base = rss_mb(proc.pid, "VmRSS")
         with Client(socket, timeout=120) as client:
-            client.call("agents.register", {"agents": [
-                {"agentId": a, "workspace": str(ws)} for a, ws in workspaces.items()]})
-            opens = []
-            for agent in agents:
-                started = time.perf_counter()
-                answer = client.call("hook.beforePromptBuild",
-                                     {"agentId": agent, "sessionKey": f"agent:{agent}:main"})
-                opens.append((time.perf_counter() - started) * 1000)
-                assert answer["prependContext"], agent  # each memory has its own handoff
+            warm = open_all(client, agents)
+            time.sleep(1.0)  # the memories' first background passes
             hooks = []
-            for i in range(args.calls):
+            for i in range(args.calls + 200):
                 agent = agents[i % n]
                 started = time.perf_counter()
                 client.call("hook.beforePromptBuild",
                             {"agentId": agent, "sessionKey": f"agent:{agent}:main"})
-                hooks.append((time.perf_counter() - started) * 1000)
+                if i >= 200:  # the first 200 warm up
+                    hooks.append((time.perf_counter() - started) * 1000)
             all_open = rss_mb(proc.pid, "VmRSS")
             peak = rss_mb(proc.pid, "VmHWM")
             deadline = time.monotonic() + IDLE_SECONDS * 10
-            while True:
+            while n > 1:
                 listed = client.call("agents.list")["agents"]
-                if [a["agentId"] for a in listed if a["open"]] == ["main"] or n == 1:
+                if [a["agentId"] for a in listed if a["open"]] == ["main"]:
                     break
                 assert time.monotonic() < deadline, "idle memories were not closed"
                 time.sleep(0.25)
             after_idle = rss_mb(proc.pid, "VmRSS")
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        stop(proc)
     return {"agents": n, "entriesPerAgent": args.entries,
-            "openMs": {"p50": statistics.median(opens), "max": max(opens)},
+            "coldOpenMs": {"p50": statistics.median(cold), "max": max(cold)},
+            "coldPeakRssMb": round(cold_peak, 1),
+            "warmOpenMs": {"p50": statistics.median(warm), "max": max(warm)},
             "hookMs": {"p50": statistics.median(hooks), "p99": percentile(hooks, 99)},
             "rssMb": {"started": round(base, 1), "allOpen": round(all_open, 1),
                       "peak": round(peak, 1), "afterIdleClose": round(after_idle, 1)}}
@@ -140,14 +168,16 @@ def main() -> int:
         return 0
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; {args.entries} entries per agent")
-    print("| agents | open p50 / max (ms) | hook p50 / p99 (ms) | RSS start | RSS all open | "
-          "peak | RSS after idle close |")
-    print("|---|---|---|---|---|---|---|")
+    print("| agents | cold open p50 / max (ms) | peak RSS, cold | warm open p50 / max (ms) | "
+          "hook p50 / p99 (ms) | RSS at start | RSS, all open | RSS after idle close |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['agents']} | {r['openMs']['p50']:.1f} / {r['openMs']['max']:.1f} | "
+        print(f"| {r['agents']} | {r['coldOpenMs']['p50']:.1f} / {r['coldOpenMs']['max']:.1f} | "
+              f"{r['coldPeakRssMb']} MB | "
+              f"{r['warmOpenMs']['p50']:.1f} / {r['warmOpenMs']['max']:.1f} | "
               f"{r['hookMs']['p50']:.3f} / {r['hookMs']['p99']:.3f} | "
               f"{r['rssMb']['started']} MB | {r['rssMb']['allOpen']} MB | "
-              f"{r['rssMb']['peak']} MB | {r['rssMb']['afterIdleClose']} MB |")
+              f"{r['rssMb']['afterIdleClose']} MB |")
     return 0
 
 

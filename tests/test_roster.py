@@ -13,7 +13,11 @@ from zettelclaw.agents.roster import Roster, check_workspace, memories_on_disk, 
 from zettelclaw.config import load_config
 from zettelclaw.errors import DataDirError, InvalidParamsError
 from zettelclaw.home import Home
-from zettelclaw.openclaw.agents import configured_workspaces, openclaw_workspaces
+from zettelclaw.openclaw.agents import (
+    ConfiguredWorkspaces,
+    configured_workspaces,
+    openclaw_workspaces,
+)
 
 
 def test_main_is_the_data_directory_and_the_others_live_under_agents(home: Home) -> None:
@@ -93,3 +97,18 @@ def test_agents_share_in_config_is_checked(home: Home) -> None:
                       ("../x:main", "not an agent id")]:
         with pytest.raises(DataDirError, match=said):
             load_config(home, env={}, overrides=[f"agents.share={bad}"])
+
+
+def test_an_agent_added_to_openclaw_json_later_is_known_without_a_restart(
+        home: Home, tmp_path: Path) -> None:
+    path = tmp_path / "openclaw.json"
+    env = {"OPENCLAW_CONFIG_PATH": str(path)}
+    path.write_bytes(orjson.dumps({"agents": {"entries": {"main": {}}}}))
+    openclaw = ConfiguredWorkspaces(env)
+    roster = Roster(home, tmp_path, share={}, openclaw=openclaw.first(), reread=openclaw.changed)
+    assert not roster.known("work")
+    path.write_bytes(orjson.dumps({"agents": {"entries": {
+        "main": {}, "work": {"workspace": "/ws/work"}}}}))
+    assert roster.known("work")
+    assert roster.workspace_of("work") == Path("/ws/work")
+    assert openclaw.changed() is None, "read again only when the file changed"

@@ -35,7 +35,7 @@ from zettelclaw.home import DIR_MODE, Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
 from zettelclaw.index.ingest import LogStat
 from zettelclaw.llm.route import Router
-from zettelclaw.openclaw.agents import configured_workspaces
+from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.server.supervise import supervised
 from zettelclaw.server.tail_mender import TailMender
 
@@ -61,10 +61,12 @@ def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: 
     """The pool for a data directory. ``main``'s workspace is ``main_workspace`` when it was
     given (``--workspace``, ``$ZETTELCLAW_WORKSPACE``), else what openclaw.json says, else the
     default; the others' come from openclaw.json and, live, from the host."""
-    configured = configured_workspaces(env)
+    openclaw = ConfiguredWorkspaces(env)
+    configured = openclaw.first()
     if not main_workspace_explicit and MAIN in configured:
         main_workspace = configured[MAIN]
-    roster = Roster(root, main_workspace, share=settings.agents.share, openclaw=configured)
+    roster = Roster(root, main_workspace, share=settings.agents.share, openclaw=configured,
+                    reread=openclaw.changed)
     return Agents(root, roster, settings, build_router(settings), serving=serving,
                   transcript_roots=transcript_roots)
 
@@ -178,7 +180,7 @@ class Agents:
         log = LogStat.of(home.log)
         with app.index.read() as conn:
             indexed = int(str(app.index.meta(conn).get("offset", 0)))
-        if log is not None and 0 < log.size - indexed <= SYNC_AT_OPEN_BYTES:
+        if log is not None and log.size - indexed <= SYNC_AT_OPEN_BYTES:
             try:
                 app.freshness.sync()
             except Exception:

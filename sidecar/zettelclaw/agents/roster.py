@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
@@ -67,11 +67,15 @@ def check_workspace(value: str) -> Path:
 
 class Roster:
     def __init__(self, root: Home, main_workspace: Path, *, share: Mapping[str, str],
-                 openclaw: Mapping[str, Path] | None = None) -> None:
+                 openclaw: Mapping[str, Path] | None = None,
+                 reread: Callable[[], Mapping[str, Path] | None] | None = None) -> None:
         self.root = root
         self.main_workspace = main_workspace
         self.share = dict(share)
         self.openclaw = dict(openclaw or {})
+        # openclaw.json again, when it changed since it was read (None: it did not): so that an
+        # agent added to OpenClaw while a sidecar started by hand runs is known at once
+        self._reread = reread
         self._lock = threading.Lock()
         self.registered: dict[str, Path] = self._load()
 
@@ -96,10 +100,22 @@ class Roster:
 
     def agents(self) -> list[str]:
         """Every known agent id."""
+        self._refresh()
         return sorted({MAIN, *memories_on_disk(self.root), *self.registered, *self.openclaw,
                        *self.share})
 
     def known(self, agent: str) -> bool:
+        if self._known(agent):
+            return True
+        self._refresh()
+        return self._known(agent)
+
+    def _refresh(self) -> None:
+        fresh = self._reread() if self._reread is not None else None
+        if fresh is not None:
+            self.openclaw = dict(fresh)
+
+    def _known(self, agent: str) -> bool:
         return (agent == MAIN or agent in self.registered or agent in self.openclaw
                 or agent in self.share or memory_home(self.root, agent).root.is_dir())
 

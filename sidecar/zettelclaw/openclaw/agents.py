@@ -30,6 +30,31 @@ def configured_workspaces(env: Mapping[str, str]) -> dict[str, Path]:
     return openclaw_workspaces(config.data, env)
 
 
+class ConfiguredWorkspaces:
+    """``configured_workspaces`` read again only when openclaw.json changed (its mtime, size)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = dict(env)
+        self._stamp = self._stat()
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = resolve_config_path(None, self.env).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def first(self) -> dict[str, Path]:
+        return configured_workspaces(self.env)
+
+    def changed(self) -> dict[str, Path] | None:
+        stamp = self._stat()
+        if stamp == self._stamp:
+            return None
+        self._stamp = stamp
+        return configured_workspaces(self.env)
+
+
 def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Path]:
     """Each configured agent's workspace, as OpenClaw 2026.9 resolves it: its own
     ``workspace``, else for the default agent ``agents.defaults.workspace`` (or the state

@@ -390,14 +390,15 @@ class E2E:
                             "cost": {"input": 0, "output": 0, "cacheRead": 0,
                                      "cacheWrite": 0}}]}}},
             "agents": {"defaults": {"model": {"primary": "fake/fake-model"},
-                                    "workspace": str(box.workspace)},
-                       # two agents, each with its own workspace (and so its own memory)
-                       "entries": {"main": {"workspace": str(box.workspace)},
-                                   "family": {"workspace": str(box.family_workspace)}}},
+                                    "workspace": str(box.workspace)}},
             "tools": {"toolSearch": False},  # else plugin tools hide behind tool_search
             "logging": {"file": str(box.logs / "openclaw-file.log")},  # not /tmp/openclaw/
         }
         (box.state / "openclaw.json").write_text(json.dumps(config, indent=2) + "\n")
+        # a second agent with its own workspace (and so its own memory), as a user adds one
+        added = box.openclaw("agents", "add", "family", "--workspace", str(box.family_workspace),
+                             "--non-interactive", name="agents-add")
+        expect(added.returncode == 0, f"openclaw agents add: {tail(added.stderr)}")
 
     def check_init(self) -> None:
         box = self.box

@@ -13,14 +13,27 @@
 
 import { createConnection, type Socket } from "node:net";
 
+// OpenClaw evaluates this module once per registration mode, and the client is shared between
+// those copies (sharedClient): an error made by one copy's class must pass another copy's
+// `instanceof`. So these classes recognize their errors by name, not by identity.
+
 /** The sidecar could not be reached (no socket, refused, closed, or no answer in time). */
 export class SidecarUnavailableError extends Error {
   override name = "SidecarUnavailableError";
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof Error && value.name === "SidecarUnavailableError";
+  }
 }
 
 /** The sidecar answered with a JSON-RPC error object. */
 export class RpcError extends Error {
   override name = "RpcError";
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof Error && value.name === "RpcError" && typeof (value as { code?: unknown }).code === "number";
+  }
+
   readonly code: number;
   readonly data: unknown;
 

@@ -126,3 +126,14 @@ test("onConnect runs on every connection, the first included, and keeps the clie
   assert.equal(connects, 2, "removed: no more listener calls");
   assert.equal(client.connected, false, "and no background reconnection");
 });
+
+test("errors are recognized across copies of the module (OpenClaw loads it once per registration mode)", async () => {
+  const copy = await import(`../src/rpc.ts?copy=${Date.now()}`);
+  assert.notEqual(copy.RpcError, RpcError, "a second copy of the module");
+  const fromCopy = new copy.RpcError(-32002, "no entry", { path: "x" });
+  assert.ok(fromCopy instanceof RpcError);
+  assert.ok(new copy.SidecarUnavailableError("down") instanceof SidecarUnavailableError);
+  assert.ok(!(new copy.SidecarUnavailableError("down") instanceof RpcError));
+  assert.ok(!(new Error("plain") instanceof RpcError));
+  assert.ok(!(fromCopy instanceof SidecarUnavailableError));
+});

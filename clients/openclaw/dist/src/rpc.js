@@ -11,13 +11,22 @@
 // registration mode) and shares no module state between them: `sharedClient` keeps one client
 // per socket path on `globalThis`, so every instance uses the same connection.
 import { createConnection } from "node:net";
+// OpenClaw evaluates this module once per registration mode, and the client is shared between
+// those copies (sharedClient): an error made by one copy's class must pass another copy's
+// `instanceof`. So these classes recognize their errors by name, not by identity.
 /** The sidecar could not be reached (no socket, refused, closed, or no answer in time). */
 export class SidecarUnavailableError extends Error {
     name = "SidecarUnavailableError";
+    static [Symbol.hasInstance](value) {
+        return value instanceof Error && value.name === "SidecarUnavailableError";
+    }
 }
 /** The sidecar answered with a JSON-RPC error object. */
 export class RpcError extends Error {
     name = "RpcError";
+    static [Symbol.hasInstance](value) {
+        return value instanceof Error && value.name === "RpcError" && typeof value.code === "number";
+    }
     code;
     data;
     constructor(code, message, data) {

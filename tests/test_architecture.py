@@ -24,6 +24,9 @@ SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM
 WIRED = {"App", "Index", "Ingester", "WorkspaceIndexer", "Freshness", "Handoff", "Searcher",
          "Syncer", "Router", "HostModels", "Extraction", "Worker", "Briefing", "Vectorizer"}
 CONSTRUCTION_SITE = "app.py"
+# the agents' memories: the pool and its roster, built once, by agents/pool.open_agents
+POOL = {"Agents", "Roster"}
+POOL_SITE = "agents/pool.py"
 
 
 def modules() -> Iterator[tuple[str, ast.Module]]:
@@ -142,6 +145,15 @@ def test_the_app_is_built_in_one_place() -> None:
                 if name in WIRED:
                     found.append(f"{relative}:{node.lineno}: {name}(...)")
     assert not found, "constructed outside app.py:\n" + "\n".join(found)
+
+
+def test_the_agents_pool_is_built_in_one_place() -> None:
+    """Every method reaches a memory through the one pool (agents.lease), so that no handler
+    can hold an App of its own, on another agent's files."""
+    found = [f"{relative}:{node.lineno}" for relative, tree in modules() if relative != POOL_SITE
+             for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id in POOL]
+    assert not found, f"constructed outside {POOL_SITE}: {found}"
 
 
 def test_the_checks_see_what_they_look_for() -> None:

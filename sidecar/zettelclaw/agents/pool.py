@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -108,8 +109,11 @@ class Agents:
         """How many entries a memory holds (a closed one's index is peeked at, not opened)."""
         slot = self._slots.get(memory)
         if slot is not None:
-            with slot.app.index.read() as conn:
-                return entries.total(conn)
+            try:
+                with slot.app.index.read() as conn:
+                    return entries.total(conn)
+            except sqlite3.ProgrammingError:  # closed meanwhile (idle): read the file instead
+                pass
         return entries.peek_total(memory_home(self.root, memory).index)
 
     def app_if_open(self, agent: str) -> App | None:
@@ -232,9 +236,10 @@ class Agents:
                 continue
             if await trio.to_thread.run_sync(slot.app.extraction.spool.jobs):
                 continue  # extraction work left: it runs in this memory's loop
-            if slot.leases == 0 and self._slots.get(slot.memory) is slot:
-                await self._close(slot)
-                closed += 1
+            async with self._opening.setdefault(slot.memory, trio.Lock()):
+                if slot.leases == 0 and self._slots.get(slot.memory) is slot:  # still idle
+                    await self._close(slot)
+                    closed += 1
         return closed
 
     async def _background(self, slot: _Slot, *,

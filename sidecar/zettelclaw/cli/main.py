@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,19 +115,21 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
 
 def _status(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     result = backend.call("status")
+    show(result, as_json, lambda: render.status(result, backend.where))
+    return EXIT_OK
+
+
+def show(result: Any, as_json: bool, text: Callable[[], str]) -> None:
+    """The result as JSON for scripts (--json), else as text for people."""
     if as_json:
         print_json(result)
     else:
-        print(render.status(result, backend.where))
-    return EXIT_OK
+        print(text())
 
 
 def _agents(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     result = backend.call("agents.list")
-    if as_json:
-        print_json(result)
-    else:
-        print(render.agents(result["agents"]))
+    show(result, as_json, lambda: render.agents(result["agents"]))
     return EXIT_OK
 
 
@@ -199,10 +201,7 @@ def _jobs(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     if args.job_id:
         raise InvalidParamsError("an ID goes with `jobs retry ID`")
     result = backend.call("jobs.list")
-    if as_json:
-        print_json(result)
-    else:
-        print(render.jobs(result))
+    show(result, as_json, lambda: render.jobs(result))
     return EXIT_OK
 
 
@@ -225,10 +224,7 @@ def _search_params(args: argparse.Namespace) -> dict[str, Any]:
 def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     if args.action == "list":
         result = backend.call("subjects.list")
-        if as_json:
-            print_json(result)
-        else:
-            print(render.subjects(result["subjects"]))
+        show(result, as_json, lambda: render.subjects(result["subjects"]))
         return EXIT_OK
     if args.action == "add":
         params = {"slug": args.slug, "type": args.type}

@@ -68,3 +68,10 @@ def test_an_unknown_agent_exits_3_and_a_malformed_one_2(agents: Pair) -> None:
     for result in agents.run("status", "--agent", "../work"):
         assert result.rc == 2, result
         assert "not an agent id" in result.err
+
+
+def test_serve_and_init_refuse_agent_they_act_for_every_agent(agents: Pair) -> None:
+    for command in ("serve", "init"):
+        result = agents.files.run(command, "--agent", "work")
+        assert result.rc == 2, result
+        assert "acts for every agent" in result.err

@@ -68,6 +68,10 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     workspace = resolve_workspace(getattr(args, "workspace", None), env)
     socket_arg = getattr(args, "socket", None) or env.get("ZETTELCLAW_SOCKET")
     socket = Path(socket_arg).expanduser().absolute() if socket_arg else home.default_socket
+    if args.command in ("init", "serve") and getattr(args, "agent", None) is not None:
+        print(f"zettelclaw: {args.command} acts for every agent; --agent picks the memory of "
+              "the other commands", file=sys.stderr)
+        return EXIT_USAGE
     if args.command == "init":  # edits OpenClaw's files: no sidecar, no data lock
         from zettelclaw.cli import init as init_command
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 import trio
 
+from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.errors import HostModelFailedError, HostModelUnavailableError, ZettelclawError
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
@@ -103,3 +104,29 @@ async def test_no_route_waits_and_names_the_setting() -> None:
     with pytest.raises(ModelWaiting) as info:
         await router(False, "host").complete("p", purpose="extraction")
     assert (info.value.reason, info.value.route) == (f"{NO_HOST} (route host)", "host")
+
+
+async def test_model_calls_are_bounded_for_the_whole_process() -> None:
+    """Every agent's memory shares the one router: extraction.concurrency bounds them all."""
+    fake = FakeAnthropic().start()
+    fake.default = Reply(text='{"type":"handoff","content":"x"}', hold=True)
+    config = ExtractionConfig(apiKey="k", baseUrl=fake.url, concurrency=2)
+    router = Router(config, HostModels())
+    done: list[str] = []
+
+    async def call(n: int) -> None:
+        done.append((await router.complete(f"prompt {n}", purpose="extraction")).text)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for n in range(5):
+                nursery.start_soon(call, n)
+            with trio.fail_after(20):
+                while router.calls.statistics().tasks_waiting != 3:  # noqa: ASYNC110
+                    await trio.sleep(0.01)
+            assert router.calls.borrowed_tokens == 2
+            await trio.to_thread.run_sync(fake.release)
+    finally:
+        fake.stop()
+    assert len(done) == 5
+    assert len(fake.requests) == 5

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import trio
+
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.llm import anthropic_client
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
@@ -33,6 +35,9 @@ class Router:
     def __init__(self, config: ExtractionConfig, hosts: HostModels) -> None:
         self.config = config
         self.hosts = hosts
+        # One router per process, shared by every agent's memory: so ``extraction.concurrency``
+        # bounds the model calls of the whole sidecar, not of each agent's extraction loop.
+        self.calls = trio.CapacityLimiter(config.concurrency)
 
     def choose(self) -> Choice:
         setting, key = self.config.route, bool(self.config.api_key)
@@ -52,7 +57,12 @@ class Router:
 
     async def complete(self, prompt: str, *, purpose: str,
                        anthropic_model: str | None = None) -> Completion:
-        choice = self.choose()
+        async with self.calls:
+            return await self._complete(prompt, purpose, anthropic_model)
+
+    async def _complete(self, prompt: str, purpose: str, anthropic_model: str | None
+                        ) -> Completion:
+        choice = self.choose()  # once a call may go: the route may have changed meanwhile
         try:
             if choice.route is None:
                 raise ModelWaiting(choice.reason)

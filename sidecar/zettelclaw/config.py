@@ -93,6 +93,14 @@ class SearchConfig(_Section):
     # at a million entries around 2 ms (bench/README.md); the answer says when it applied.
     candidate_window: int = Field(500, ge=50, le=100_000, alias="candidateWindow")
     embedding_threads: int = Field(1, ge=1, le=64, alias="embeddingThreads")
+    # where vectors come from: "local" (the model zettelclaw[embeddings] installs) or "http"
+    # (an OpenAI-compatible /v1/embeddings server: Ollama, llama.cpp, vLLM, OpenAI)
+    embeddings: Literal["local", "http"] = "local"
+    embedding_url: str | None = Field(None, min_length=1, alias="embeddingUrl")
+    embedding_model: str | None = Field(None, min_length=1, alias="embeddingModel")
+    embedding_api_key: str | None = Field(None, alias="embeddingApiKey", repr=False)
+    embedding_timeout_seconds: float = Field(30.0, gt=0, le=600,
+                                             alias="embeddingTimeoutSeconds")
 
 
 class AgentsConfig(_Section):

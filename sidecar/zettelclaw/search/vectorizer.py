@@ -16,11 +16,13 @@ from collections.abc import Callable
 import trio
 import trio.lowlevel
 
+from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import Semantic
 
 logger = logging.getLogger(__name__)
 
 IDLE_POLL_SECONDS = 5.0
+SERVICE_RETRY_SECONDS = 30.0  # an embedding server that failed is asked again after this
 
 
 class Vectorizer:
@@ -28,6 +30,7 @@ class Vectorizer:
         self.semantic = semantic
         self._refresh = refresh  # brings the memory files' chunks up to date (cheap: stats)
         self._wake = trio.Event()
+        self.failing: str | None = None  # why the embedding server failed last, while it does
 
     def notify(self) -> None:
         self._wake.set()
@@ -55,9 +58,20 @@ class Vectorizer:
                 if self._refresh is not None:  # a memory file may have changed: embed it too
                     await trio.to_thread.run_sync(self._refresh)
                 done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+            except EmbeddingError as exc:  # the server is down or answers nonsense: say it
+                if str(exc) != self.failing:  # once, not every few seconds
+                    logger.warning("embedding failed: %s; trying again every %g s", exc,
+                                   SERVICE_RETRY_SECONDS)
+                self.failing = str(exc)
+                with trio.move_on_after(SERVICE_RETRY_SECONDS):
+                    await self._wake.wait()
+                continue
             except Exception:
                 logger.exception("embedding failed; trying again later")
                 done = 0
+            if self.failing is not None:
+                logger.info("embedding works again")
+                self.failing = None
             if done:
                 await trio.lowlevel.checkpoint()  # let requests in between batches
                 continue

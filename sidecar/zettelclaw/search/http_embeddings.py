@@ -1,0 +1,98 @@
+"""Embeddings from a server over HTTP: any OpenAI-compatible ``POST {url}/embeddings``.
+
+Ollama (``http://127.0.0.1:11434/v1``), llama.cpp's server, vLLM, LM Studio and OpenAI itself
+answer it: ``{"model": M, "input": [texts]}`` -> ``{"data": [{"index": i, "embedding": [...]}]}``.
+Chosen with ``search.embeddings = http`` and ``search.embeddingUrl`` / ``search.embeddingModel``
+(``search.embeddingApiKey`` when the server wants a bearer token). The vectors are normalized
+here (servers differ), and stored like the local model's, under ``http:<model>``: another model
+means new vectors, the same model at another address does not.
+
+Plain ``urllib`` in a worker thread (the vectorizer's, or a search's): one request per batch,
+nothing to install. A server that does not answer, or answers something else, is an
+``EmbeddingError`` saying so: the vectorizer tries again later, and a search answers in keyword
+mode with that reason instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from zettelclaw.config import SearchConfig
+
+if TYPE_CHECKING:
+    from zettelclaw.search.semantic import Matrix
+
+MAX_ERROR_BODY = 300
+
+
+class EmbeddingError(Exception):
+    """The embedding service could not give vectors; ``str()`` says why, for a person."""
+
+
+class HttpEmbedder:
+    def __init__(self, config: SearchConfig) -> None:
+        if not config.embedding_url or not config.embedding_model:
+            raise EmbeddingError("search.embeddings is http: set search.embeddingUrl (e.g. "
+                                 "http://127.0.0.1:11434/v1) and search.embeddingModel")
+        self.url = config.embedding_url.rstrip("/") + "/embeddings"
+        self.model = config.embedding_model
+        self.api_key = config.embedding_api_key
+        self.timeout = config.embedding_timeout_seconds
+        self.name = f"http:{self.model}"
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        answer = self._post({"model": self.model, "input": list(texts)})
+        vectors = _vectors(answer, len(texts))
+        matrix = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        if not np.all(norms > 0):
+            raise EmbeddingError(f"{self.url} answered a zero vector")
+        result: Matrix = matrix / norms
+        return result
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.url, data=json.dumps(body).encode(),  # noqa: S310
+                                         headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            text = exc.read()[:MAX_ERROR_BODY].decode(errors="replace")
+            raise EmbeddingError(f"{self.url} answered {exc.code}: {text}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            why = getattr(exc, "reason", exc)
+            raise EmbeddingError(f"{self.url} cannot be reached: {why}") from None
+        except ValueError:
+            raise EmbeddingError(f"{self.url} answered something that is not JSON") from None
+
+
+def _vectors(answer: Any, count: int) -> list[list[float]]:
+    """The embeddings of an OpenAI-shaped answer, in input order, checked."""
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list) or len(data) != count:
+        raise EmbeddingError(f"expected {count} embeddings in data[], got "
+                             f"{len(data) if isinstance(data, list) else 'none'}")
+    ordered: list[list[float] | None] = [None] * count
+    for position, item in enumerate(data):
+        index = item.get("index", position) if isinstance(item, dict) else None
+        vector = item.get("embedding") if isinstance(item, dict) else None
+        if (not isinstance(index, int) or not 0 <= index < count or ordered[index] is not None
+                or not isinstance(vector, list) or not vector
+                or not all(isinstance(x, int | float) for x in vector)):
+            raise EmbeddingError(f"data[{position}] is not an embedding of this request")
+        ordered[index] = vector
+    dims = {len(v) for v in ordered if v is not None}
+    if len(dims) != 1:
+        raise EmbeddingError(f"the embeddings have different lengths: {sorted(dims)}")
+    return [v for v in ordered if v is not None]

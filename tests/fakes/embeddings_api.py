@@ -1,0 +1,94 @@
+"""A fake OpenAI-compatible embeddings server on 127.0.0.1: ``POST /v1/embeddings``.
+
+A text's vector is a bag of its words, each word (after ``concepts``, which maps words of one
+meaning to one concept: ``postgres`` and ``database`` to ``db``) hashed to one of ``DIM``
+dimensions: texts that share meaning are close, unrelated ones far. Deterministic, no model.
+Answers in a shuffled ``data`` order with ``index`` set (as servers may), records each request,
+and can be told to fail (``status``) or to check a bearer token (``api_key``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DIM = 64
+CONCEPTS = {"postgres": "db", "postgresql": "db", "database": "db", "ledger": "books",
+            "accounting": "books", "pick": "choose", "chose": "choose", "picked": "choose",
+            "decided": "choose"}
+
+
+def vector(text: str) -> list[float]:
+    out = [0.0] * DIM
+    for found in re.findall(r"[a-z0-9]+", text.lower()):
+        word = CONCEPTS.get(found, found)
+        out[int(hashlib.sha256(word.encode()).hexdigest(), 16) % DIM] += 1.0
+    if not any(out):
+        out[0] = 1.0
+    return out
+
+
+@dataclass
+class FakeEmbeddings:
+    status: int = 200  # anything else: the server answers that error
+    api_key: str | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> FakeEmbeddings:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                fake.requests.append(body)
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if self.path != "/v1/embeddings":
+                    return self._send(404, {"error": {"message": f"no {self.path}"}})
+                if fake.api_key and self.headers.get("authorization") != f"Bearer {fake.api_key}":
+                    return self._send(401, {"error": {"message": "bad key"}})
+                if fake.status != 200:
+                    return self._send(fake.status, {"error": {"message": "fake failure"}})
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = [{"object": "embedding", "index": i, "embedding": vector(t)}
+                        for i, t in enumerate(texts)]
+                return self._send(200, {"object": "list", "model": body.get("model"),
+                                        "data": data[::-1]})  # out of order, by index
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

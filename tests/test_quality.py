@@ -23,7 +23,7 @@ import pytest
 
 from tests.quality import evaluate
 from tests.quality.generate import BY_SLUG, PLANTED_BY_LABEL, Corpus, generate, planted_id
-from tests.quality.queries import QUERIES, Entry, Lines, Query
+from tests.quality.queries import CORRECTED, QUERIES, Entry, Lines, Query
 from zettelclaw.index import fts
 from zettelclaw.index.database import SCHEMA
 from zettelclaw.log.schema import validate_entry
@@ -176,13 +176,42 @@ def test_every_target_exists_and_is_current(corpus: Corpus) -> None:
 def test_the_query_set_is_balanced() -> None:
     texts = [q.text for q in QUERIES]
     assert len(set(texts)) == len(texts)
-    assert 60 <= len(QUERIES) <= 80
+    pairs = [q for q in QUERIES if q.kind != "corrected"]
+    assert 60 <= len(pairs) <= 80
     for about in evaluate.ABOUTS:
-        kinds = [q.kind for q in QUERIES if q.about == about]
+        kinds = [q.kind for q in pairs if q.about == about]
         assert kinds.count("keyword") == kinds.count("paraphrase") >= 4, about
-    targets = {q.target for q in QUERIES}
-    for target in targets:
-        assert sorted(q.kind for q in QUERIES if q.target == target) == ["keyword", "paraphrase"]
+    for target in {q.target for q in pairs}:
+        assert sorted(q.kind for q in pairs if q.target == target) == ["keyword", "paraphrase"]
+    assert len(CORRECTED) >= 6
+
+
+def test_a_corrected_query_matches_both_versions_and_asks_for_the_current_one(
+        corpus: Corpus) -> None:
+    """So that only the correction (``replaces``) tells the two apart, not the words."""
+    by_id = {e["id"]: e for e in corpus.entries}
+    for query in CORRECTED:
+        assert isinstance(query.target, Entry)
+        current = by_id[planted_id(query.target.label)]
+        old = by_id[current["replaces"]]
+        for version in (current, old):
+            text = " ".join(filter(None, (version["content"], version.get("detail"))))
+            assert query_terms(query.text) & index_terms(text), (query.text, text)
+
+
+def test_the_current_answer_of_a_corrected_entry_is_the_first_entry_and_the_old_one_hidden(
+        corpus: Corpus, keyword_run: evaluate.Run) -> None:
+    """Among the log's results the current version comes first, and the version it replaced is
+    not shown at all. (A note in MEMORY.md may still come before both: ranking across the log
+    and the Markdown memory is measured by the figures, not pinned here.)"""
+    by_id = {e["id"]: e for e in corpus.entries}
+    for outcome in keyword_run.outcomes:
+        if outcome.query.kind != "corrected":
+            continue
+        assert isinstance(outcome.query.target, Entry)
+        current = planted_id(outcome.query.target.label)
+        assert outcome.log_ids[:1] == (current,), outcome
+        assert by_id[current]["replaces"] not in outcome.log_ids, outcome
 
 
 def test_light_stem() -> None:
@@ -217,9 +246,13 @@ def test_keyword_queries_share_words_with_their_target(corpus: Corpus) -> None:
 
 
 @pytest.fixture(scope="module")
-def keyword_mode(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    run = evaluate.run_mode(corpus, tmp_path_factory.mktemp("keyword"), "keyword")
-    return evaluate.summarize(run)
+def keyword_run(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> evaluate.Run:
+    return evaluate.run_mode(corpus, tmp_path_factory.mktemp("keyword"), "keyword")
+
+
+@pytest.fixture(scope="module")
+def keyword_mode(keyword_run: evaluate.Run) -> dict[str, Any]:
+    return evaluate.summarize(keyword_run)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ method's code path, top 10), and finds where its one target ranks:
 
 A log target is found by its entry id (a result's ``path``); a Markdown target by any result of
 that file whose lines overlap the target's lines (a chunk holds about 400 tokens of lines).
-Figures are given per mode and per query kind (keyword, paraphrase), and per kind of target.
+Figures are given per mode and per query kind (keyword, paraphrase, corrected: the current
+answer of a corrected entry), and per kind of target.
 Hybrid mode runs only when ``zettelclaw[embeddings]`` is installed.
 
 The corpus ends today (whole days before now), so the ages that recency ranking sees, and
@@ -42,7 +43,7 @@ from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.semantic import missing_extra
 
 MODES = ("keyword", "hybrid")
-KINDS = ("keyword", "paraphrase")
+KINDS = ("keyword", "paraphrase", "corrected")
 ABOUTS = ("fact", "decision", "task", "question", "note")
 K = 5  # recall@K
 DEPTH = 10  # results asked for; MRR counts ranks up to here
@@ -53,6 +54,7 @@ class Outcome:
     query: Query
     rank: int | None  # 1-based, within the first DEPTH results
     top: tuple[str, ...]  # the results, for reading the misses
+    log_ids: tuple[str, ...] = ()  # the log entries among the results, in order
 
     @property
     def hit(self) -> bool:
@@ -131,7 +133,8 @@ def run_mode(corpus: Corpus, workdir: Path, mode: str,
                                    f"{answer.get('fallback')}")
             results = answer["results"]
             rank = next((i for i, r in enumerate(results, 1) if is_hit(r, query.target)), None)
-            outcomes.append(Outcome(query, rank, tuple(_describe(r) for r in results)))
+            outcomes.append(Outcome(query, rank, tuple(_describe(r) for r in results),
+                                    tuple(r["id"] for r in results if "id" in r)))
         seconds["queries"] = time.monotonic() - asked
     finally:
         memory.close()
@@ -198,10 +201,11 @@ def markdown(result: dict[str, Any]) -> str:
         for label, f in (("all", s["all"]), *s["byKind"].items()):
             lines.append(f"| {mode} | {label} | {f['n']} | {f[f'recall@{K}']:.3f} | "
                          f"{f['mrr']:.3f} |")
-    lines += ["", f"recall@{K} by target (keyword queries / paraphrases):", "",
+    lines += ["", f"recall@{K} by target (keyword queries / paraphrases / corrected):", "",
               "| mode | " + " | ".join(ABOUTS) + " |", "|---|" + "---|" * len(ABOUTS)]
     for mode, s in result["modes"].items():
-        cells = [" / ".join(f"{s['byTarget'][a][k][f'recall@{K}']:.2f}" for k in KINDS)
+        cells = [" / ".join("-" if s["byTarget"][a][k]["n"] == 0 else
+                            f"{s['byTarget'][a][k][f'recall@{K}']:.2f}" for k in KINDS)
                  for a in ABOUTS]
         lines.append(f"| {mode} | " + " | ".join(cells) + " |")
     timing = "; ".join(f"{mode}: " + ", ".join(f"{k} {v:.1f} s" for k, v in s["seconds"].items())

@@ -685,7 +685,27 @@ PLANTED: tuple[Planted, ...] = (
     Planted("resting-hr", "running", "fact", 40,
             "Resting heart rate is down from 64 to 57 bpm since starting the base-building "
             "block in spring."),
+    Planted("wifi-old", "apartment", "fact", 140,
+            "Home Wi-Fi password is sunflower42, written on the router's sticker."),
+    Planted("wifi", "apartment", "fact", 35,
+            "Home Wi-Fi password changed to marigold77 after the router swap; the sticker is "
+            "out of date.", replaces="wifi-old"),
+    Planted("standup-old", "data-pipeline", "fact", 210,
+            "The data pipeline team's standup is at 9:30 on weekdays in the small meeting room."),
+    Planted("standup", "data-pipeline", "fact", 50,
+            "The data pipeline team's standup moved to 10:15 on weekdays, on a video call from "
+            "now on.", replaces="standup-old"),
+    Planted("physio-old", "knee-physio", "fact", 30,
+            "Knee physio appointment with Ines is on June 3 at 11:00."),
+    Planted("physio", "knee-physio", "fact", 22,
+            "Knee physio appointment with Ines moved to June 10 at 16:00.",
+            replaces="physio-old"),
     # decisions
+    Planted("ledger-db-old", "billing-service", "decision", 250,
+            "Billing ledger database: MySQL, since the team knows it best."),
+    Planted("ledger-db", "billing-service", "decision", 95,
+            "Billing ledger database: switched to PostgreSQL for transactional DDL and "
+            "stricter constraints.", replaces="ledger-db-old"),
     Planted("chair-old", "home-office", "decision", 200,
             "Office chair: ordering the Herman Miller Aeron in size B from the outlet shop."),
     Planted("chair", "home-office", "decision", 185,

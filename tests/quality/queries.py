@@ -8,6 +8,9 @@ Every target is asked about twice, the way a person or an agent would ask:
 
 - ``keyword``: the question shares distinctive words with the target (not always all of them,
   and often with words the target does not have);
+- ``corrected``: the question asks about something that was corrected later (an entry whose
+  ``replaces`` names the earlier one) and shares words with both versions: the current one must
+  rank first (the replaced one is hidden). Asked only this way (``CORRECTED``).
 - ``paraphrase``: the question shares no content word with the target: after lower-casing,
   stemming and dropping stopwords, no word of the question is a word of the target (its content,
   detail and subject name, or its lines), and no word of it matches the target in the FTS index.
@@ -21,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["keyword", "paraphrase"]
+Kind = Literal["keyword", "paraphrase", "corrected"]
 About = Literal["fact", "decision", "task", "question", "note"]
 
 
@@ -180,4 +183,16 @@ _PAIRS: tuple[tuple[Query, Query], ...] = (
           "can I ship to production late in the week?"),
 )
 
-QUERIES: tuple[Query, ...] = tuple(q for pair in _PAIRS for q in pair)
+CORRECTED: tuple[Query, ...] = (
+    Query("dental cleaning with Dr. Lindqvist: what date and time?", "corrected",
+          Entry("dentist"), "fact"),
+    Query("what is the home Wi-Fi password?", "corrected", Entry("wifi"), "fact"),
+    Query("what time is the data pipeline standup?", "corrected", Entry("standup"), "fact"),
+    Query("when is the knee physio appointment with Ines?", "corrected", Entry("physio"),
+          "fact"),
+    Query("which database does the billing ledger use?", "corrected", Entry("ledger-db"),
+          "decision"),
+    Query("office chair: which one did we order?", "corrected", Entry("chair"), "decision"),
+)
+
+QUERIES: tuple[Query, ...] = (*(q for pair in _PAIRS for q in pair), *CORRECTED)

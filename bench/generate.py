@@ -33,7 +33,7 @@ import string
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -382,9 +382,15 @@ def _iso(ts: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
-def generate(n: int, out_dir: Path, seed: int = 1) -> dict[str, Any]:  # noqa: PLR0912, PLR0915
+def generate(n: int, out_dir: Path, seed: int = 1,  # noqa: PLR0912, PLR0915
+             common: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """``common``: words put into that share of the entries' content (``{"atlas": 0.35}``), the
+    way a project's name or "deploy" fills a real log: the hard case for keyword search. They
+    come from a random stream of their own, so the rest of the log is the same without them."""
     started = time.perf_counter()
     rng = random.Random(seed)
+    common_rng = random.Random(f"{seed}-common")
+    common_words = sorted((common or {}).items())
     subjects = make_subjects(rng, subject_count(n))
     slugs = list(subjects)
     displays = {slug: display for slug, (display, _) in subjects.items()}
@@ -463,6 +469,9 @@ def generate(n: int, out_dir: Path, seed: int = 1) -> dict[str, Any]:  # noqa: P
                 shown = displays[subject] if subject is not None else None
                 if content is None:
                     content = writer.content(kind, shown)
+                for word, share in common_words:
+                    if common_rng.random() < share:
+                        content = f"{content} ({word})"
                 if kind == "task" and status is None:
                     status = "open" if rng.random() < OPEN_TASK_SHARE else "done"
                 entry: dict[str, str] = {"id": entry_id, "timestamp": _iso(ts), "type": kind,
@@ -534,10 +543,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("n", type=int, help="number of entries")
     parser.add_argument("out_dir", type=Path, help="where log.jsonl and subjects.json go")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--common", default="", metavar="WORD=SHARE,...",
+                        help="words put into that share of the entries, e.g. atlas=0.35,"
+                             "deploy=0.3 (the hard case for keyword search)")
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error("N must be at least 1")
-    stats = generate(args.n, args.out_dir, args.seed)
+    try:
+        common = {w: float(share) for w, _, share in
+                  (part.partition("=") for part in args.common.split(",") if part)}
+    except ValueError:
+        parser.error("--common takes WORD=SHARE pairs, e.g. atlas=0.35,deploy=0.3")
+    if any(not 0 < share <= 1 or not word.isalpha() for word, share in common.items()):
+        parser.error("--common: each word is letters only, each share in (0, 1]")
+    stats = generate(args.n, args.out_dir, args.seed, common)
     print(f"wrote {stats['entries']:,} entries, {stats['bytes']:,} bytes "
           f"({stats['bytes'] / 1e6:.1f} MB) to {args.out_dir / 'log.jsonl'} "
           f"in {stats['seconds']:.1f} s")

@@ -244,3 +244,13 @@ async def test_extraction_writes_each_agents_entries_to_its_own_log(
     assert found["results"] == []
     assert not (home.root / "transcripts" / "work-session.jsonl").exists()
     assert (home.root / "agents" / "work" / "transcripts" / "work-session.jsonl").exists()
+
+
+async def test_a_hooks_workspace_dir_that_is_not_absolute_is_left_out_not_fatal(
+        server: Ready, two: dict[str, Path]) -> None:
+    async with await AsyncClient.connect(server.socket) as client:
+        answer = await client.call("hook.beforePromptBuild", {
+            **prompt("work", WORK_KEY), "workspaceDir": "relative/ws"})
+        listed = await client.call("agents.list")
+    assert LEAK in answer["prependContext"]
+    assert next(a for a in listed["agents"] if a["agentId"] == "work")["workspace"] is None

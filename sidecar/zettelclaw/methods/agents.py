@@ -7,15 +7,19 @@ its own agent, so a workspace moved in OpenClaw's config is followed at that age
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.agents.roster import check_workspace, memory_home
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index.ingest import LogStat
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
+
+logger = logging.getLogger(__name__)
 
 
 def methods(agents: Agents) -> dict[str, Method]:
@@ -34,10 +38,16 @@ def methods(agents: Agents) -> dict[str, Method]:
 
 
 async def register_workspace(agents: Agents, agent: str, workspace_dir: str | None) -> None:
-    """A hook's ``workspaceDir``: record it when it is new (one dict lookup when it is not)."""
+    """A hook's ``workspaceDir``: record it when it is new (one dict lookup when it is not).
+    One that is not an absolute path is left out (logged): the hook itself still answers."""
     if workspace_dir is None:
         return
-    path = check_workspace(workspace_dir)
+    try:
+        path = check_workspace(workspace_dir)
+    except InvalidParamsError:
+        logger.warning("agent %s: workspaceDir %r is not an absolute path; not recorded",
+                       agent, workspace_dir[:200])
+        return
     if agents.roster.registered.get(agent) != path:
         await trio.to_thread.run_sync(agents.roster.register, {agent: path})
 

@@ -60,7 +60,7 @@ def test_foreign_jobs_move_with_their_transcripts_and_only_once(home: Home,
     legacy(home, workspace)
     work = memory_home(home, "work")
     assert jobs_in(home) == {"main-1", "work-1", "work-2", "other-1"}
-    assert move_foreign_jobs(home, lambda agent: memory_home(home, agent)) == 2
+    assert move_foreign_jobs(home, lambda agent: agent) == 2
     assert jobs_in(home) == {"main-1", "other-1"}
     assert jobs_in(work) == {"work-1", "work-2"}
     for session in ("work-1", "work-2"):
@@ -69,14 +69,14 @@ def test_foreign_jobs_move_with_their_transcripts_and_only_once(home: Home,
     assert (home.root / "transcripts" / "main-1.jsonl").exists()
     assert (work.root.stat().st_mode & 0o777) == 0o700
     assert ((home.root / "agents").stat().st_mode & 0o777) == 0o700
-    assert move_foreign_jobs(home, lambda agent: memory_home(home, agent)) == 0
+    assert move_foreign_jobs(home, lambda agent: agent) == 0
     assert home.log.read_bytes().count(b"old000000001") == 1, "the log is not touched"
 
 
 def test_a_shared_agent_keeps_its_jobs_where_its_memory_is(home: Home, workspace: Path) -> None:
     legacy(home, workspace)
     share = {"work": "main"}
-    moved = move_foreign_jobs(home, lambda agent: memory_home(home, share.get(agent, agent)))
+    moved = move_foreign_jobs(home, lambda agent: share.get(agent, agent))
     assert moved == 0
     assert jobs_in(home) == {"main-1", "work-1", "work-2", "other-1"}
 

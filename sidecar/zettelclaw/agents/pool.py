@@ -27,12 +27,17 @@ from pathlib import Path
 import trio
 
 from zettelclaw.agent_ids import MAIN
-from zettelclaw.agents.roster import AGENTS_DIR, Roster, memories_on_disk, memory_home
+from zettelclaw.agents.roster import (
+    Roster,
+    ensure_memory_home,
+    memories_on_disk,
+    memory_home,
+)
 from zettelclaw.agents.upgrade import move_foreign_jobs
 from zettelclaw.app import App, build_app, build_router
 from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
-from zettelclaw.home import DIR_MODE, Home, resolve_openclaw_state_dir
+from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
 from zettelclaw.index.ingest import LogStat
 from zettelclaw.llm.route import Router
@@ -69,13 +74,17 @@ def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: 
     roster = Roster(root, main_workspace, share=settings.agents.share, openclaw=configured,
                     reread=openclaw.changed)
     return Agents(root, roster, settings, build_router(settings), serving=serving,
-                  transcript_roots=transcript_roots)
+                  transcript_roots=transcript_roots,
+                  state_dir=resolve_openclaw_state_dir(env))
 
 
 class Agents:
     def __init__(self, root: Home, roster: Roster, settings: Config, router: Router, *,
-                 serving: bool, transcript_roots: Sequence[Path] = ()) -> None:
+                 serving: bool, transcript_roots: Sequence[Path] = (),
+                 state_dir: Path | None = None) -> None:
         self.root = root
+        # OpenClaw's state directory: where it puts an agent's workspace when none is set
+        self.state_dir = state_dir or resolve_openclaw_state_dir(os.environ)
         self.roster = roster
         self.settings = settings
         self.router = router
@@ -91,9 +100,6 @@ class Agents:
             router.hosts.on_offer = self._route_available
 
     # -- which memory ------------------------------------------------------------------------
-
-    def home_of(self, agent: str) -> Home:
-        return memory_home(self.root, self.roster.memory_of(agent))
 
     def check_known(self, agent: str) -> None:
         if not self.roster.known(agent):
@@ -148,7 +154,7 @@ class Agents:
         found = self.roster.workspace_of(memory)
         if found is not None:
             return found
-        return resolve_openclaw_state_dir(os.environ) / f"workspace-{memory}"
+        return self.state_dir / f"workspace-{memory}"
 
     async def _open(self, memory: str) -> _Slot:
         async with self._opening.setdefault(memory, trio.Lock()):
@@ -171,9 +177,7 @@ class Agents:
             return slot
 
     def _build(self, memory: str) -> App:
-        home = memory_home(self.root, memory)
-        if memory != MAIN:
-            (self.root.root / AGENTS_DIR).mkdir(mode=DIR_MODE, exist_ok=True)
+        home = ensure_memory_home(self.root, memory)
         app = build_app(home, self._workspace(memory), self.settings, serving=self.serving,
                         router=self.router, transcript_roots=self.transcript_roots,
                         memory=memory)
@@ -206,7 +210,8 @@ class Agents:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve: move what the upgrade moves, open ``main`` and every memory with extraction
         work waiting, then close idle memories until cancelled (and all of them then)."""
-        await trio.to_thread.run_sync(move_foreign_jobs, self.root, self.home_of)
+        await trio.to_thread.run_sync(move_foreign_jobs, self.root,
+                                   self.roster.memory_of)
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery

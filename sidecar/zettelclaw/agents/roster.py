@@ -26,7 +26,7 @@ from pathlib import Path
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.files import atomic_write_json, read_json_object
-from zettelclaw.home import Home
+from zettelclaw.home import DIR_MODE, Home
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,16 @@ def memory_home(root: Home, memory: str) -> Home:
     """Where a memory lives: ``main``'s is the data directory itself (the layout a
     single-agent home already has), every other one ``HOME/agents/<id>/``."""
     return root if memory == MAIN else Home(root.root / AGENTS_DIR / memory)
+
+
+def ensure_memory_home(root: Home, memory: str) -> Home:
+    """``memory_home``, made when missing: ``HOME/agents`` 0700 too (``Home.ensure`` makes its
+    own directory 0700, but parents with the default mode), and the memory's empty log."""
+    home = memory_home(root, memory)
+    if memory != MAIN:
+        (root.root / AGENTS_DIR).mkdir(mode=DIR_MODE, exist_ok=True)
+    home.ensure()
+    return home
 
 
 def memories_on_disk(root: Home) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from zettelclaw import failpoints, lock
 from zettelclaw.agent_ids import MAIN, AgentIdError, chosen_agent
+from zettelclaw.agents.roster import ensure_memory_home
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
 from zettelclaw.files import fsync_dir
@@ -31,9 +32,9 @@ from zettelclaw.home import DIR_MODE, Home
 logger = logging.getLogger(__name__)
 
 
-def move_foreign_jobs(main: Home, home_of: Callable[[str], Home]) -> int:
+def move_foreign_jobs(main: Home, memory_of: Callable[[str], str]) -> int:
     """Move the jobs in main's spool that belong to another memory there; returns how many.
-    ``home_of(agent)`` is the home of the memory an agent uses (``main`` when it shares)."""
+    ``memory_of(agent)`` is the memory an agent uses (``main`` when it shares main's)."""
     spool = Spool(main)
     if not spool.dir.is_dir() or not any(spool.dir.glob("*.json")):
         return 0
@@ -47,11 +48,10 @@ def move_foreign_jobs(main: Home, home_of: Callable[[str], Home]) -> int:
                 logger.warning("job %s names no usable agent (%r, %r); it stays in main's "
                                "memory", job.job_id, job.agent_id, job.session_key)
                 continue
-            target = home_of(agent)
-            if agent == MAIN or target.root == main.root:
+            memory = memory_of(agent)
+            if memory == MAIN:
                 continue
-            target.root.parent.mkdir(mode=DIR_MODE, exist_ok=True)  # HOME/agents
-            target.ensure()
+            target = ensure_memory_home(main, memory)
             _move(provenance.path(job.session_id), Provenance(target).path(job.session_id))
             failpoints.reach("upgrade-after-transcript")
             _move(spool.path(job.job_id), Spool(target).path(job.job_id))

@@ -76,7 +76,7 @@ class FilesBackend:
         home.ensure()
         self.agents = open_agents(home, workspace, load_config(home), serving=False,
                                   main_workspace_explicit=explicit_workspace)
-        move_foreign_jobs(home, self.agents.home_of)  # as `serve` does before opening memories
+        move_foreign_jobs(home, self.agents.roster.memory_of)  # as `serve` does, first
         info = {"socket": None, "mode": "files (no sidecar answered)"}
         self.dispatcher = Dispatcher(build_methods(self.agents, lambda: info))
 

@@ -19,9 +19,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.local_server import LocalServer
 
 
 @dataclass
@@ -40,7 +42,7 @@ def message(text: str, model: str) -> dict[str, Any]:
             "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}}
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.default: Reply | None = Reply(text='{"type":"handoff","content":"Nothing new"}')
@@ -52,24 +54,12 @@ class FakeAnthropic:
         self._released = threading.Event()
         self._stopping = threading.Event()
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
+        super().__init__(self._handler())
 
     def stop(self) -> None:
-        self._stopping.set()
+        self._stopping.set()  # a held or delayed reply ends now
         self._released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().stop()
 
     def add(self, *replies: Reply) -> None:
         with self._lock:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.local_server import LocalServer
 
 DIM = 64
 CONCEPTS = {"postgres": "db", "postgresql": "db", "database": "db", "ledger": "books",
@@ -33,30 +33,15 @@ def vector(text: str) -> list[float]:
     return out
 
 
-@dataclass
-class FakeEmbeddings:
-    status: int = 200  # anything else: the server answers that error
-    api_key: str | None = None
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
+class FakeEmbeddings(LocalServer):
+    path = "/v1"
 
-    def __post_init__(self) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> FakeEmbeddings:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def __init__(self) -> None:
+        self.status = 200  # anything else: the server answers that error
+        self.api_key: str | None = None
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # lower-cased names
+        super().__init__(self._handler())
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

@@ -387,23 +387,27 @@ def rg_times(rg: str, keyword: str, log: Path, runs: int, *more: str
 
 
 def dir_sizes(home: Path) -> dict[str, int]:
-    return {suffix or "db": (home / f"index.sqlite{suffix}").stat().st_size
-            for suffix in ("", "-wal", "-shm") if (home / f"index.sqlite{suffix}").exists()}
+    sizes = {suffix or "db": (home / f"index.sqlite{suffix}").stat().st_size
+             for suffix in ("", "-wal", "-shm") if (home / f"index.sqlite{suffix}").exists()}
+    terms = home / "terms"
+    if terms.is_dir():
+        sizes["terms"] = sum(f.stat().st_size for f in terms.rglob("*") if f.is_file())
+    return sizes
 
 
-def fts_count(index: Path, keyword: str) -> tuple[int, int]:
-    """Entries the FTS index matches for ``keyword``: all, and current ones."""
-    conn = sqlite3.connect(index)
-    try:
-        match = f'"{keyword}"'
-        total = conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?",
-                             (match,)).fetchone()[0]
-        current = conn.execute(
-            "SELECT count(*) FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"
-            " WHERE entries_fts MATCH ? AND e.replaced_by IS NULL", (match,)).fetchone()[0]
-    finally:
-        conn.close()
-    return total, current
+TERM_COUNT = ("import sys; from pathlib import Path; from zettelclaw.index.terms import TermIndex;"
+              " t = TermIndex(Path(sys.argv[1])); print(t.count(t.tokens(sys.argv[2:])))")
+
+
+def term_count(home: Path, words: Sequence[str]) -> int | None:
+    """Current entries the term index matches for every one of ``words`` (None for a source
+    tree without a term index: an older --ref)."""
+    env = dict(os.environ)
+    if Sidecar.source is not None:
+        env["PYTHONPATH"] = str(Sidecar.source)
+    done = subprocess.run([_tool("python"), "-c", TERM_COUNT, str(home / "terms"), *words],
+                          capture_output=True, text=True, env=env, check=False)
+    return int(done.stdout) if done.returncode == 0 and done.stdout.strip() else None
 
 
 # The log's JSON keys and enum values are in every line: rg would match them everywhere.
@@ -471,7 +475,7 @@ def _measure(n: int, args: argparse.Namespace, home: Path, workspace: Path,
     r.update(least_disturbed(r, args, "cold", lambda: _cold(home, workspace, socket)))
     r.update(least_disturbed(r, args, "warm", lambda: _warm_start(r, home, workspace, socket)))
     _round_trips(r, args, home, workspace, socket)
-    r["ftsMatches"], r["ftsCurrentMatches"] = fts_count(home / "index.sqlite", args.keyword)
+    r["termMatches"] = term_count(home, [args.keyword])
     r["loadAfter"] = loadavg()
     return r
 
@@ -498,9 +502,10 @@ def least_disturbed(r: dict[str, Any], args: argparse.Namespace, name: str,
 
 
 def _cold(home: Path, workspace: Path, socket: Path) -> tuple[dict[str, Any], float]:
-    """First start, without index.sqlite: until the index is built and a search answers."""
+    """First start, without an index: until the index is built and a search answers."""
     for suffix in ("", "-wal", "-shm"):
         (home / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(home / "terms", ignore_errors=True)
     r: dict[str, Any] = {}
     sidecar = Sidecar(home, socket, workspace)
     load = OtherLoad(lambda: [sidecar.pid] if sidecar.proc else [])
@@ -574,7 +579,7 @@ def _round_trips(r: dict[str, Any], args: argparse.Namespace, home: Path, worksp
             answer = client.call("memory.search", keyword_params)
             r["keywordHits"] = len(answer["results"])
             r["keywordMode"] = answer.get("mode")  # keyword, or hybrid (semantic search on)
-            r["keywordWindow"] = answer.get("window")  # only the newest matches ranked
+            r["keywordWindow"] = answer.get("window")  # only the newest matches ranked (old)
             r["keywordFallback"] = answer.get("fallback")
             r["hook"] = measured("hook", lambda: time_calls(
                 lambda: client.call("hook.beforePromptBuild", HOOK_PARAMS),
@@ -640,8 +645,9 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str]]:
             else "all matches ranked")),
         (f"rg -c {r['keyword']} median (min) (ms)", f"{r['rg']['median']:.2f} "
          f"({r['rg']['min']:.2f})"),
-        ("keyword matches: rg lines / FTS entries (current)",
-         f"{r['rg']['lines']:,} / {r['ftsMatches']:,} ({r['ftsCurrentMatches']:,})"),
+        ("keyword matches: rg lines / term index (current entries)",
+         f"{r['rg']['lines']:,} / " + (f"{r['termMatches']:,}" if r.get("termMatches") is not None
+                                        else "n/a")),
         ("common words (share of entries)", ", ".join(
             f"{w} {share:.0%}" for w, share in r["commonWords"].items())),
         ("memory.search common word p50 / p99 / max (ms)", _lat(r["commonSearch"])),

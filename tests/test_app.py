@@ -330,7 +330,8 @@ def test_after_a_rename_the_index_reads_on_like_a_fresh_one(
         with fresh.read() as conn, memory.index.read() as ours:
             assert [tuple(r) for r in ours.execute(rows)] == [
                 tuple(r) for r in conn.execute(rows)]
-            meta = "SELECT * FROM meta ORDER BY key"
+            # terms_epoch names each index build: the two builds differ there only
+            meta = "SELECT * FROM meta WHERE key != 'terms_epoch' ORDER BY key"
             assert [tuple(r) for r in ours.execute(meta)] == [
                 tuple(r) for r in conn.execute(meta)]
     finally:

@@ -24,6 +24,7 @@ from zettelclaw.index import entries as query
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
+from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.protocol.results import search_result
 from zettelclaw.search import snippets
@@ -37,10 +38,12 @@ def build(home: Home, write_log: Callable[..., Any]) -> Iterator[Build]:
     """Append entries (or raw lines) to the log and return the caught-up index."""
     index = Index(home.index)
     ingester = Ingester(index, home.log)
+    terms = TermIndex(home.terms)
 
     def make(*items: dict[str, Any] | bytes) -> Index:
         write_log(*items)
-        ingester.catch_up()
+        with terms.updating(index):
+            ingester.catch_up()
         return index
 
     yield make
@@ -50,7 +53,7 @@ def build(home: Home, write_log: Callable[..., Any]) -> Iterator[Build]:
 def search(index: Index, text: str | None = None, limit: int = 100,
            **filters: Any) -> list[dict[str, Any]]:
     """Through the engine (filters alone: entries.filter_entries), as memory.search answers."""
-    engine = Engine(index, None, window=1000)
+    engine = Engine(index, TermIndex(index.path.parent / "terms"), None, pool=1000)
     answer = engine.search(Request(text, Filters(**filters), limit), time.time())
     results: list[dict[str, Any]] = search_result(answer).wire()["results"]
     return results

@@ -28,6 +28,7 @@ from zettelclaw.home import Home
 from zettelclaw.index import ingest
 from zettelclaw.index.database import Index
 from zettelclaw.index.ingest import Ingester
+from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.lines import START, read_lines
 from zettelclaw.log.resolve import resolve
 
@@ -47,10 +48,16 @@ def ids(index: Index) -> list[str]:
         return [r[0] for r in conn.execute("SELECT id FROM entries ORDER BY line")]
 
 
-def fts_ok(index: Index) -> None:
-    """FTS5's own check that the full-text index agrees with the entries table."""
-    with index.write() as conn:
-        conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')")
+def terms_ok(index: Index) -> None:
+    """The term index (kept next to the index file across calls, so that each call is an
+    incremental update) has one document per entry, replaced exactly as the table says."""
+    terms = TermIndex(index.path.parent / "terms")
+    with terms.updating(index):
+        pass
+    with index.read() as conn:
+        expected = [(row[0], row[1] is not None) for row in conn.execute(
+            "SELECT line, replaced_by FROM entries ORDER BY line")]
+    assert terms.documents() == expected
 
 
 _fresh_names = itertools.count()
@@ -233,7 +240,7 @@ def test_a_line_continued_after_its_entry_was_read_matches_a_fresh_build(
     assert (entries, invalid) == fresh()
     assert entries == []
     assert [row[0] for row in invalid] == [1]
-    fts_ok(index)
+    terms_ok(index)
 
 
 # -- rewrites ------------------------------------------------------------------------------
@@ -267,7 +274,7 @@ def test_a_new_inode_is_a_rewrite(home: Home, tmp_path: Path, index: Index,
     assert report.entries == 40
     assert content_of(index, middle["id"]).startswith("y entry")
     assert snapshot(index) == fresh()
-    fts_ok(index)
+    terms_ok(index)
 
 
 def test_a_truncation_is_a_rewrite(home: Home, ingester: Ingester, index: Index,
@@ -281,7 +288,7 @@ def test_a_truncation_is_a_rewrite(home: Home, ingester: Ingester, index: Index,
     assert report.rebuilt
     assert ids(index) == [written[0]["id"], written[1]["id"]]
     assert snapshot(index) == fresh()
-    fts_ok(index)
+    terms_ok(index)
 
 
 def test_truncation_then_longer_appends_is_a_rewrite(home: Home, ingester: Ingester,
@@ -322,7 +329,7 @@ def test_an_in_place_edit_of_the_indexed_ends_is_a_rewrite(
     assert report.rebuilt
     assert content_of(index, target["id"]).startswith("z entry")
     assert snapshot(index) == fresh()
-    fts_ok(index)
+    terms_ok(index)
 
 
 def test_a_deleted_log_empties_the_index(home: Home, ingester: Ingester, index: Index,
@@ -430,7 +437,7 @@ def test_an_interrupted_build_resumes_without_gaps_or_duplicates(
     assert progress[-1] == (home.log.stat().st_size,) * 2
     assert [p[0] for p in progress] == sorted(p[0] for p in progress)
     assert snapshot(index) == fresh()
-    fts_ok(index)
+    terms_ok(index)
 
 
 # -- the property: incremental == fresh == resolver ----------------------------------------
@@ -524,7 +531,7 @@ def test_catching_up_chunk_by_chunk_equals_a_fresh_build(
                     f.write(chunk)
                 ingester.catch_up()
             incremental = snapshot(index)
-            fts_ok(index)
+            terms_ok(index)
             with index.read() as conn:
                 rows = conn.execute("SELECT id, replaced_by, supersedes FROM entries"
                                     " ORDER BY line").fetchall()

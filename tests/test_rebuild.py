@@ -31,8 +31,8 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
         midway = threading.Event()  # the rebuild's thread waits here after its first batch
         tracker = Freshness._tracker
 
-        def held_midway(self: Freshness, progress: Any) -> Any:
-            track = tracker(self, progress)
+        def held_midway(self: Freshness, progress: Any, update: Any) -> Any:
+            track = tracker(self, progress, update)
 
             def hold(done: int, total: int) -> None:
                 track(done, total)

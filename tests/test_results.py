@@ -3,7 +3,7 @@
 Covers: camelCase names; a field left unset is left out, one set to None is sent as null; a log
 hit's memory-core fields (path, startLine = endLine = line, citation) and its content cut at
 16,384 characters with contentTruncated; a memory-file hit's citation for one line and for a
-range; the window note; the restricted answer; ``from`` spelled as on the wire.
+range; the restricted answer; ``from`` spelled as on the wire.
 """
 
 from __future__ import annotations
@@ -59,13 +59,11 @@ def test_a_filter_hit_has_no_text_score_and_long_text_is_cut() -> None:
 def test_memory_file_hits_cite_their_lines() -> None:
     hits = [ChunkHit("MEMORY.md", 3, 3, 0.5, "a", 0.25), ChunkHit("memory/t.md", 1, 9, 0.4, "b",
                                                                      0.2, semantic=0.61)]
-    results = wire(search_result(Answer("hybrid", list(hits), window=500)))
+    results = wire(search_result(Answer("hybrid", list(hits))))
     one, many = results["results"]
     assert (one["citation"], one["source"], one["startLine"]) == ("MEMORY.md#L3", "memory", 3)
     assert "vectorScore" not in one
     assert (many["citation"], many["vectorScore"]) == ("memory/t.md#L1-L9", 0.61)
-    assert results["window"]["size"] == 500
-    assert "500 newest matches" in results["window"]["note"]
 
 
 def test_restricted_and_renamed() -> None:

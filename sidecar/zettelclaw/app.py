@@ -29,6 +29,7 @@ from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.syncer import Syncer
+from zettelclaw.index.terms import TermIndex
 from zettelclaw.llm.host import HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.recall.handoff import Handoff
@@ -82,10 +83,11 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     index = Index(home.index)
     ingester = Ingester(index, home.log, subjects.display)
     files = WorkspaceIndexer(index, workspace)
-    freshness = Freshness(home, index, ingester, files, subjects)
+    terms = TermIndex(home.terms)
+    freshness = Freshness(home, index, terms, ingester, files=files, subjects=subjects)
     handoff = Handoff()
     freshness.on_change.append(handoff.refresh)
-    searcher = Searcher(index, files, settings.search)
+    searcher = Searcher(index, terms, files, settings.search)
     vectorizer = Vectorizer(searcher.semantic, refresh=files.sync) if serving else None
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
         searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only

@@ -89,9 +89,8 @@ class CronConfig(_Section):
 class SearchConfig(_Section):
     semantic: Literal["auto", "off"] = "auto"  # auto: on when zettelclaw[embeddings] is there
     semantic_max_entries: int = Field(200_000, ge=0, alias="semanticMaxEntries")
-    # 500: a word with more matches is rare in a personal log, and it keeps a keyword search
-    # at a million entries around 2 ms (bench/README.md); the answer says when it applied.
-    candidate_window: int = Field(500, ge=50, le=100_000, alias="candidateWindow")
+    # how many of the best BM25 matches (among every match) are ranked by type and recency
+    candidate_window: int = Field(300, ge=50, le=100_000, alias="candidateWindow")
     embedding_threads: int = Field(1, ge=1, le=64, alias="embeddingThreads")
     # where vectors come from: "local" (the model zettelclaw[embeddings] installs) or "http"
     # (an OpenAI-compatible /v1/embeddings server: Ollama, llama.cpp, vLLM, OpenAI)

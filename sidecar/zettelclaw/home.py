@@ -69,6 +69,10 @@ class Home:
         return self.root / "index.sqlite"
 
     @property
+    def terms(self) -> Path:
+        return self.root / "terms"
+
+    @property
     def lock(self) -> Path:
         return self.root / "lock"
 

@@ -23,7 +23,7 @@ from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.extraction.transcript import Message, render
 from zettelclaw.home import Home
-from zettelclaw.index import entries
+from zettelclaw.index import entries, keyword
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.route import Router
@@ -80,8 +80,9 @@ class Extraction:
         subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
         with self.index.read() as conn:
-            related = entries.related(conn, " ".join(m.text for m in messages),
-                                    self.config.relevant_entries)
+            related = keyword.related(conn, self.freshness.terms,
+                                      " ".join(m.text for m in messages),
+                                      self.config.relevant_entries)
         entry_lines = [_entry_line(e) for e in related]
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {

@@ -1,12 +1,12 @@
 """The SQLite index file: its schema, opening it, and throwing it away when it cannot be trusted.
 
-``index.sqlite`` holds one row per valid entry (keyed by its line number in log.jsonl) with an
-FTS5 table over its content, detail and subject display name; the invalid lines with their
-reasons; the workspace's Markdown memory files cut into chunks, with their own FTS5 table;
-embedding vectors, keyed by a hash of the text they embed (so a rebuild or a rename reuses them);
-and ``meta``: how far into the log the index has read, and a fingerprint of the log that tells an
-append (read on) from a rewrite (read again from the start). Deleting the file is always safe: it
-is rebuilt.
+``index.sqlite`` holds one row per valid entry (keyed by its line number in log.jsonl; their
+words are searched in the term index, ``index/terms.py``, which follows this table); the invalid
+lines with their reasons; the workspace's Markdown memory files cut into chunks, with their own
+FTS5 table; embedding vectors, keyed by a hash of the text they embed (so a rebuild or a rename
+reuses them); and ``meta``: how far into the log the index has read, and a fingerprint of the
+log that tells an append (read on) from a rewrite (read again from the start). Deleting the file
+is always safe: it is rebuilt.
 
 One connection is shared by the threads of a process, serialized by ``lock``; other processes
 (the CLI working on the files, a sidecar) use their own connections, and SQLite's WAL locking
@@ -22,6 +22,7 @@ import os
 import sqlite3
 import stat
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,7 @@ from zettelclaw.errors import DataDirError
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the entries' words moved to the term index (index/terms.py)
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -60,10 +61,8 @@ CREATE TABLE subject_names (   -- the display name each subject's entries are in
     name TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE invalid_lines (line INTEGER PRIMARY KEY, reason TEXT NOT NULL, excerpt TEXT NOT NULL);
-CREATE VIRTUAL TABLE entries_fts USING fts5 (
-    content, detail, subject_name,
-    content='entries', content_rowid='line',
-    tokenize='porter unicode61 remove_diacritics 2'
+CREATE TABLE terms_dirty (     -- entries changed in place, to index again in the term index
+    line INTEGER NOT NULL
 );
 CREATE TABLE files (
     path TEXT PRIMARY KEY,      -- relative to the workspace
@@ -91,6 +90,12 @@ CREATE TABLE vectors (
     PRIMARY KEY (model, text_hash)
 ) WITHOUT ROWID;
 """
+
+
+def new_epoch() -> str:
+    """A name for this index's entries, new whenever they are indexed from the start: the term
+    index (``index/terms.py``) starts over when it sees another one."""
+    return uuid.uuid4().hex
 
 
 def text_hash(text: str) -> str:
@@ -134,6 +139,7 @@ class Index:
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            conn.execute("INSERT INTO meta VALUES ('terms_epoch', ?)", (new_epoch(),))
 
     def _connect(self) -> sqlite3.Connection:
         # Created 0600 by us: SQLite gives its -wal and -shm files the same mode. Anything else

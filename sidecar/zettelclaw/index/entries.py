@@ -11,13 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.index import fts
-
 ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                  "session")
-# bm25 weights of the FTS columns: a match in content counts twice a match in detail
-BM25 = "bm25(entries_fts, 1.0, 0.5)"
-RELATED_TERMS = 24
 
 
 @dataclass(frozen=True)
@@ -146,26 +141,6 @@ def open_items(conn: sqlite3.Connection, session: str, limit: int) -> list[sqlit
         "SELECT * FROM (SELECT * FROM entries WHERE session = ? AND replaced_by IS NULL"
         " AND ((type = 'task' AND status = 'open') OR type = 'decision')"
         " ORDER BY line DESC LIMIT ?) ORDER BY line", (session, limit)).fetchall()
-
-
-def related(conn: sqlite3.Connection, text: str, limit: int) -> list[dict[str, Any]]:
-    """Current entries that share the most distinctive words with ``text``, best first.
-
-    Used to show the extraction model what memory already holds, so that a correction comes
-    back with ``replaces``. Long words are the most distinctive; BM25 weighs rare ones up.
-    """
-    if limit <= 0:
-        return []
-    match = fts.plan(text)
-    if match is None:
-        return []
-    terms = sorted(match.terms, key=len, reverse=True)[:RELATED_TERMS]
-    expression = " OR ".join(f'"{t}"' for t in terms)
-    rows = conn.execute(
-        "SELECT e.* FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"  # noqa: S608
-        f" WHERE entries_fts MATCH ? AND e.replaced_by IS NULL ORDER BY {BM25} LIMIT ?",
-        (expression, limit)).fetchall()
-    return [entry_dict(row) for row in rows]
 
 
 def subject_entries(conn: sqlite3.Connection, slug: str) -> int:

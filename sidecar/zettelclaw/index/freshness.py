@@ -1,11 +1,13 @@
 """Keeping the index as fresh as the log: the sync core (blocking, thread-safe).
 
 The log is the truth. ``sync`` stats the log and, only if it (or subjects.json) changed, brings
-the index up to date; ``rebuild`` builds it again from scratch. Both run in worker threads of
-the sidecar (``index/syncer.py`` is the trio side) or in the CLI's own process. After a sync that
-changed entries, the ``on_change`` listeners run with a read connection, still in the syncing
-thread: the handoff cache (``recall/handoff.py``) is refreshed there, so the hook that runs
-before every agent turn answers from memory.
+the index up to date: the SQLite index first, batch by batch, each batch handed on to the term
+index (``index/terms.py``) as soon as it is committed, so that tantivy's threads index words
+while SQLite takes the next batch; ``rebuild`` builds it again from scratch. Both run in worker
+threads of the sidecar (``index/syncer.py`` is the trio side) or in the CLI's own process. After
+a sync that changed entries, the ``on_change`` listeners run with a read connection, still in
+the syncing thread: the handoff cache (``recall/handoff.py``) is refreshed there, so the hook
+that runs before every agent turn answers from memory.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.ingest import CatchUpReport, Ingester, LogStat, Progress
+from zettelclaw.index.terms import TermIndex, Update
 from zettelclaw.subjects.registry import SubjectRegistry
 
 logger = logging.getLogger(__name__)
@@ -41,10 +44,11 @@ class RebuildReport:
 
 
 class Freshness:
-    def __init__(self, home: Home, index: Index, ingester: Ingester, files: WorkspaceIndexer,
-                 subjects: SubjectRegistry) -> None:
+    def __init__(self, home: Home, index: Index, terms: TermIndex, ingester: Ingester, *,
+                 files: WorkspaceIndexer, subjects: SubjectRegistry) -> None:
         self.home = home
         self.index = index
+        self.terms = terms
         self.ingester = ingester
         self.files = files
         self.subjects = subjects
@@ -73,15 +77,16 @@ class Freshness:
         """
         with self._sync_lock:
             stat = LogStat.of(self.home.log)  # taken first: a change during the sync is seen next
-            try:
-                report = self.ingester.catch_up(self._tracker(progress))
-            finally:
-                self.progress = None
+            with self.terms.updating(self.index) as update:
+                try:
+                    report = self.ingester.catch_up(self._tracker(progress, update))
+                finally:
+                    self.progress = None
+                if self.subjects.stamp() != self._subjects_stamp:  # display names changed?
+                    self._subjects_stamp = self.subjects.stamp()
+                    self.ingester.refresh_subject_names()
             if report.subjects and locked:
                 self._register(report.subjects, locked=True)
-            if self.subjects.stamp() != self._subjects_stamp:  # display names may have changed
-                self._subjects_stamp = self.subjects.stamp()
-                self.ingester.refresh_subject_names()
             if report.entries or report.rebuilt or self._synced_stat is None:
                 self._changed()
             self._synced_stat = stat
@@ -95,11 +100,12 @@ class Freshness:
         started = time.monotonic()
         with self._sync_lock:
             stat = LogStat.of(self.home.log)
-            try:
-                self.ingester.reset()
-                report = self.ingester.catch_up(self._tracker(progress))
-            finally:
-                self.progress = None
+            with self.terms.updating(self.index) as update:
+                try:
+                    self.ingester.reset()
+                    report = self.ingester.catch_up(self._tracker(progress, update))
+                finally:
+                    self.progress = None
             self.files.reset()
             self.files.sync()
             self._changed()
@@ -112,7 +118,7 @@ class Freshness:
     def adopt_rewrite(self, old: str, new: str, new_offset: Callable[[int], int]) -> None:
         """A subject rename rewrote the log (under the data lock, which the caller holds): the
         index takes the new slug in place instead of indexing the log again."""
-        with self._sync_lock:
+        with self._sync_lock, self.terms.updating(self.index):
             self.ingester.adopt_rewrite(old, new, new_offset)
             self._synced_stat = LogStat.of(self.home.log)
 
@@ -129,8 +135,9 @@ class Freshness:
             for listener in self.on_change:
                 listener(conn)
 
-    def _tracker(self, progress: Progress | None) -> Progress:
+    def _tracker(self, progress: Progress | None, update: Update) -> Progress:
         def track(done: int, total: int) -> None:
+            update.pull()  # the batch SQLite just committed, to tantivy's threads
             if self._stopping.is_set():  # between two committed batches: safe to stop
                 raise SyncStoppedError
             self.progress = (done, total)

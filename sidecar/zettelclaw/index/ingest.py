@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zettelclaw.index.database import Index, text_hash
+from zettelclaw.index.database import Index, new_epoch, text_hash
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
-from zettelclaw.log.schema import parse_timestamp
+from zettelclaw.log.schema import TaskEntry, parse_timestamp
 from zettelclaw.subjects.registry import title_case
 
 logger = logging.getLogger(__name__)
@@ -59,6 +59,9 @@ class CatchUpReport:
 
 
 Display = Callable[[str], str]  # a subject slug -> its display name
+# An entry as the term index takes it: line, type, status, subject, session, ts, content,
+# detail, subject display name, replaced
+Row = tuple[int, str, str | None, str | None, str, float, str, str | None, str | None, bool]
 
 
 class Ingester:
@@ -107,9 +110,19 @@ class Ingester:
 
     def _ingest(self, conn: sqlite3.Connection, fd: int, position: Position, end: int,
                 report: CatchUpReport) -> tuple[Position, bool]:
+        names: dict[str, str] = {}  # display names met in this batch: a subject's name is looked
+        # up (a stat of subjects.json) and recorded once per batch, not once per entry
+
+        def display(slug: str) -> str:
+            if slug in names:
+                return names[slug]
+            name = names[slug] = self.display(slug)
+            conn.execute("INSERT OR IGNORE INTO subject_names VALUES (?, ?)", (slug, name))
+            return name
+
         for count, (line, after) in enumerate(read_lines(fd, position, end), start=1):
             if line.entry is not None:
-                if _insert(conn, line, self.display):
+                if _insert(conn, line, display):
                     report.entries += 1
                     if line.entry.subject is not None:
                         report.subjects.add(line.entry.subject)
@@ -171,13 +184,10 @@ class Ingester:
 
 
 def _set_subject(conn: sqlite3.Connection, old: str, new: str, name: str) -> None:
-    """Give the entries of subject ``old`` the subject ``new`` named ``name``, FTS included."""
-    rows = conn.execute("SELECT line, content, detail, subject_name FROM entries"
-                        " WHERE subject = ?", (old,)).fetchall()
-    conn.executemany("INSERT INTO entries_fts (entries_fts, rowid, content, detail, subject_name)"
-                     " VALUES ('delete', ?, ?, ?, ?)", [tuple(r) for r in rows])
-    conn.executemany("INSERT INTO entries_fts (rowid, content, detail, subject_name)"
-                     " VALUES (?, ?, ?, ?)", [(r[0], r[1], r[2], name) for r in rows])
+    """Give the entries of subject ``old`` the subject ``new`` named ``name`` (the term index
+    takes the change at its next update)."""
+    conn.execute("INSERT INTO terms_dirty (line) SELECT line FROM entries WHERE subject = ?",
+                 (old,))
     conn.execute("UPDATE entries SET subject = ?, subject_name = ? WHERE subject = ?",
                  (new, name, old))
     conn.execute("DELETE FROM subject_names WHERE subject = ?", (old,))
@@ -222,42 +232,40 @@ def _rewritten(meta: dict[str, object], st: os.stat_result, fd: int, position: P
 
 def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM entries")
-    conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
+    conn.execute("DELETE FROM terms_dirty")
     conn.execute("DELETE FROM invalid_lines")
     conn.execute("DELETE FROM subject_names")
     conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+    Index.set_meta(conn, {"terms_epoch": new_epoch()})
 
 
 def _insert(conn: sqlite3.Connection, line: Line, display: Display) -> bool:
     """Index one valid entry; False when its id is already taken (the first one wins)."""
     entry = line.entry
     assert entry is not None
-    exists = conn.execute("SELECT line FROM entries WHERE id = ?", (entry.id,)).fetchone()
-    if exists is not None:
-        return False
-
     def seen(entry_id: str) -> bool:
         row = conn.execute("SELECT 1 FROM entries WHERE id = ?", (entry_id,)).fetchone()
         return row is not None
 
     target = effective_target(entry.id, entry.replaces, seen)
-    status = getattr(entry, "status", None)
+    # only tasks have a status (a pydantic getattr that misses costs microseconds)
+    status = entry.status if isinstance(entry, TaskEntry) else None
     name = display(entry.subject) if entry.subject else None
-    conn.execute(
-        "INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts, content,"
-        " detail, replaces, supersedes, subject_name, text_hash)"
+    ts = parse_timestamp(entry.timestamp).timestamp()
+    inserted = conn.execute(
+        "INSERT OR IGNORE INTO entries (line, id, type, status, subject, session, timestamp, ts,"
+        " content, detail, replaces, supersedes, subject_name, text_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (line.number, entry.id, entry.type, status, entry.subject, entry.session,
-         entry.timestamp, parse_timestamp(entry.timestamp).timestamp(), entry.content,
-         entry.detail, entry.replaces, target, name, entry_text_hash(entry.content,
-                                                                      entry.detail)),
+         entry.timestamp, ts, entry.content, entry.detail, entry.replaces, target, name,
+         entry_text_hash(entry.content, entry.detail)),
     )
-    conn.execute("INSERT INTO entries_fts (rowid, content, detail, subject_name)"
-                 " VALUES (?, ?, ?, ?)", (line.number, entry.content, entry.detail, name))
-    if name is not None:
-        conn.execute("INSERT OR IGNORE INTO subject_names VALUES (?, ?)", (entry.subject, name))
+    if not inserted.rowcount:  # the id is taken (the first one wins)
+        return False
     if target is not None:
         conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?", (entry.id, target))
+        conn.execute("INSERT INTO terms_dirty (line) SELECT line FROM entries WHERE id = ?",
+                     (target,))
     return True
 
 

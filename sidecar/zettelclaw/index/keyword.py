@@ -1,28 +1,33 @@
-"""Keyword candidates: what FTS5 finds for a query in the log and in the memory files, and how
-well each matches.
+"""Keyword candidates: what the term index (log entries) and FTS5 (memory files) find for a
+query, and how well each matches.
 
 A match's quality is the share of the query's words it contains times its BM25 relative to the
 best BM25 of the query in the same source (1 for the best match). Relative, because BM25's raw
-values mean little across queries and corpora (FTS5 even gives a word found in most entries
-almost no weight); by share of words, because an entry with two of three words is closer than
-one with one of three.
+values mean little across queries and corpora; by share of words, because an entry with two of
+three words is closer than one with one of three. The share weighs each word by its IDF in the
+source: for "do I eat coriander?", an entry with only "eat" (in many entries) holds a small part
+of what was asked, and a note with "coriander" most of it (measured with tests/quality: the
+note went from rank 6 to the top 5 when the share was counted in words).
 
-Log candidates come in log order, newest first, at most ``window`` of them: BM25 over every
-match of a word found in a hundred thousand entries would cost more than it is worth, and with
-recency in the score the best results are among its newest matches. Entries with every word
-are taken first; entries with some of them only when there are fewer than ``limit`` of those.
-In keyword mode, when the every-word pass suffices, SQLite scores the window itself and returns
-only the best ``limit`` rows: no Python loop over a thousand candidates.
+Log candidates are the ``pool`` best entries by BM25 among every match (the term index prunes
+with block-max WAND; no window of newest matches): entries with every word first, and entries
+with some of them only when fewer than ``limit`` have every word. ``search.ranking`` then weighs
+them by type and recency; a pool of a few hundred leaves out only entries whose BM25 is far below
+the best, which type and recency (at most a factor of 1.1 / 0.6) could not lift to the top.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from zettelclaw.index import fts, ranking
-from zettelclaw.index.entries import BM25
+from zettelclaw.index import fts
+from zettelclaw.index.entries import Filters, entry_dict, passing_filters
+from zettelclaw.index.terms import TermIndex
+
+RELATED_TERMS = 24
 
 
 @dataclass
@@ -30,51 +35,52 @@ class Candidate:
     keyword: float = 0.0  # match quality in [0, 1]; 0 when only semantic search found it
     semantic: float | None = None  # cosine similarity, in hybrid mode
     meta: tuple[str, str | None, float] | None = None  # a log entry's type, status, ts
-    score: float | None = None  # final, when SQLite already ranked it
 
 
-def _window_sql(where: str) -> str:
-    # Only code-made SQL is interpolated (the filters' clauses); values are bound.
-    return ("SELECT e.line AS line, e.type AS kind, e.status AS status, e.ts AS ts,"  # noqa: S608
-            f" {BM25} AS bm25 FROM entries_fts JOIN entries e ON e.line = entries_fts.rowid"
-            f" WHERE entries_fts MATCH ? AND {where} ORDER BY entries_fts.rowid DESC LIMIT ?")
-
-
-def log_candidates(conn: sqlite3.Connection, plan: fts.MatchPlan, *, where: str,
-                   params: list[Any], window: int, limit: int, now: float | None
-                   ) -> tuple[dict[int, Candidate], bool]:
-    """Candidates by line, and whether a window was full. ``now``: keyword mode (rank in SQL
-    when possible); None: hybrid (every candidate is needed, to fuse with its vector)."""
-    args = [plan.all_terms, *params, window]
-    if now is not None:
-        score = ranking.entry_score_sql("rel", kind="kind", status="status", ts="ts", now="?")
-        rows = conn.execute(
-            "SELECT line, kind, status, ts, bm25, rel, matched,"  # noqa: S608
-            f" {score} AS score FROM ("
-            " SELECT *, bm25 / coalesce(nullif(min(bm25) OVER (), 0), -1) AS rel,"
-            f" count(*) OVER () AS matched FROM ({_window_sql(where)}))"
-            " ORDER BY score DESC LIMIT ?", [now, *args, limit]).fetchall()
-        if rows and rows[0][6] >= limit:  # enough entries with every word: ranked already
-            return ({line: Candidate(keyword=relative, meta=(kind, status, ts), score=score)
-                     for line, kind, status, ts, _, relative, _, score in rows},
-                    rows[0][6] == window)
-        every = [row[:5] for row in rows]
-    else:
-        every = conn.execute(_window_sql(where), args).fetchall()
-    full = len(every) == window
-    some: list[Any] = []
+def log_candidates(conn: sqlite3.Connection, terms: TermIndex, plan: fts.MatchPlan, *,
+                   filters: Filters, pool: int, limit: int) -> dict[int, Candidate]:
+    """Candidates by line, with their type, status and time for the ranking."""
+    tokens = terms.tokens(plan.terms)
+    hits = terms.search(tokens, every=True, filters=filters, limit=pool)
     coverage: dict[int, float] = {}
-    if plan.any_term is not None and len(every) < limit:
-        seen = {row[0] for row in every}
-        some = [row for row in conn.execute(_window_sql(where), [plan.any_term, *params, window])
-                if row[0] not in seen]
-        full = full or len(some) + len(seen) >= window
-        coverage = _coverage(conn, "entries_fts", plan, [row[0] for row in some])
-    rows = [*every, *some]
-    best = max((-row[4] for row in rows), default=1.0) or 1.0
-    return ({line: Candidate(keyword=coverage.get(line, 1.0) * max(-bm25, 0.0) / best,
-                             meta=(kind, status, ts)) for line, kind, status, ts, bm25 in rows},
-            full)
+    if len(hits) < limit and len(tokens) > 1:
+        seen = {hit.line for hit in hits}
+        some = [hit for hit in terms.search(tokens, every=False, filters=filters, limit=pool)
+                if hit.line not in seen]
+        lines = [hit.line for hit in some]
+        total, frequencies = terms.frequencies(tokens)
+        weights = {token: idf(df, total) for token, df in frequencies.items()}
+        matched: dict[int, float] = dict.fromkeys(lines, 0.0)
+        for token in tokens:
+            for line in terms.containing(token, lines):
+                matched[line] += weights[token]
+        coverage = {line: w / sum(weights.values()) for line, w in matched.items()}
+        hits += some
+    best = max((hit.bm25 for hit in hits), default=1.0) or 1.0
+    found = {hit.line: Candidate(keyword=coverage.get(hit.line, 1.0) * hit.bm25 / best)
+             for hit in hits}
+    for line, kind, status, ts in passing_filters(conn, list(found), Filters(
+            include_replaced=True)):
+        found[line].meta = (kind, status, ts)
+    return found
+
+
+def related(conn: sqlite3.Connection, terms: TermIndex, text: str, limit: int
+            ) -> list[dict[str, Any]]:
+    """Current entries that share the most distinctive words with ``text``, best first.
+
+    Used to show the extraction model what memory already holds, so that a correction comes
+    back with ``replaces``. Long words are the most distinctive; BM25 weighs rare ones up.
+    """
+    match = fts.plan(text) if limit > 0 else None
+    if match is None:
+        return []
+    words = sorted(match.terms, key=len, reverse=True)[:RELATED_TERMS]
+    hits = terms.search(terms.tokens(words), every=False, filters=Filters(), limit=limit)
+    rows = {row["line"]: row for row in conn.execute(
+        f"SELECT * FROM entries WHERE line IN ({','.join('?' * len(hits))})",  # noqa: S608
+        [hit.line for hit in hits])} if hits else {}
+    return [entry_dict(rows[hit.line]) for hit in hits if hit.line in rows]
 
 
 def file_candidates(conn: sqlite3.Connection, plan: fts.MatchPlan, limit: int
@@ -89,17 +95,27 @@ def file_candidates(conn: sqlite3.Connection, plan: fts.MatchPlan, limit: int
             for key, bm25 in rows}
 
 
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
 def _coverage(conn: sqlite3.Connection, table: str, plan: fts.MatchPlan, keys: list[int]
               ) -> dict[int, float]:
-    """The share of the query's words each of ``keys`` contains (FTS5 decides what a word
-    matches: stems, diacritics). Only the rows at or after the first key are read."""
+    """The IDF-weighted share of the query's words each of ``keys`` contains (FTS5 decides
+    what a word matches: stems, diacritics)."""
     if len(plan.terms) < 2 or not keys:
         return {}
-    wanted, low = set(keys), min(keys)
-    counts = dict.fromkeys(keys, 0)
+    wanted = set(keys)
+    total = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # noqa: S608
+    matched = dict.fromkeys(keys, 0.0)
+    weights = []
     for term in plan.terms:
-        for (key,) in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?"  # noqa: S608
-                                   " AND rowid >= ?", (f'"{term}"', low)):
+        found = [key for (key,) in conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (f'"{term}"',))]  # noqa: S608
+        weight = idf(len(found), total)
+        weights.append(weight)
+        for key in found:
             if key in wanted:
-                counts[key] += 1
-    return {key: n / len(plan.terms) for key, n in counts.items()}
+                matched[key] += weight
+    return {key: w / sum(weights) for key, w in matched.items()}

@@ -35,11 +35,6 @@ class Reason(Result):
     reason: str
 
 
-class Window(Result):
-    size: int
-    note: str
-
-
 class LogResult(Result):
     id: str
     timestamp: str
@@ -81,7 +76,6 @@ class SearchResult(Result):
     results: list[LogResult | MemoryResult]
     mode: Literal["hybrid", "keyword", "filter", "restricted"]
     fallback: Reason | None = None
-    window: Window | None = None
     restricted: Reason | None = None
 
 
@@ -92,10 +86,6 @@ def search_result(answer: Answer) -> SearchResult:
     extra: dict[str, Any] = {}
     if answer.fallback is not None:
         extra["fallback"] = Reason(reason=answer.fallback)
-    if answer.window is not None:
-        extra["window"] = Window(size=answer.window, note=(
-            f"more than {answer.window} entries match; the {answer.window} newest matches "
-            "were ranked"))
     return SearchResult(results=results, mode=answer.mode, **extra)
 
 

@@ -26,6 +26,7 @@ from zettelclaw.index.entries import (
     rows_by_key,
 )
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
+from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import clip, snippet
@@ -82,14 +83,15 @@ class Answer:
     mode: Mode
     hits: list[EntryHit | ChunkHit] = field(default_factory=list)
     fallback: str | None = None  # why not hybrid
-    window: int | None = None  # the candidate window, when more entries matched than it holds
 
 
 class Engine:
-    def __init__(self, index: Index, semantic: Semantic | None, window: int) -> None:
+    def __init__(self, index: Index, terms: TermIndex, semantic: Semantic | None, pool: int
+                 ) -> None:
         self.index = index
+        self.terms = terms
         self.semantic = semantic
-        self.window = window
+        self.pool = pool  # the best BM25 matches ranked by type and recency (search.keyword)
 
     def search(self, request: Request, now: float) -> Answer:
         if request.query is None:
@@ -106,14 +108,11 @@ class Engine:
         chunks: dict[int, Candidate] = {}
         want_log = request.corpus in ("all", "log")
         want_files = request.corpus in ("all", "files") and not request.structured
-        where, params = request.filters.sql()
         with self.index.read() as conn:
             if plan is not None and want_log:
-                entries, full = log_candidates(conn, plan, where=where, params=params,
-                                               window=self.window, limit=request.limit,
-                                               now=None if reason is None else now)
-                if full:
-                    answer.window = self.window
+                entries = log_candidates(conn, self.terms, plan, filters=request.filters,
+                                         pool=max(self.pool, request.limit),
+                                         limit=request.limit)
             if plan is not None and want_files:
                 chunks = file_candidates(conn, plan, request.limit * 3)
         if not reason:
@@ -168,9 +167,6 @@ class Engine:
             if c.meta is None:  # a vector candidate the filters leave out
                 continue
             kind, status, ts = c.meta
-            if c.score is not None:  # ranked by SQLite already
-                scored.append((c.score, "log", line, c))
-                continue
             match = ranking.fuse(c.keyword, c.semantic)
             scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
         for chunk_id, c in chunks.items():

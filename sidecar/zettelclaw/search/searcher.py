@@ -10,16 +10,18 @@ from zettelclaw.config import SearchConfig
 from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
+from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
 
 
 class Searcher:
-    def __init__(self, index: Index, files: WorkspaceIndexer, config: SearchConfig) -> None:
+    def __init__(self, index: Index, terms: TermIndex, files: WorkspaceIndexer,
+                 config: SearchConfig) -> None:
         self.index = index
         self.files = files
         self.semantic = Semantic(index, config)
-        self.engine = Engine(index, self.semantic, config.candidate_window)
+        self.engine = Engine(index, terms, self.semantic, config.candidate_window)
 
     def search(self, request: Request) -> Answer:
         self.files.sync()
@@ -35,4 +37,4 @@ class Searcher:
             semantic.update(model=self.semantic.embedder.name, coveredThroughLine=upto,
                             lines=total)
         return {"memoryFiles": files, "chunks": chunks, "semantic": semantic,
-                "candidateWindow": self.engine.window}
+                "candidateWindow": self.engine.pool}

@@ -1,0 +1,236 @@
+"""index/terms.py: the log's term index (tantivy) following the SQLite index.
+
+Covers: words as indexed (stems, diacritics, query syntax as text); every match found, however
+old; filters inside the query; an entry replaced later and a renamed subject indexed again; a
+SQLite index built anew (new epoch) starts the term index over, with no duplicates; a crash
+after tantivy's commit but before the change queue was emptied re-applies, never doubles; an
+unreadable directory is rebuilt; writers in two threads wait for each other.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import entry
+from zettelclaw.home import Home
+from zettelclaw.index.database import Index
+from zettelclaw.index.entries import Filters
+from zettelclaw.index.ingest import Ingester
+from zettelclaw.index.terms import TermIndex, Update
+
+Write = Callable[..., list[dict[str, Any]]]
+
+
+@pytest.fixture
+def index(home: Home) -> Iterator[Index]:
+    idx = Index(home.index)
+    yield idx
+    idx.close()
+
+
+@pytest.fixture
+def terms(home: Home) -> TermIndex:
+    return TermIndex(home.terms)
+
+
+def sync(index: Index, terms: TermIndex, home: Home) -> None:
+    with terms.updating(index) as update:
+        Ingester(index, home.log).catch_up(lambda done, total: update.pull())
+
+
+def lines_of(index: Index, ids: list[str]) -> list[int]:
+    with index.read() as conn:
+        return [conn.execute("SELECT line FROM entries WHERE id = ?", (i,)).fetchone()[0]
+                for i in ids]
+
+
+def found(terms: TermIndex, query: str, *, every: bool = True,
+          filters: Filters | None = None, limit: int = 100) -> list[int]:
+    tokens = terms.tokens(query.split())
+    return [hit.line for hit in terms.search(tokens, every=every, filters=filters or Filters(),
+                                             limit=limit)]
+
+
+def agrees(index: Index, terms: TermIndex) -> None:
+    """Every entry has exactly one document, replaced exactly when SQLite says so."""
+    with index.read() as conn:
+        expected = [(row[0], row[1] is not None) for row in conn.execute(
+            "SELECT line, replaced_by FROM entries ORDER BY line")]
+    assert terms.documents() == expected
+
+
+def test_words_are_stemmed_and_folded(terms: TermIndex) -> None:
+    assert terms.tokens(["Deployments", "café", "retries", "deploy"]) == (
+        "deploy", "cafe", "retri")
+
+
+def test_query_syntax_is_text(index: Index, terms: TermIndex, home: Home,
+                              write_log: Write) -> None:
+    write_log(entry(content="use AND carefully in the shell"))
+    sync(index, terms, home)
+    assert len(found(terms, 'AND* "shell')) == 1  # no operator, no wildcard, no phrase
+
+
+def test_every_match_counts_however_old(index: Index, terms: TermIndex, home: Home,
+                                        write_log: Write) -> None:
+    # the best match of a word found in 3,000 entries is the oldest of them: a window of the
+    # newest matches would never see it
+    best, = write_log(entry(content="deploy deploy deploy"))
+    write_log(*[entry(content=f"deploy note number {i} with a few more words in it")
+                for i in range(3000)])
+    sync(index, terms, home)
+    assert found(terms, "deploy", limit=1) == lines_of(index, [best["id"]])
+    assert terms.count(terms.tokens(["deploy"])) == 3001
+
+
+def test_filters_apply_inside_the_query(index: Index, terms: TermIndex, home: Home,
+                                        write_log: Write) -> None:
+    task, fact, other = write_log(
+        entry("task", "renew the passport", subject="travel", session="s1",
+              timestamp="2026-01-10T00:00:00Z"),
+        entry("fact", "the passport expires in March", subject="travel", session="s2",
+              timestamp="2026-02-10T00:00:00Z"),
+        entry("fact", "passport photos are in the drawer", session="s2",
+              timestamp="2026-03-10T00:00:00Z"))
+    write_log(*[entry(content=f"passport filler {i}", timestamp="2025-06-01T00:00:00Z")
+                for i in range(30)])
+    sync(index, terms, home)
+    t, f, o = lines_of(index, [task["id"], fact["id"], other["id"]])
+    assert found(terms, "passport", filters=Filters(type="task")) == [t]
+    assert found(terms, "passport", filters=Filters(status="open")) == [t]
+    assert sorted(found(terms, "passport", filters=Filters(subject="travel"))) == [t, f]
+    assert sorted(found(terms, "passport", filters=Filters(session="s2"))) == [f, o]
+    since = 1_770_000_000.0  # 2026-02-02
+    until = 1_772_500_000.0  # 2026-03-03
+    assert found(terms, "passport", filters=Filters(since=since, until=until)) == [f]
+
+
+def test_a_replaced_entry_is_left_out_unless_asked_for(index: Index, terms: TermIndex,
+                                                       home: Home, write_log: Write) -> None:
+    old, = write_log(entry(content="the ledger runs on mysql"))
+    sync(index, terms, home)
+    (o,) = lines_of(index, [old["id"]])
+    assert found(terms, "ledger") == [o]
+    new, = write_log(entry(content="the ledger runs on postgres", replaces=old["id"]))
+    sync(index, terms, home)  # the old document is indexed again, as replaced
+    (n,) = lines_of(index, [new["id"]])
+    assert found(terms, "ledger") == [n]
+    assert sorted(found(terms, "ledger", filters=Filters(include_replaced=True))) == [o, n]
+    agrees(index, terms)
+
+
+def test_a_correction_in_the_same_build_is_seen(index: Index, terms: TermIndex, home: Home,
+                                                write_log: Write, monkeypatch: Any) -> None:
+    # the replaced entry was handed to the writer in an earlier batch of the same update
+    monkeypatch.setattr("zettelclaw.index.ingest.BATCH", 2)
+    old, _, _ = write_log(entry(content="ledger on mysql"), entry(), entry())
+    write_log(entry(content="ledger on postgres", replaces=old["id"]))
+    sync(index, terms, home)
+    agrees(index, terms)
+    assert len(found(terms, "ledger")) == 1
+
+
+def test_a_new_sqlite_index_starts_the_terms_over(index: Index, terms: TermIndex, home: Home,
+                                                  write_log: Write) -> None:
+    write_log(*[entry(content=f"kayak trip {i}") for i in range(5)])
+    sync(index, terms, home)
+    Ingester(index, home.log).reset()  # a rebuild: a new epoch, the same lines again
+    sync(index, terms, home)
+    agrees(index, terms)
+    assert len(found(terms, "kayak")) == 5
+
+
+def test_a_crash_before_the_queue_is_emptied_reapplies(index: Index, terms: TermIndex,
+                                                       home: Home, write_log: Write,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    old, = write_log(entry(content="ledger on mysql"))
+    sync(index, terms, home)
+    write_log(entry(content="ledger on postgres", replaces=old["id"]))
+
+    def crash(self: Update) -> None:
+        raise RuntimeError("killed after tantivy's commit")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Update, "done", crash)
+        with pytest.raises(RuntimeError):
+            sync(index, terms, home)
+    with index.read() as conn:
+        assert conn.execute("SELECT count(*) FROM terms_dirty").fetchone()[0] == 1
+    sync(index, terms, home)
+    agrees(index, terms)
+    with index.read() as conn:
+        assert conn.execute("SELECT count(*) FROM terms_dirty").fetchone()[0] == 0
+
+
+def test_an_update_that_fails_commits_nothing(index: Index, terms: TermIndex, home: Home,
+                                              write_log: Write) -> None:
+    write_log(entry(content="first note"))
+    sync(index, terms, home)
+    write_log(entry(content="second note"))
+
+    def failing_sync() -> None:
+        with terms.updating(index) as update:
+            Ingester(index, home.log).catch_up()
+            update.pull()
+            raise RuntimeError("the sync failed")
+
+    with pytest.raises(RuntimeError):
+        failing_sync()
+    assert len(found(terms, "note")) == 1
+    sync(index, terms, home)  # the next one adds it
+    assert len(found(terms, "note")) == 2
+
+
+def test_an_unreadable_term_index_is_rebuilt(index: Index, home: Home,
+                                             write_log: Write) -> None:
+    write_log(entry(content="canoe club"))
+    terms = TermIndex(home.terms)
+    sync(index, terms, home)
+    (terms.path / "meta.json").write_text("{not json")
+    again = TermIndex(home.terms)
+    sync(index, again, home)
+    agrees(index, again)
+    assert len(found(again, "canoe")) == 1
+
+
+def test_the_directory_is_private(terms: TermIndex) -> None:
+    assert terms.root.stat().st_mode & 0o777 == 0o700
+    assert terms.path.stat().st_mode & 0o777 == 0o700
+
+
+def test_writers_in_two_threads_take_turns(index: Index, home: Home, write_log: Write) -> None:
+    write_log(*[entry(content=f"shared word {i}") for i in range(200)])
+    Ingester(index, home.log).catch_up()
+    first, second = TermIndex(home.terms), TermIndex(home.terms)
+    errors: list[BaseException] = []
+
+    def update(terms: TermIndex) -> None:
+        try:
+            with terms.updating(index):
+                pass
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=update, args=(t,)) for t in (first, second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    agrees(index, first)
+
+
+def test_the_highest_line_is_where_it_reads_on(index: Index, terms: TermIndex, home: Home,
+                                               write_log: Write, tmp_path: Path) -> None:
+    write_log(*[entry(content=f"river {i}") for i in range(3)])
+    sync(index, terms, home)
+    write_log(entry(content="river again"))
+    sync(index, TermIndex(home.terms), home)  # another process's object: reads the files
+    assert len(found(terms, "river")) == 4  # and this one sees its commit
+    sync(index, terms, home)  # nothing left to add
+    agrees(index, terms)

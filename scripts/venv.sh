@@ -1,7 +1,7 @@
 # Source me. The project's virtual environment (./.venv), installed only when it is missing or
 # the project's packaging changed, with progress shown while pip works.
 #
-#   source scripts/venv.sh && zc_venv_ensure 'test,embeddings'   # extras, comma-separated
+#   source scripts/venv.sh && zc_venv_ensure 'test'   # extras, comma-separated
 #
 # The install is editable, so source edits need no reinstall; what does is pyproject.toml (the
 # dependencies, the console script) or another Python. A stamp in .venv records what the last

@@ -41,6 +41,7 @@ class Clock:
     def __init__(self, now: float, stop_at: float, jump: float = 0.0) -> None:
         self.now, self.stop_at, self.jump = now, stop_at, jump
         self.naps: list[float] = []
+        self.held: trio.Event | None = None  # while set and not yet fired, time stands still
 
     def time(self) -> float:
         return self.now
@@ -48,6 +49,8 @@ class Clock:
     async def sleep(self, seconds: float) -> None:
         if self.now >= self.stop_at:
             await trio.sleep_forever()
+        if self.held is not None:
+            await self.held.wait()
         self.naps.append(seconds)
         self.now += seconds + self.jump  # a jump: the machine slept through it
         self.jump = 0.0
@@ -85,12 +88,15 @@ async def until(condition: Callable[[], bool]) -> None:
 async def test_a_first_start_runs_then_the_schedule_takes_over(
         make: Callable[..., tuple[Scheduler, Clock]], home: Home, workspace: Path) -> None:
     scheduler, clock = make()
+    clock.held = trio.Event()  # the scheduled run waits until the start's run is checked (it
+    # used to race the polling below: a fast fake clock ran both before the first check)
     async with trio.open_nursery() as nursery:
         await nursery.start(scheduler.run)
         await until(lambda: scheduler.runs == 1)
         assert record.load(home)["lastResult"]["trigger"] == "start"
         assert record.load(home)["lastRun"] == "2026-02-21T03:00:00-05:00"
         assert (workspace / "MEMORY.md").read_text().startswith(BEGIN)
+        clock.held.set()
         await until(lambda: scheduler.runs == 2
                     and record.load(home).get("nextRun") == "2026-02-23T03:00:00-05:00")
         nursery.cancel_scope.cancel()

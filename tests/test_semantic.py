@@ -1,7 +1,7 @@
-"""search/semantic.py and search/vectorizer.py with the real all-MiniLM-L6-v2 model (from the
-``zettelclaw[embeddings]`` extra, offline): vectors filled in the background, hybrid search that
-finds what shares no keyword with the query, vectors reused across rebuilds, and an honest
-fallback when semantic search cannot run."""
+"""search/semantic.py and search/vectorizer.py with the real all-MiniLM-L6-v2 model (the base
+install's int8 ONNX file on onnxruntime, offline): vectors filled in the background, hybrid
+search that finds what shares no keyword with the query, vectors reused across rebuilds, and an
+honest fallback when semantic search cannot run."""
 
 from __future__ import annotations
 
@@ -19,11 +19,8 @@ from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
 from zettelclaw.protocol.params import SearchParams
-from zettelclaw.search.semantic import Embedder, missing_extra
+from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
-
-pytestmark = pytest.mark.skipif(missing_extra() is not None,
-                                reason="needs pip install 'zettelclaw[embeddings]'")
 
 ENTRIES = [
     ("decision", "Queue-based retries for webhook delivery instead of synchronous ones"),
@@ -35,14 +32,14 @@ ENTRIES = [
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return Embedder(threads=1)
+def embedder() -> LocalModel:
+    return LocalModel(threads=1)
 
 
 class Counting:
     """The real embedder, counting the texts it embeds."""
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: LocalModel) -> None:
         self.inner, self.name, self.texts = inner, inner.name, 0
 
     def embed(self, texts: Any) -> Any:
@@ -52,7 +49,7 @@ class Counting:
 
 @pytest.fixture
 def memory(home: Home, workspace: Path, write_log: Any,
-           embedder: Embedder) -> Iterator[tuple[Direct, Counting]]:
+           embedder: LocalModel) -> Iterator[tuple[Direct, Counting]]:
     write_log(*[entry(kind, text) for kind, text in ENTRIES])
     (workspace / "MEMORY.md").write_text("# Preferences\n- Aisle seats on long flights\n")
     m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
@@ -127,7 +124,7 @@ def test_a_rebuild_reuses_the_vectors(memory: tuple[Direct, Counting]) -> None:
 
 
 def test_a_new_model_makes_new_vectors(memory: tuple[Direct, Counting],
-                                       embedder: Embedder) -> None:
+                                       embedder: LocalModel) -> None:
     m, _ = memory
     fill(m)
     other = Counting(embedder)
@@ -141,7 +138,7 @@ def test_a_new_model_makes_new_vectors(memory: tuple[Direct, Counting],
 
 
 def test_too_large_a_log_falls_back_to_keywords_and_says_why(
-        home: Home, workspace: Path, write_log: Any, embedder: Embedder) -> None:
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
     write_log(*[entry("fact", f"note {i}") for i in range(5)])
     m = Direct.open(home, workspace, SearchConfig(semantic="auto", semanticMaxEntries=3))
     try:
@@ -187,7 +184,7 @@ def test_a_long_chunk_is_embedded_in_pieces_the_model_reads_whole() -> None:
 
 
 def test_the_end_of_a_long_note_is_found_by_meaning(
-        home: Home, workspace: Path, embedder: Embedder) -> None:
+        home: Home, workspace: Path, embedder: LocalModel) -> None:
     """MiniLM reads 256 word pieces: a 400-token chunk is embedded in pieces, or its end
     would never be found by meaning."""
     filler = [f"- shopping item number {i}: oat milk, rye bread, apples" for i in range(40)]

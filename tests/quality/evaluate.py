@@ -14,7 +14,7 @@ A log target is found by its entry id (a result's ``path``); a Markdown target b
 that file whose lines overlap the target's lines (a chunk holds about 400 tokens of lines).
 Figures are given per mode and per query kind (keyword, paraphrase, corrected: the current
 answer of a corrected entry), and per kind of target.
-Hybrid mode runs only when ``zettelclaw[embeddings]`` is installed.
+Hybrid mode uses the shipped model (search/local_model.py), or ``search.embeddings = http``.
 
 The corpus ends today (whole days before now), so the ages that recency ranking sees, and
 with them the figures, do not drift with the date the evaluation runs.
@@ -212,7 +212,7 @@ def markdown(result: dict[str, Any]) -> str:
                        for mode, s in result["modes"].items())
     lines += ["", f"Time: {result['seconds']:.1f} s in all ({timing})."]
     if result["skipped"]:
-        lines.append(f"Not run: {', '.join(result['skipped'])} (zettelclaw[embeddings] is not "
+        lines.append(f"Not run: {', '.join(result['skipped'])} (semantic search is not "
                      "installed).")
     return "\n".join(lines)
 

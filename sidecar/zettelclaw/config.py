@@ -89,8 +89,9 @@ class CronConfig(_Section):
 class SearchConfig(_Section):
     semantic: Literal["auto", "off"] = "auto"  # auto: on (the model is in the base install)
     semantic_max_entries: int = Field(200_000, ge=0, alias="semanticMaxEntries")
-    # how many of the best BM25 matches (among every match) are ranked by type and recency
-    candidate_window: int = Field(300, ge=50, le=100_000, alias="candidateWindow")
+    # how many of the best BM25 matches (among every match) are ranked by type and recency: an
+    # entry past them has under ~half the best one's BM25, which type and recency cannot make up
+    candidate_window: int = Field(100, ge=20, le=100_000, alias="candidateWindow")
     # cores the local model embeds on: 2 embeds ~360 entries/s here, 1 leaves a core free
     embedding_threads: int = Field(2, ge=1, le=64, alias="embeddingThreads")
     # where vectors come from: "local" (all-MiniLM-L6-v2, shipped, onnxruntime) or "http"

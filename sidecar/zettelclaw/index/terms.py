@@ -48,7 +48,6 @@ FORMAT = 1  # of the documents: another value, another directory (the old one is
 WRITER_HEAP = 200_000_000  # bytes across the writer's threads: fewer, larger segments
 WRITER_THREADS = 2
 FEED_BATCH = 20_000
-SPARE = 64  # results asked for beyond the limit, for the replaced ones among them
 _FIELDS = ("line, type, status, subject, session, ts, content, detail, subject_name,"
            " replaced_by IS NOT NULL")
 
@@ -130,24 +129,10 @@ class TermIndex:
         if not every and len(words) > 1:  # Should beside Must filters: at least one word
             words = [(Occur.Must, Query.boolean_query(words))]
         clauses = [*words, *self._filters(filters)]
-        searcher = self._searcher()
         if not filters.include_replaced:
-            # Replaced entries are few: leaving them out after the top k (by a fast field) is
-            # cheaper than in the query (5.9 -> 4.9 ms for two common words at 1M entries).
-            # When too many of the best were replaced, the query leaves them out after all.
-            found = searcher.search(Query.boolean_query(clauses), limit + SPARE,
-                                    count=False).hits
-            addresses = [address for _, address in found]
-            flags = searcher.fast_field_values("replaced", addresses)
-            kept = [(score, address) for (score, address), flag in zip(found, flags, strict=True)
-                    if not flag]
-            if len(kept) < limit and len(found) == limit + SPARE:
-                replaced = Query.term_query(self.schema, "replaced", True)
-                kept = searcher.search(Query.boolean_query(
-                    [*clauses, (Occur.MustNot, replaced)]), limit, count=False).hits
-            found = kept[:limit]
-        else:
-            found = searcher.search(Query.boolean_query(clauses), limit, count=False).hits
+            clauses.append((Occur.MustNot, Query.term_query(self.schema, "replaced", True)))
+        searcher = self._searcher()
+        found = searcher.search(Query.boolean_query(clauses), limit, count=False).hits
         lines = searcher.fast_field_values("line", [address for _, address in found])
         return [Hit(int(line), float(score))
                 for (score, _), line in zip(found, lines, strict=True) if line is not None]
@@ -194,7 +179,7 @@ class TermIndex:
                       if line is not None)
 
     def _filters(self, filters: Filters) -> list[tuple[Occur, Query]]:
-        """Clauses for the filters; the replaced entries are left out by ``search``."""
+        """Clauses for the filters, but for ``include_replaced``."""
         clauses: list[tuple[Occur, Query]] = []
         for name in ("type", "subject", "status", "session"):
             value = getattr(filters, name)
@@ -224,27 +209,29 @@ class TermIndex:
     @contextmanager
     def updating(self, index: Index) -> Iterator[Update]:
         """Bring the documents up to the SQLite ``index``: ``Update.pull`` as it grows (a cold
-        build feeds tantivy's threads while SQLite takes the next batch), then one commit."""
+        build feeds tantivy's threads while SQLite takes the next batch), then one commit. The
+        writer (threads, memory) is made only when there is something to write."""
         with lock.exclusive(self.lock_path):
             self._index.reload()
-            writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
-            update = Update(self, writer, index, *self._reach())
+            update = Update(self, index, *self._reach())
             try:
                 update.pull()
                 yield update
                 update.pull()
-                if update.changed:
-                    writer.commit()
-                else:
-                    writer.rollback()
-                writer.wait_merging_threads()
+                if update.writer is not None:
+                    update.writer.commit()
+                    update.writer.wait_merging_threads()
             except BaseException:
-                writer.rollback()
-                writer.wait_merging_threads()  # lets tantivy's own lock go
+                if update.writer is not None:
+                    update.writer.rollback()
+                    update.writer.wait_merging_threads()  # lets tantivy's own lock go
                 raise
-            if update.changed:
+            if update.writer is not None:
                 update.done()
                 self._index.reload()
+
+    def writer(self) -> tantivy.IndexWriter:
+        return self._index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
 
     def close(self) -> None:
         """Nothing to release: tantivy's files are closed with the object."""
@@ -254,15 +241,18 @@ class Update:
     """One writer session: what SQLite holds that the documents do not, added; what changed in
     place, indexed again."""
 
-    def __init__(self, terms: TermIndex, writer: tantivy.IndexWriter, index: Index,
-                 epoch: str | None, fed: int) -> None:
+    def __init__(self, terms: TermIndex, index: Index, epoch: str | None, fed: int) -> None:
         self.terms = terms
-        self.writer = writer
+        self.writer: tantivy.IndexWriter | None = None  # made at the first write
         self.index = index
         self.epoch = epoch
         self.fed = fed  # the highest line given to the writer
         self.dirty_upto = 0  # the terms_dirty rows taken so far (by rowid)
-        self.changed = False
+
+    def _writer(self) -> tantivy.IndexWriter:
+        if self.writer is None:
+            self.writer = self.terms.writer()
+        return self.writer
 
     def pull(self) -> None:
         """Give the writer every entry and change the SQLite index has and it has not."""
@@ -275,19 +265,20 @@ class Update:
                                     " ORDER BY line LIMIT ?", (self.fed, FEED_BATCH)).fetchall()
             if not rows:
                 return
+            writer = self._writer()
             for row in rows:
-                self.writer.add_json(_json(row))
+                writer.add_json(_json(row))
             self.fed = rows[-1][0]
-            self.changed = True
             if self.fed % 100_000 < FEED_BATCH:
                 logger.debug("term index: %d lines", self.fed)
 
     def _check_epoch(self, conn: sqlite3.Connection) -> None:
         epoch = str(self.index.meta(conn).get("terms_epoch", ""))
         if epoch != self.epoch:  # a new SQLite index: start over, in the same commit
-            self.writer.delete_all_documents()
-            self.writer.add_json(orjson.dumps({"line": 0, "epoch": epoch}).decode())
-            self.epoch, self.fed, self.changed = epoch, 0, True
+            writer = self._writer()
+            writer.delete_all_documents()
+            writer.add_json(orjson.dumps({"line": 0, "epoch": epoch}).decode())
+            self.epoch, self.fed = epoch, 0
 
     def _redo(self, conn: sqlite3.Connection) -> None:
         """Index again the entries changed in place that the writer already has."""
@@ -301,12 +292,12 @@ class Update:
             part = lines[start:start + 500]
             rows = conn.execute(f"SELECT {_FIELDS} FROM entries WHERE line IN"  # noqa: S608
                                 f" ({','.join('?' * len(part))})", part).fetchall()
+            writer = self._writer()
             for row in rows:
                 # by query: a term of a Python int is not the u64 field's term
-                self.writer.delete_documents_by_query(
+                writer.delete_documents_by_query(
                     Query.term_query(self.terms.schema, "line", row[0]))
-                self.writer.add_json(_json(row))
-            self.changed = True
+                writer.add_json(_json(row))
 
     def done(self) -> None:
         """After the commit: the queue of changes taken is emptied."""

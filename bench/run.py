@@ -263,6 +263,9 @@ class Sidecar:
         """Start it; seconds from process start to the ready line."""
         stderr = open(self.home / "sidecar.stderr", "ab")  # noqa: SIM115
         env = dict(os.environ)
+        # An installed package starts from bytecode pip compiled; a sandbox that forbids
+        # writing it would make every start compile the sources (0.35 -> 0.55 s measured).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         if self.semantic is not None:
             env["ZETTELCLAW_SEARCH_SEMANTIC"] = self.semantic
         if self.source is not None:

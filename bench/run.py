@@ -737,14 +737,16 @@ def _paraphrase_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
 def table(results: list[dict[str, Any]]) -> str:
     header = "| | " + " | ".join(f"{r['entries']:,}" for r in results) + " |"
     sep = "|---|" + "---:|" * len(results)
-    labels = [label for label, _ in rows(results[0])]
-    # the filter's label names a subject, which differs per size: rows match by position
-    values = [[v for _, v in rows(r)] for r in results]
+    # the filter's label names a subject, which differs per size: one label for all of them
+    def key(label: str) -> str:
+        return ("memory.search filter p50 / p99 / max (ms) [decision, mid subject]"
+                if "[decision," in label else label)
+
+    values = [{key(label): v for label, v in rows(r)} for r in results]
+    labels = list(dict.fromkeys(label for v in values for label in v))  # a size may lack some
     lines = [header, sep]
-    for i, label in enumerate(labels):
-        shown = ("memory.search filter p50 / p99 / max (ms) [decision, mid subject]"
-                 if "[decision," in label else label)
-        lines.append(f"| {shown} | " + " | ".join(v[i] for v in values) + " |")
+    for label in labels:
+        lines.append(f"| {label} | " + " | ".join(v.get(label, "") for v in values) + " |")
     return "\n".join(lines)
 
 

@@ -122,8 +122,15 @@ async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketList
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
 
 
+# How long a thread holds the GIL when another wants it (Python's default: 5 ms). Indexing and
+# embedding run in worker threads; at 5 ms, the hook waited up to 5 ms behind them (p99 5.1 ms
+# while the whole log was embedded, bench/README.md); switching every 0.5 ms keeps it near 1 ms.
+GIL_SWITCH_SECONDS = 0.0005
+
+
 def run(config: ServerConfig) -> int:
     """Serve until SIGTERM or SIGINT; print one line when ready. Returns the exit code."""
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
 
     async def main() -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:

@@ -41,7 +41,9 @@ logger = logging.getLogger(__name__)
 # about 200 tokens, and its similarity is its best piece's (nothing past the limit is lost).
 PIECE_CHARS = 800
 INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
-BATCH = 64
+# texts per background step: large enough that the model's batches are of similar lengths
+# (less padding) and a step's SQLite work is amortized; ~1 s of embedding on two cores
+BATCH = 256
 
 
 def pieces(text: str) -> list[str]:

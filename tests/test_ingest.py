@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.index import ingest
-from zettelclaw.index.database import Index
+from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.lines import START, read_lines
@@ -543,3 +543,52 @@ def test_catching_up_chunk_by_chunk_equals_a_fresh_build(
         assert [r["id"] for r in rows if r["replaced_by"] is None] == current
         assert {r["id"]: r["replaced_by"] for r in rows if r["replaced_by"]} == replaced_by
         assert {r["id"]: r["supersedes"] for r in rows if r["supersedes"]} == replaces
+
+
+def _index_names(index: Index) -> set[str]:
+    with index.read() as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+
+
+def test_a_large_build_makes_the_deferred_indexes_at_its_end(
+        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+    monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
+    monkeypatch.setattr(ingest, "BATCH", 3)
+    write_log(*[entry(subject=f"s{i % 3}") for i in range(10)])
+    seen: list[set[str]] = []
+    Ingester(index, home.log).catch_up(lambda done, total: seen.append(_index_names(index)))
+    assert not any(DEFERRABLE_INDEXES.keys() & names for names in seen[:-1]), \
+        "dropped while the batches go in"
+    assert DEFERRABLE_INDEXES.keys() <= _index_names(index), "made at the end"
+    assert snapshot(index) == fresh()
+    with index.read() as conn:  # and used: a subject's newest entries come from its index
+        plan = " ".join(str(r[-1]) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT line FROM entries WHERE subject = 's1' ORDER BY ts DESC"))
+    assert "entries_subject" in plan
+
+
+def test_a_large_build_stopped_midway_has_its_indexes_at_the_next_open(
+        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+    monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
+    monkeypatch.setattr(ingest, "BATCH", 3)
+    write_log(*[entry(session=f"s{i % 2}") for i in range(10)])
+
+    class Stopped(Exception):
+        pass
+
+    def stop(done: int, total: int) -> None:
+        raise Stopped
+
+    with pytest.raises(Stopped):
+        Ingester(index, home.log).catch_up(stop)
+    assert not DEFERRABLE_INDEXES.keys() & _index_names(index)
+    index.close()
+    reopened = Index(home.index)  # a restart after the build stopped
+    try:
+        assert DEFERRABLE_INDEXES.keys() <= _index_names(reopened)
+        Ingester(reopened, home.log).catch_up()  # resumes: no drop, it did not start at 0
+        assert snapshot(reopened) == fresh()
+    finally:
+        reopened.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from tests.direct import open_pool
 from zettelclaw.agent_ids import MAIN
@@ -16,6 +17,7 @@ from zettelclaw.config import load_config
 from zettelclaw.errors import UnknownAgentError
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
+from zettelclaw.index.database import SCHEMA_VERSION
 
 LATER = 10_000_000.0  # "now" for close_idle: far past any idle time
 
@@ -115,3 +117,44 @@ async def test_a_restart_opens_the_memories_that_have_work_waiting(
         await nursery.start(pool.run)
         assert pool.open_memories() == ["busy", MAIN]
         nursery.cancel_scope.cancel()
+
+
+async def test_shutdown_waits_for_a_call_still_using_a_memory(
+        home: Home, workspace: Path) -> None:
+    """A briefing catching up in a thread when the sidecar stops: its index is not closed
+    under it."""
+    pool = open_pool(home, workspace, serving=True)
+    holding, release = trio.Event(), trio.Event()
+    leases_at_close: list[int] = []
+    used: list[object] = []
+
+    async def briefing_like() -> None:
+        async with pool.lease(MAIN) as app:
+            holding.set()
+            with trio.CancelScope(shield=True):  # a thread's work: cancelling does not stop it
+                await release.wait()
+                used.append(await trio.to_thread.run_sync(
+                    lambda: app.index.meta(app.index.conn)["schema_version"]))
+
+    async def release_once_shutdown_waits() -> None:
+        await slot.stopped.wait()  # the pool's close got past the memory's background work
+        await trio.testing.wait_all_tasks_blocked()  # and waits for the lease (or closes)
+        release.set()
+
+    async with trio.open_nursery() as outer:
+        outer.start_soon(briefing_like)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(pool.run)
+            await holding.wait()
+            slot = pool._slots[MAIN]
+            close = slot.app.close
+
+            def recorded_close() -> None:
+                leases_at_close.append(slot.leases)
+                close()
+
+            slot.app.close = recorded_close  # type: ignore[method-assign]
+            nursery.cancel_scope.cancel()  # shutdown: the pool closes its memories
+            outer.start_soon(release_once_shutdown_waits)
+    assert leases_at_close == [0], "closed only once nobody used it"
+    assert used == [SCHEMA_VERSION], "the call finished on an open index"

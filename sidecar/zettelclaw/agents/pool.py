@@ -48,6 +48,7 @@ from zettelclaw.server.tail_mender import TailMender
 logger = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 30.0  # how often idle memories are looked for (at most)
+LEASE_WAIT_SECONDS = 30.0  # at shutdown, for the calls still using a memory
 SYNC_AT_OPEN_BYTES = 1 << 20  # a cold index of a log this small is built as the memory opens
 
 
@@ -59,6 +60,7 @@ class _Slot:
     last_used: float = field(default_factory=time.monotonic)
     scope: trio.CancelScope | None = None  # the background work, when serving
     stopped: trio.Event = field(default_factory=trio.Event)
+    unleased: trio.Event = field(default_factory=trio.Event)  # set when leases drop to 0
 
 
 def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: bool,
@@ -144,6 +146,9 @@ class Agents:
         finally:
             slot.leases -= 1
             slot.last_used = time.monotonic()
+            if slot.leases == 0:
+                slot.unleased.set()
+                slot.unleased = trio.Event()
 
     def _moved(self, slot: _Slot) -> bool:
         return self._workspace(slot.memory) != slot.app.workspace
@@ -199,8 +204,14 @@ class Agents:
     async def _close(self, slot: _Slot) -> None:
         self._slots.pop(slot.memory, None)
         if slot.scope is not None:
-            slot.scope.cancel()
+            slot.scope.cancel()  # its syncing too: a long build stops after its batch
         await slot.stopped.wait()
+        # At shutdown a call may still hold the memory (a briefing whose catch-up runs in a
+        # thread): closing the index under it would fail that thread. Its task is cancelled,
+        # so it lets go soon; if not, the memory closes anyway.
+        with trio.move_on_after(LEASE_WAIT_SECONDS):
+            while slot.leases:
+                await slot.unleased.wait()
         await trio.to_thread.run_sync(slot.app.close)
         self.closed += 1
         logger.info("agent %s: memory closed", slot.memory)

@@ -21,6 +21,7 @@ from zettelclaw import schedule
 from zettelclaw.briefing import record
 from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
+from zettelclaw.index.freshness import SyncStoppedError
 from zettelclaw.log.schema import parse_timestamp
 
 logger = logging.getLogger(__name__)
@@ -87,6 +88,8 @@ class Scheduler:
             result = await self.briefing.generate(trigger=trigger, wait=math.inf)
         except ZettelclawError as exc:
             logger.warning("briefing (%s) failed: %s", trigger, exc.message)
+        except SyncStoppedError:  # the sidecar is stopping: the next start catches up
+            logger.info("briefing (%s) stopped for shutdown", trigger)
         except Exception:
             logger.exception("briefing (%s) failed", trigger)
         else:

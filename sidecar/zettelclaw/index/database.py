@@ -55,8 +55,6 @@ CREATE TABLE entries (
 -- each with ts: a filter's newest entries are read in order, not sorted (subject: 0.3 -> 0.03 ms
 -- for a subject with 800 entries at 1M)
 CREATE INDEX entries_type ON entries (type, ts);
-CREATE INDEX entries_subject ON entries (subject, ts) WHERE subject IS NOT NULL;
-CREATE INDEX entries_session ON entries (session, ts);
 CREATE INDEX entries_ts ON entries (ts);
 CREATE TABLE subject_names (   -- the display name each subject's entries are indexed under
     subject TEXT PRIMARY KEY,
@@ -94,6 +92,17 @@ CREATE TABLE vectors (
 """
 
 
+# Indexes a large build drops and makes again at its end (``index/ingest.py``): subjects and
+# sessions come in no order, so each insert lands on a random page of these two (a third of the
+# insert's cost at 1M entries); one sort at the end is cheaper. If a build stops before its end,
+# the next open makes them.
+DEFERRABLE_INDEXES = {
+    "entries_subject": "CREATE INDEX IF NOT EXISTS entries_subject ON entries (subject, ts)"
+                       " WHERE subject IS NOT NULL",
+    "entries_session": "CREATE INDEX IF NOT EXISTS entries_session ON entries (session, ts)",
+}
+
+
 def new_epoch() -> str:
     """A name for this index's entries, new whenever they are indexed from the start: the term
     index (``index/terms.py``) starts over when it sees another one."""
@@ -105,17 +114,36 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+class IndexMissingError(Exception):
+    """``Index(path, create=False)`` found no index of this schema at ``path``."""
+
+
 class Index:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """Open the index at ``path``; with ``create`` (the default) make it, or make it
+        again when it is of another schema or unreadable. Without, only open one that is there
+        (a helper process beside the one that owns it: ``index/terms_follower.py``)."""
         self.path = path
         self.lock = threading.RLock()
-        self.conn = self._open()
+        self.conn = self._open() if create else self._open_existing()
+
+    def _open_existing(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            raise IndexMissingError(f"no index at {self.path}")
+        conn = self._connect()
+        if self._version(conn) != SCHEMA_VERSION:
+            conn.close()
+            raise IndexMissingError(f"{self.path} holds no index of schema {SCHEMA_VERSION}")
+        return conn
 
     def _open(self) -> sqlite3.Connection:
         try:
             conn = self._connect()
             version = self._version(conn)
             if version == SCHEMA_VERSION:
+                if missing_indexes(conn):  # a large build stopped before its end
+                    with transaction(conn):
+                        make_indexes(conn)
                 return conn
             if version is None:
                 # A new file, or one another process is creating right now: never delete it,
@@ -140,6 +168,7 @@ class Index:
             for statement in SCHEMA.split(";\n"):
                 if statement.strip():
                     conn.execute(statement)
+            make_indexes(conn)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             conn.execute("INSERT INTO meta VALUES ('terms_epoch', ?)", (new_epoch(),))
 
@@ -219,3 +248,20 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def missing_indexes(conn: sqlite3.Connection) -> bool:
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    return not names.issuperset(DEFERRABLE_INDEXES)
+
+
+def make_indexes(conn: sqlite3.Connection) -> None:
+    """The deferrable indexes, where they are missing (in the caller's transaction)."""
+    for statement in DEFERRABLE_INDEXES.values():
+        conn.execute(statement)
+
+
+def drop_indexes(conn: sqlite3.Connection) -> None:
+    """Before a large build from the start: ``make_indexes`` at its end."""
+    for name in DEFERRABLE_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from zettelclaw import lock
 from zettelclaw.home import Home
+from zettelclaw.index import terms_follower
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.ingest import CatchUpReport, Ingester, LogStat, Progress
@@ -30,6 +31,7 @@ from zettelclaw.subjects.registry import SubjectRegistry
 logger = logging.getLogger(__name__)
 
 Listener = Callable[[sqlite3.Connection], None]
+LOGGED_CATCH_UP = 10_000  # entries: a catch-up this large is logged with its time
 
 
 class SyncStoppedError(Exception):
@@ -76,20 +78,17 @@ class Freshness:
         unless the caller already holds the data lock.
         """
         with self._sync_lock:
+            started = time.monotonic()
             stat = LogStat.of(self.home.log)  # taken first: a change during the sync is seen next
-            with self.terms.updating(self.index) as update:
-                try:
-                    report = self.ingester.catch_up(self._tracker(progress, update))
-                finally:
-                    self.progress = None
-                if self.subjects.stamp() != self._subjects_stamp:  # display names changed?
-                    self._subjects_stamp = self.subjects.stamp()
-                    self.ingester.refresh_subject_names()
+            report = self._catch_up(stat, progress, reset=False)
             if report.subjects and locked:
                 self._register(report.subjects, locked=True)
             if report.entries or report.rebuilt or self._synced_stat is None:
                 self._changed()
             self._synced_stat = stat
+            if report.entries >= LOGGED_CATCH_UP:  # a build, not an append: say what it took
+                logger.info("indexed %d entries in %.1f s", report.entries,
+                            time.monotonic() - started)
         if report.subjects and not locked:
             self._register(report.subjects, locked=False)
         return report
@@ -100,12 +99,7 @@ class Freshness:
         started = time.monotonic()
         with self._sync_lock:
             stat = LogStat.of(self.home.log)
-            with self.terms.updating(self.index) as update:
-                try:
-                    self.ingester.reset()
-                    report = self.ingester.catch_up(self._tracker(progress, update))
-                finally:
-                    self.progress = None
+            report = self._catch_up(stat, progress, reset=True)
             self.files.reset()
             self.files.sync()
             self._changed()
@@ -114,6 +108,45 @@ class Freshness:
             self._register(report.subjects, locked=False)
         return RebuildReport(report.entries, report.invalid,
                              round(time.monotonic() - started, 3))
+
+    def _catch_up(self, stat: LogStat | None, progress: Progress | None, *,
+                  reset: bool) -> CatchUpReport:
+        """The log's new lines into SQLite, and their words into the term index: beside it,
+        batch by batch, in this process; or, when there is a lot to read (a cold build), in a
+        follower process on the other core (``index/terms_follower.py``), and then here
+        whatever it did not get to."""
+        if reset:
+            self.ingester.reset()
+        if not self._large(stat):
+            with self.terms.updating(self.index) as update:
+                report = self._ingest(progress, update)
+                self._refresh_names(reset)
+            return report
+        with terms_follower.Follower(self.index.path, self.terms.root) as follower:
+            report = self._ingest(progress, None)
+            follower.finish()
+        with self.terms.updating(self.index):
+            self._refresh_names(reset)
+        return report
+
+    def _ingest(self, progress: Progress | None, update: Update | None) -> CatchUpReport:
+        try:
+            return self.ingester.catch_up(self._tracker(progress, update))
+        finally:
+            self.progress = None
+
+    def _large(self, stat: LogStat | None) -> bool:
+        if stat is None:
+            return False
+        with self.index.read() as conn:
+            indexed = int(str(self.index.meta(conn).get("offset", 0)))
+        return stat.size - indexed > terms_follower.FOLLOW_BYTES
+
+    def _refresh_names(self, reset: bool) -> None:
+        if self.subjects.stamp() != self._subjects_stamp:  # display names changed?
+            self._subjects_stamp = self.subjects.stamp()
+            if not reset:  # (a reset index took the current names as it read)
+                self.ingester.refresh_subject_names()
 
     def adopt_rewrite(self, old: str, new: str, new_offset: Callable[[int], int]) -> None:
         """A subject rename rewrote the log (under the data lock, which the caller holds): the
@@ -135,9 +168,10 @@ class Freshness:
             for listener in self.on_change:
                 listener(conn)
 
-    def _tracker(self, progress: Progress | None, update: Update) -> Progress:
+    def _tracker(self, progress: Progress | None, update: Update | None) -> Progress:
         def track(done: int, total: int) -> None:
-            update.pull()  # the batch SQLite just committed, to tantivy's threads
+            if update is not None:
+                update.pull()  # the batch SQLite just committed, to tantivy's threads
             if self._stopping.is_set():  # between two committed batches: safe to stop
                 raise SyncStoppedError
             self.progress = (done, total)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zettelclaw.index.database import Index, new_epoch, text_hash
+from zettelclaw.index.database import Index, drop_indexes, make_indexes, new_epoch, text_hash
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import TaskEntry, parse_timestamp
@@ -28,6 +28,8 @@ from zettelclaw.subjects.registry import title_case
 logger = logging.getLogger(__name__)
 
 BATCH = 20_000
+DEFER_INDEXES_BYTES = 16 << 20  # a build from the start of a log larger than this (~60k
+# entries) makes some indexes at its end (database.DEFERRABLE_INDEXES)
 FINGERPRINT_BYTES = 4096
 MAX_WARNINGS = 20
 
@@ -85,7 +87,7 @@ class Ingester:
         try:
             st = os.fstat(fd)
             end = st.st_size
-            first = True
+            first, deferred = True, False
             while True:
                 with self.index.write() as conn:
                     position = _position(self.index.meta(conn))
@@ -94,8 +96,13 @@ class Ingester:
                         _reset(conn)
                         position = Position()
                         report.rebuilt = True
+                    if first and position.offset == 0 and end > DEFER_INDEXES_BYTES:
+                        drop_indexes(conn)  # made again, sorted, at the end
+                        deferred = True
                     first = False
                     position, done = self._ingest(conn, fd, position, end, report)
+                    if done and deferred:
+                        make_indexes(conn)
                     Index.set_meta(conn, {
                         "dev": st.st_dev, "ino": st.st_ino, "offset": position.offset,
                         "lines": position.lines, "open_tail": int(position.open_tail),

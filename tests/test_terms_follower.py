@@ -1,0 +1,133 @@
+"""index/terms_follower.py: a large catch-up's term index built by a second process.
+
+Covers: the child alone brings the term index up to what SQLite committed (the parent adds
+nothing after it); a catch-up over the follower threshold, through ``Freshness``, ends with
+every entry searchable, replaced ones left out; a child that fails leaves the work to the
+parent, with a warning; a build that fails kills the child and frees the term index's lock; a
+child whose parent is gone (stdin closed at once) commits what there is and exits; the child
+refuses an index that is not there.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import entry
+from tests.direct import Direct
+from zettelclaw.home import Home
+from zettelclaw.index import terms_follower
+from zettelclaw.index.database import Index
+from zettelclaw.index.entries import Filters
+from zettelclaw.index.ingest import Ingester
+from zettelclaw.index.terms import TermIndex
+from zettelclaw.index.terms_follower import Follower
+
+
+@pytest.fixture
+def index(home: Home) -> Iterator[Index]:
+    idx = Index(home.index)
+    yield idx
+    idx.close()
+
+
+def _log(write_log: Any, count: int) -> list[dict[str, Any]]:
+    return write_log(*[entry("fact", f"note {i} about the ledger") for i in range(count)])
+
+
+def _lines(terms: TermIndex, word: str) -> list[int]:
+    hits = terms.search(terms.tokens([word]), every=True, filters=Filters(), limit=100_000)
+    return sorted(hit.line for hit in hits)
+
+
+def test_the_child_alone_indexes_what_sqlite_committed(home: Home, index: Index,
+                                                       write_log: Any) -> None:
+    _log(write_log, 500)
+    terms = TermIndex(home.terms)
+    with Follower(index.path, terms.root) as follower:
+        Ingester(index, home.log).catch_up()  # no term index in this process at all
+        assert follower.finish()
+    fresh = TermIndex(home.terms)  # what the child committed, read from disk
+    assert _lines(fresh, "ledger") == list(range(1, 501))
+
+
+def test_a_large_catch_up_goes_through_the_follower(
+        home: Home, workspace: Path, write_log: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(terms_follower, "FOLLOW_BYTES", 1000)
+    started: list[bool] = []
+    finish = Follower.finish
+
+    def recorded(self: Follower) -> bool:
+        started.append(finish(self))
+        return started[-1]
+
+    monkeypatch.setattr(Follower, "finish", recorded)
+    entries = _log(write_log, 300)
+    write_log(entry("fact", "the ledger moved to Postgres", replaces=entries[0]["id"]))
+    direct = Direct.open(home, workspace)
+    try:
+        report = direct.sync()
+        assert report.entries == 301
+        assert started == [True], "the follower ran and committed"
+        terms = direct.app.freshness.terms
+        assert _lines(terms, "ledger") == list(range(2, 302)), "the replaced line 1 is left out"
+        assert _lines(terms, "postgres") == [301]
+    finally:
+        direct.app.close()
+
+
+def test_a_child_that_fails_leaves_the_work_to_the_parent(
+        home: Home, workspace: Path, write_log: Any, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(terms_follower, "FOLLOW_BYTES", 1000)
+    monkeypatch.setattr(Follower, "command",
+                        staticmethod(lambda: [sys.executable, "-c", "import sys; sys.exit(3)"]))
+    _log(write_log, 200)
+    direct = Direct.open(home, workspace)
+    try:
+        with caplog.at_level(logging.WARNING):
+            direct.sync()
+        assert "the follower process exited with 3" in caplog.text
+        assert _lines(direct.app.freshness.terms, "ledger") == list(range(1, 201))
+    finally:
+        direct.app.close()
+
+
+def test_a_failed_build_kills_the_child_and_frees_the_lock(home: Home, index: Index,
+                                                           write_log: Any) -> None:
+    _log(write_log, 50)
+    terms = TermIndex(home.terms)
+    follower = Follower(index.path, terms.root)
+    failed = RuntimeError("the build failed")
+    follower.__enter__()
+    process = follower._process
+    assert process is not None
+    follower.__exit__(RuntimeError, failed, None)
+    assert process.returncode is not None, "killed and reaped"
+    with terms.updating(index):  # the child's lock is gone: this does not wait
+        pass
+
+
+def test_a_child_whose_parent_is_gone_commits_what_there_is(home: Home, index: Index,
+                                                            write_log: Any) -> None:
+    _log(write_log, 40)
+    Ingester(index, home.log).catch_up()
+    done = subprocess.run([*Follower.command(), str(index.path), str(home.terms)],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert _lines(TermIndex(home.terms), "ledger") == list(range(1, 41))
+
+
+def test_the_child_refuses_an_index_that_is_not_there(home: Home) -> None:
+    done = subprocess.run([*Follower.command(), str(home.root / "missing.sqlite"),
+                           str(home.terms)], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode != 0
+    assert "no index at" in done.stderr
+    assert not (home.root / "missing.sqlite").exists()

@@ -170,13 +170,22 @@ def busy_ticks() -> int:
 
 
 def process_ticks(pid: int) -> int:
-    """utime + stime of a process (all its threads), in clock ticks."""
+    """CPU time of a process (all its threads) and of its children, those it waited for and
+    those running (the sidecar's term index follower during a build), in clock ticks."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return 0
     fields = stat.rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
+    # utime, stime, cutime, cstime
+    ticks = int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = task.read_text().split()
+        except OSError:
+            continue
+        ticks += sum(process_ticks(int(child)) for child in children)
+    return ticks
 
 
 class OtherLoad:

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import entry
 from zettelclaw.home import Home
+from zettelclaw.index import counts
 from zettelclaw.index.database import SCHEMA_VERSION, Index
 from zettelclaw.index.ingest import Ingester
 
@@ -55,7 +56,8 @@ def test_a_new_index_has_the_schema(opened: Callable[[], Index]) -> None:
         assert Index._version(conn) == SCHEMA_VERSION
         meta = index.meta(conn)
         assert re.fullmatch(r"[0-9a-f]{32}", str(meta.pop("terms_epoch")))  # names this build
-        assert meta == {"schema_version": SCHEMA_VERSION}
+        assert meta == {"schema_version": SCHEMA_VERSION,
+                        "counts": '{"byType":{},"replaced":0}'}
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -205,6 +207,7 @@ def test_meta_round_trip(opened: Callable[[], Index]) -> None:
     with index.read() as conn:
         meta = index.meta(conn)
         meta.pop("terms_epoch")
+        meta.pop("counts")
         assert meta == {"schema_version": SCHEMA_VERSION, "offset": 20, "head_hash": "abc"}
 
 
@@ -237,3 +240,20 @@ def test_an_index_another_process_is_creating_is_waited_for_not_deleted(
     with opened[0].read() as conn:
         assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
     opened[0].close()
+
+
+def test_an_index_from_before_kept_counts_has_them_counted_at_open(
+        home: Home, opened: Callable[[], Index]) -> None:
+    index = opened()
+    with index.write() as conn:
+        conn.execute("INSERT INTO entries (line, id, type, session, timestamp, ts, content,"
+                     " text_hash, replaced_by) VALUES (1, 'a', 'fact', 's', 't', 0, 'x', 'h',"
+                     " 'b'), (2, 'b', 'decision', 's', 't', 0, 'y', 'h', NULL)")
+        conn.execute("DELETE FROM meta WHERE key = 'counts'")
+    with index.read() as conn:  # read before the upgrade: counted
+        assert counts.load(conn) == ({"fact": 1, "decision": 1}, 1)
+    index.close()
+    reopened = opened()
+    with reopened.read() as conn:
+        assert counts.kept(conn), "stored at open, under the write lock"
+        assert counts.load(conn) == ({"decision": 1, "fact": 1}, 1)

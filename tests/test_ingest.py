@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from conftest import entry, line
 from zettelclaw.home import Home
-from zettelclaw.index import ingest
+from zettelclaw.index import counts, ingest
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
@@ -36,8 +36,10 @@ Snapshot = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 def snapshot(index: Index) -> Snapshot:
-    """Every entry row and every invalid line of the index, in line order."""
+    """Every entry row and every invalid line of the index, in line order; and the counts
+    the index keeps, checked against a count."""
     with index.read() as conn:
+        assert counts.load(conn) == counts.count(conn), "kept counts agree with the rows"
         entries = [tuple(r) for r in conn.execute("SELECT * FROM entries ORDER BY line")]
         invalid = [tuple(r) for r in conn.execute("SELECT * FROM invalid_lines ORDER BY line")]
     return entries, invalid

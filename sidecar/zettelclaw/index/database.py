@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from zettelclaw.errors import DataDirError
+from zettelclaw.index import counts
 
 logger = logging.getLogger(__name__)
 
@@ -141,9 +142,11 @@ class Index:
             conn = self._connect()
             version = self._version(conn)
             if version == SCHEMA_VERSION:
-                if missing_indexes(conn):  # a large build stopped before its end
+                if missing_indexes(conn) or not counts.kept(conn):
                     with transaction(conn):
-                        make_indexes(conn)
+                        make_indexes(conn)  # a large build stopped before its end
+                        if not counts.kept(conn):  # made before counts were kept
+                            counts.store(conn, *counts.count(conn))
                 return conn
             if version is None:
                 # A new file, or one another process is creating right now: never delete it,
@@ -169,6 +172,7 @@ class Index:
                 if statement.strip():
                     conn.execute(statement)
             make_indexes(conn)
+            counts.store(conn, {}, 0)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             conn.execute("INSERT INTO meta VALUES ('terms_epoch', ?)", (new_epoch(),))
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zettelclaw.index import counts as kept_counts
+
 ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                  "session")
 
@@ -86,9 +88,7 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, Any]:
-    by_type = dict(conn.execute("SELECT type, count(*) FROM entries GROUP BY type"))
-    replaced = conn.execute(
-        "SELECT count(*) FROM entries WHERE replaced_by IS NOT NULL").fetchone()[0]
+    by_type, replaced = kept_counts.load(conn)
     invalid = conn.execute("SELECT count(*), min(line) FROM invalid_lines").fetchone()
     return {"total": sum(by_type.values()), "byType": by_type, "replaced": replaced,
             "invalidLines": invalid[0], "firstInvalidLine": invalid[1]}

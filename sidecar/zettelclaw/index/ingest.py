@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zettelclaw.index import counts
 from zettelclaw.index.database import Index, drop_indexes, make_indexes, new_epoch, text_hash
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
@@ -100,7 +101,9 @@ class Ingester:
                         drop_indexes(conn)  # made again, sorted, at the end
                         deferred = True
                     first = False
-                    position, done = self._ingest(conn, fd, position, end, report)
+                    tally = counts.Tally()
+                    position, done = self._ingest(conn, fd, position, end, report, tally=tally)
+                    counts.add(conn, tally)
                     if done and deferred:
                         make_indexes(conn)
                     Index.set_meta(conn, {
@@ -116,7 +119,7 @@ class Ingester:
             os.close(fd)
 
     def _ingest(self, conn: sqlite3.Connection, fd: int, position: Position, end: int,
-                report: CatchUpReport) -> tuple[Position, bool]:
+                report: CatchUpReport, *, tally: counts.Tally) -> tuple[Position, bool]:
         names: dict[str, str] = {}  # display names met in this batch: a subject's name is looked
         # up (a stat of subjects.json) and recorded once per batch, not once per entry
 
@@ -129,7 +132,7 @@ class Ingester:
 
         for count, (line, after) in enumerate(read_lines(fd, position, end), start=1):
             if line.entry is not None:
-                if _insert(conn, line, display):
+                if _insert(conn, line, display, tally):
                     report.entries += 1
                     if line.entry.subject is not None:
                         report.subjects.add(line.entry.subject)
@@ -244,9 +247,10 @@ def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM subject_names")
     conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
     Index.set_meta(conn, {"terms_epoch": new_epoch()})
+    counts.store(conn, {}, 0)
 
 
-def _insert(conn: sqlite3.Connection, line: Line, display: Display) -> bool:
+def _insert(conn: sqlite3.Connection, line: Line, display: Display, tally: counts.Tally) -> bool:
     """Index one valid entry; False when its id is already taken (the first one wins)."""
     entry = line.entry
     assert entry is not None
@@ -269,8 +273,14 @@ def _insert(conn: sqlite3.Connection, line: Line, display: Display) -> bool:
     )
     if not inserted.rowcount:  # the id is taken (the first one wins)
         return False
+    tally.by_type[entry.type] += 1
     if target is not None:
-        conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?", (entry.id, target))
+        first = conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?"
+                             " AND replaced_by IS NULL", (entry.id, target)).rowcount
+        if first:
+            tally.replaced += 1
+        else:  # replaced before: the newest replacement wins
+            conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?", (entry.id, target))
         conn.execute("INSERT INTO terms_dirty (line) SELECT line FROM entries WHERE id = ?",
                      (target,))
     return True

@@ -2,12 +2,18 @@
 
 Covers: unit vectors in the texts' order whatever their lengths (batches are sorted by length),
 the same vector for a text alone or in a batch, meaning over words (a paraphrase is closer than
-a text sharing a word), a long text read up to the model's reach without failing, and a model
-file that is not the pinned one refused with a clear error.
+a text sharing a word), a long text read up to the model's reach without failing, a model
+file that is not the pinned one refused with a clear error; and the background's batches: the
+same vectors, on threads of a lower priority (the one that made the session and onnxruntime's
+own), let go at close.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +24,10 @@ from zettelclaw.search.local_model import LocalModel, ModelFileError
 
 
 @pytest.fixture(scope="module")
-def model() -> LocalModel:
-    return LocalModel(threads=1)
+def model() -> Iterator[LocalModel]:
+    made = LocalModel(threads=1)
+    yield made
+    made.close()
 
 
 def test_vectors_are_unit_length_and_in_the_texts_order(model: LocalModel) -> None:
@@ -60,3 +68,37 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(
 def test_the_tokenizer_ships_in_the_package() -> None:
     assert local_model.TOKENIZER.is_file()
     assert Path(local_model.model_file()).stat().st_size > 20_000_000
+
+
+def _nice_of_threads() -> dict[int, int]:
+    """This process's threads and their nice values (Linux keeps one per thread)."""
+    nice = {}
+    for stat in Path("/proc/self/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
+    return nice
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a nice value per thread is Linux's")
+def test_the_background_runs_at_a_lower_priority_with_the_same_vectors() -> None:
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    expected = min(ours + local_model.BACKGROUND_NICE, 19)
+    before = _nice_of_threads()
+    model = LocalModel(threads=2)
+    try:
+        texts = ["the ledger moved to Postgres", "short", "a note on the garden shed roof"]
+        background = model.embed_background(texts)
+        assert np.allclose(background, model.embed(texts), atol=1e-4)
+        new = {tid: nice for tid, nice in _nice_of_threads().items() if tid not in before}
+        lowered = [tid for tid, nice in new.items() if nice == expected]
+        # the thread that made the background's session, and onnxruntime's second worker
+        assert len(lowered) >= 2, new
+        assert all(nice in {ours, expected} for nice in new.values())
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == ours, \
+            "the caller's thread keeps its priority"
+    finally:
+        model.close()
+    assert not any(t.name == "zettelclaw-embedding" for t in threading.enumerate())

@@ -32,8 +32,10 @@ ENTRIES = [
 
 
 @pytest.fixture(scope="module")
-def embedder() -> LocalModel:
-    return LocalModel(threads=1)
+def embedder() -> Iterator[LocalModel]:
+    model = LocalModel(threads=1)
+    yield model
+    model.close()
 
 
 class Counting:
@@ -45,6 +47,13 @@ class Counting:
     def embed(self, texts: Any) -> Any:
         self.texts += len(texts)
         return self.inner.embed(texts)
+
+    def embed_background(self, texts: Any) -> Any:
+        self.texts += len(texts)
+        return self.inner.embed_background(texts)
+
+    def close(self) -> None:
+        """The module's model is closed by its fixture."""
 
 
 @pytest.fixture

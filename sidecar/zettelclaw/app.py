@@ -70,6 +70,7 @@ class App:
             self.worker.notify()
 
     def close(self) -> None:
+        self.searcher.semantic.close()
         self.index.close()
 
 

@@ -44,6 +44,12 @@ class HttpEmbedder:
         self.timeout = config.embedding_timeout_seconds
         self.name = f"http:{self.model}"
 
+    def embed_background(self, texts: Sequence[str]) -> Matrix:
+        return self.embed(texts)  # the server decides what comes first
+
+    def close(self) -> None:
+        """Nothing kept open: one request per call."""
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         import numpy as np
 

@@ -84,7 +84,14 @@ class Embeds(Protocol):
 
     name: str
 
-    def embed(self, texts: Sequence[str]) -> Matrix: ...
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """A query's text, answered now."""
+
+    def embed_background(self, texts: Sequence[str]) -> Matrix:
+        """The vectorizer's batch: as ``embed``, at a priority that leaves requests first."""
+
+    def close(self) -> None:
+        """Let threads and sessions go (the memory closes)."""
 
 
 @dataclass
@@ -133,6 +140,8 @@ class Semantic:
 
     def use(self, embedder: Embeds) -> None:
         """Search with ``embedder`` (already loaded)."""
+        if self.embedder is not None and self.embedder is not embedder:
+            self.embedder.close()
         self.embedder = embedder
         with self.index.write() as conn:  # a new model: the old model's vectors go
             vectors.drop_other_models(conn, self.embedder.name)
@@ -158,7 +167,7 @@ class Semantic:
             texts = {h: t for h, t in texts.items() if not vectors.has_vector(conn, name, h)}
         texts = dict(list(texts.items())[:BATCH])
         if texts:
-            made = self.embedder.embed(list(texts.values()))
+            made = self.embedder.embed_background(list(texts.values()))
             with self.index.write() as conn:
                 vectors.store(conn, [(name, h, v.astype("float16").tobytes())
                                      for h, v in zip(texts, made, strict=True)])
@@ -168,6 +177,10 @@ class Semantic:
             with self.index.write() as conn:
                 Index.set_meta(conn, {"vector_line": rows[-1][0]})
         return len(texts) if texts else len(rows)
+
+    def close(self) -> None:
+        if self.embedder is not None:
+            self.embedder.close()
 
     def too_large(self) -> str | None:
         """Why the log is too large for semantic search (search.semanticMaxEntries), or None."""

@@ -21,7 +21,7 @@ import pytest
 from conftest import entry
 from zettelclaw.home import Home
 from zettelclaw.index import counts
-from zettelclaw.index.database import SCHEMA_VERSION, Index
+from zettelclaw.index.database import ADDED_INDEXES, SCHEMA_VERSION, Index
 from zettelclaw.index.ingest import Ingester
 
 
@@ -257,3 +257,16 @@ def test_an_index_from_before_kept_counts_has_them_counted_at_open(
     with reopened.read() as conn:
         assert counts.kept(conn), "stored at open, under the write lock"
         assert counts.load(conn) == ({"decision": 1, "fact": 1}, 1)
+
+
+def test_an_index_without_the_added_indexes_gets_them_at_open(
+        home: Home, opened: Callable[[], Index]) -> None:
+    index = opened()
+    with index.write() as conn:
+        for name in ADDED_INDEXES:
+            conn.execute(f"DROP INDEX {name}")
+    index.close()
+    reopened = opened()
+    with reopened.read() as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert set(ADDED_INDEXES) <= names

@@ -130,8 +130,9 @@ def subject_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
 
 def last_handoff(conn: sqlite3.Connection) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM entries WHERE type = 'handoff' AND replaced_by IS NULL"
-        " ORDER BY line DESC LIMIT 1").fetchone()
+        # named: without statistics SQLite picks the type index and sorts every handoff
+        "SELECT * FROM entries INDEXED BY entries_current_handoffs"
+        " WHERE type = 'handoff' AND replaced_by IS NULL ORDER BY line DESC LIMIT 1").fetchone()
     return row
 
 

@@ -16,6 +16,7 @@ import trio
 
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
+from zettelclaw.index.database import Index
 from zettelclaw.serve import Ready, ServerConfig, serve
 
 _ids = itertools.count(1)
@@ -61,6 +62,14 @@ def home(tmp_path: Path) -> Home:
     h = Home(tmp_path / "home")
     h.ensure()
     return h
+
+
+@pytest.fixture
+def index(home: Home) -> Iterator[Index]:
+    """The SQLite index of ``home``, open for the test."""
+    idx = Index(home.index)
+    yield idx
+    idx.close()
 
 
 @pytest.fixture

@@ -4,21 +4,10 @@ files memory.get may read are indexed."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
-
-
-@pytest.fixture
-def index(home: Home) -> Iterator[Index]:
-    idx = Index(home.index)
-    yield idx
-    idx.close()
 
 
 def chunks(index: Index) -> list[tuple[int, str, int, int]]:

@@ -76,13 +76,6 @@ def fresh_snapshot(log: Path, tmp: Path) -> Snapshot:
 
 
 @pytest.fixture
-def index(home: Home) -> Iterator[Index]:
-    idx = Index(home.index)
-    yield idx
-    idx.close()
-
-
-@pytest.fixture
 def ingester(index: Index, home: Home) -> Ingester:
     return Ingester(index, home.log)
 

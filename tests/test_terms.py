@@ -10,7 +10,7 @@ unreadable directory is rebuilt; writers in two threads wait for each other.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,6 @@ from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex, Update
 
 Write = Callable[..., list[dict[str, Any]]]
-
-
-@pytest.fixture
-def index(home: Home) -> Iterator[Index]:
-    idx = Index(home.index)
-    yield idx
-    idx.close()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,6 @@ from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.index.terms_follower import Follower
-
-
-@pytest.fixture
-def index(home: Home) -> Iterator[Index]:
-    idx = Index(home.index)
-    yield idx
-    idx.close()
 
 
 def _log(write_log: Any, count: int) -> list[dict[str, Any]]:

@@ -123,3 +123,24 @@ def test_the_child_refuses_an_index_that_is_not_there(home: Home) -> None:
     assert done.returncode != 0
     assert "no index at" in done.stderr
     assert not (home.root / "missing.sqlite").exists()
+
+
+def test_a_rebuild_goes_through_the_follower_and_starts_the_terms_over(
+        home: Home, workspace: Path, write_log: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _log(write_log, 120)
+    direct = Direct.open(home, workspace)
+    try:
+        direct.sync()  # small: in this process
+        monkeypatch.setattr(terms_follower, "FOLLOW_BYTES", 1000)
+        finished: list[bool] = []
+        finish = Follower.finish
+        monkeypatch.setattr(Follower, "finish",
+                            lambda self: finished.append(finish(self)) or finished[-1])
+        report = direct.app.freshness.rebuild()
+        assert report.entries == 120
+        assert finished == [True]
+        terms = direct.app.freshness.terms
+        assert _lines(terms, "ledger") == list(range(1, 121)), "once each: no old documents"
+        assert terms.documents() == [(line, False) for line in range(1, 121)]
+    finally:
+        direct.app.close()

@@ -85,32 +85,34 @@ def _session(threads: int) -> Any:
 
 
 class LocalModel:
-    """``Embeds`` (search/semantic.py) with the shipped model: a query's text on the caller's
-    thread, the background's batches on ``threads`` cores at a lower priority."""
+    """``Embeds`` (search/semantic.py) with the shipped model on ``threads`` cores: one session,
+    made by a thread of lower priority (``Background``), whose batches run there; a query's text
+    runs on the caller's thread, at its priority, with the same session."""
 
     name = NAME
 
     def __init__(self, threads: int) -> None:
         from tokenizers import Tokenizer
 
-        self.session = _session(1)  # one short text: no pool of threads to wake
-        self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(TOKENIZER))
         self.tokenizer.enable_truncation(MAX_PIECES)
         self.tokenizer.enable_padding()  # to the longest text of each batch
         self.threads = threads
-        self._background: Background | None = None  # made at the first background batch
+        self._background: Background | None = None
         self._background_lock = threading.Lock()
+        self._started()  # the session now: loading is where the seconds are expected
+
+    def _started(self) -> Background:
+        with self._background_lock:
+            if self._background is None:  # (again after close: a memory reopened)
+                self._background = Background(lambda: _session(self.threads))
+            return self._background
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        return self._embed(self.session, texts)
+        return self._embed(self._started().session, texts)
 
     def embed_background(self, texts: Sequence[str]) -> Matrix:
-        with self._background_lock:
-            if self._background is None:
-                self._background = Background(lambda: _session(self.threads))
-            background = self._background
-        return background.run(lambda session: self._embed(session, texts))
+        return self._started().run(lambda session: self._embed(session, texts))
 
     def close(self) -> None:
         with self._background_lock:
@@ -129,7 +131,7 @@ class LocalModel:
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self.inputs:
+            if "token_type_ids" in {i.name for i in session.get_inputs()}:
                 feed["token_type_ids"] = np.zeros_like(ids)
             hidden = session.run(None, feed)[0]
             weights = mask[..., None].astype(np.float32)
@@ -145,9 +147,12 @@ class Background:
     session, and inherit its priority (Linux keeps a nice value per thread): so all of the
     background's compute yields to the sidecar's requests. Measured at 100k entries: the hook's
     p99 while embedding went from 4.5 to 2.5 ms, the embedding rate unchanged (bench/README.md,
-    "Semantic search without torch"); the query's own session costs ~110 MB more RSS."""
+    "Semantic search without torch"). One session only: onnxruntime folds the int8 weights into
+    float32 ones when it optimizes the graph (~100 MB a session; without that a query takes 23
+    ms instead of 3.7)."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
+        self.session: Any = None  # made by the thread, before __init__ returns
         self._jobs: queue.SimpleQueue[tuple[Callable[[Any], Any], Future[Any]] | None] = \
             queue.SimpleQueue()
         ready: Future[None] = Future()
@@ -172,6 +177,7 @@ class Background:
         except BaseException as exc:
             ready.set_exception(exc)
             return
+        self.session = session
         ready.set_result(None)
         while (item := self._jobs.get()) is not None:
             job, future = item

@@ -587,3 +587,25 @@ def test_a_large_build_stopped_midway_has_its_indexes_at_the_next_open(
         assert snapshot(reopened) == fresh()
     finally:
         reopened.close()
+
+
+def test_a_large_build_that_failed_midway_makes_its_indexes_when_it_ends_later(
+        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
+        write_log: Callable[..., Any]) -> None:
+    """No restart in between (the sidecar goes on after a full disk, say)."""
+    monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
+    monkeypatch.setattr(ingest, "BATCH", 3)
+    write_log(*[entry(subject="s") for _ in range(10)])
+    ingester = Ingester(index, home.log)
+
+    class DiskFull(Exception):
+        pass
+
+    def fail(done: int, total: int) -> None:
+        raise DiskFull
+
+    with pytest.raises(DiskFull):
+        ingester.catch_up(fail)
+    assert not DEFERRABLE_INDEXES.keys() & _index_names(index)
+    ingester.catch_up()
+    assert DEFERRABLE_INDEXES.keys() <= _index_names(index)

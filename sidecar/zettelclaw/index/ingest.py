@@ -72,6 +72,7 @@ class Ingester:
         self.index = index
         self.log_path = log_path
         self.display = display  # searched with the entry's text (BM25's third column)
+        self._dropped = False  # the deferrable indexes, by a large build not finished yet
 
     def catch_up(self, progress: Progress | None = None) -> CatchUpReport:
         report = CatchUpReport()
@@ -88,7 +89,7 @@ class Ingester:
         try:
             st = os.fstat(fd)
             end = st.st_size
-            first, deferred = True, False
+            first = True
             while True:
                 with self.index.write() as conn:
                     position = _position(self.index.meta(conn))
@@ -99,13 +100,14 @@ class Ingester:
                         report.rebuilt = True
                     if first and position.offset == 0 and end > DEFER_INDEXES_BYTES:
                         drop_indexes(conn)  # made again, sorted, at the end
-                        deferred = True
+                        self._dropped = True
                     first = False
                     tally = counts.Tally()
                     position, done = self._ingest(conn, fd, position, end, report, tally=tally)
                     counts.add(conn, tally)
-                    if done and deferred:
-                        make_indexes(conn)
+                    if done and self._dropped:  # (a build that failed midway: at the next
+                        make_indexes(conn)        # catch-up that reaches the end)
+                        self._dropped = False
                     Index.set_meta(conn, {
                         "dev": st.st_dev, "ino": st.st_ino, "offset": position.offset,
                         "lines": position.lines, "open_tail": int(position.open_tail),

@@ -96,7 +96,7 @@ CREATE TABLE vectors (
 # Indexes a large build drops and makes again at its end (``index/ingest.py``): subjects and
 # sessions come in no order, so each insert lands on a random page of these two (a third of the
 # insert's cost at 1M entries); one sort at the end is cheaper. If a build stops before its end,
-# the next open makes them.
+# the next catch-up that reaches the end makes them, or the next open.
 DEFERRABLE_INDEXES = {
     "entries_subject": "CREATE INDEX IF NOT EXISTS entries_subject ON entries (subject, ts)"
                        " WHERE subject IS NOT NULL",

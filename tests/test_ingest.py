@@ -545,11 +545,17 @@ def _index_names(index: Index) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
 
 
-def test_a_large_build_makes_the_deferred_indexes_at_its_end(
-        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
-        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+@pytest.fixture
+def large_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of 3 lines; any log is large enough to defer indexes."""
     monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
     monkeypatch.setattr(ingest, "BATCH", 3)
+
+
+@pytest.mark.usefixtures("large_build")
+def test_a_large_build_makes_the_deferred_indexes_at_its_end(
+        home: Home, index: Index,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
     write_log(*[entry(subject=f"s{i % 3}") for i in range(10)])
     seen: list[set[str]] = []
     Ingester(index, home.log).catch_up(lambda done, total: seen.append(_index_names(index)))
@@ -563,11 +569,10 @@ def test_a_large_build_makes_the_deferred_indexes_at_its_end(
     assert "entries_subject" in plan
 
 
+@pytest.mark.usefixtures("large_build")
 def test_a_large_build_stopped_midway_has_its_indexes_at_the_next_open(
-        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
+        home: Home, index: Index,
         write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
-    monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
-    monkeypatch.setattr(ingest, "BATCH", 3)
     write_log(*[entry(session=f"s{i % 2}") for i in range(10)])
 
     class Stopped(Exception):
@@ -589,12 +594,11 @@ def test_a_large_build_stopped_midway_has_its_indexes_at_the_next_open(
         reopened.close()
 
 
+@pytest.mark.usefixtures("large_build")
 def test_a_large_build_that_failed_midway_makes_its_indexes_when_it_ends_later(
-        monkeypatch: pytest.MonkeyPatch, home: Home, index: Index,
+        home: Home, index: Index,
         write_log: Callable[..., Any]) -> None:
     """No restart in between (the sidecar goes on after a full disk, say)."""
-    monkeypatch.setattr(ingest, "DEFER_INDEXES_BYTES", 100)
-    monkeypatch.setattr(ingest, "BATCH", 3)
     write_log(*[entry(subject="s") for _ in range(10)])
     ingester = Ingester(index, home.log)
 

@@ -12,8 +12,9 @@ note went from rank 6 to the top 5 when the share was counted in words).
 Log candidates are the ``pool`` best entries by BM25 among every match (the term index prunes
 with block-max WAND; no window of newest matches): entries with every word first, and entries
 with some of them only when fewer than ``limit`` have every word. ``search.ranking`` then weighs
-them by type and recency; a pool of a few hundred leaves out only entries whose BM25 is far below
-the best, which type and recency (at most a factor of 1.1 / 0.6) could not lift to the top.
+them by type and recency; the pool (``search.candidateWindow``, 100 by default) leaves out only
+entries whose BM25 is far below the best, which type and recency (at most a factor of 1.1 / 0.6)
+could not lift to the top (protocol.md: ties of very common words are the exception).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def log_candidates(conn: sqlite3.Connection, terms: TermIndex, plan: fts.MatchPl
         for token in tokens:
             for line in terms.containing(token, lines):
                 matched[line] += weights[token]
-        coverage = {line: w / sum(weights.values()) for line, w in matched.items()}
+        whole = sum(weights.values())
+        coverage = {line: w / whole for line, w in matched.items()}
         hits += some
     best = max((hit.bm25 for hit in hits), default=1.0) or 1.0
     found = {hit.line: Candidate(keyword=coverage.get(hit.line, 1.0) * hit.bm25 / best)

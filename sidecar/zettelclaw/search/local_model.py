@@ -8,9 +8,9 @@ in this package. Nothing is fetched at run time.
 The pipeline is sentence-transformers': word pieces up to 256, mean pooling over the attention
 mask, unit length. The vectors agree with the torch model's (tests/quality gives the same
 figures, 0.641 recall@5 on paraphrases for both) at ~200 texts/s on one core of this 2-core
-machine and ~360 on two, against ~90 for torch (bench/README.md, "Semantic search"). A query is
-embedded on the caller's thread with a session of its own; the background's batches run on
-threads of a lower priority (``Background``), so that requests come first.
+machine and ~360 on two, against ~90 for torch (bench/README.md, "Semantic search"). The
+background's batches run on threads of a lower priority (``Background``), so that requests come
+first; a query runs on the caller's thread, with the same session.
 Texts are embedded in batches of similar length: padding a batch to its longest text wastes
 less (sorting alone doubled the throughput).
 """
@@ -109,10 +109,11 @@ class LocalModel:
             return self._background
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        return self._embed(self._started().session, texts)
+        return self._embed(self._started(), texts)
 
     def embed_background(self, texts: Sequence[str]) -> Matrix:
-        return self._started().run(lambda session: self._embed(session, texts))
+        background = self._started()
+        return background.run(lambda: self._embed(background, texts))
 
     def close(self) -> None:
         with self._background_lock:
@@ -120,7 +121,7 @@ class LocalModel:
         if background is not None:
             background.close()
 
-    def _embed(self, session: Any, texts: Sequence[str]) -> Matrix:
+    def _embed(self, background: Background, texts: Sequence[str]) -> Matrix:
         import numpy as np
 
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -131,9 +132,9 @@ class LocalModel:
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in {i.name for i in session.get_inputs()}:
+            if "token_type_ids" in background.inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
-            hidden = session.run(None, feed)[0]
+            hidden = background.session.run(None, feed)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -143,17 +144,18 @@ class LocalModel:
 
 class Background:
     """A thread at a lower priority (nice + ``BACKGROUND_NICE``) that makes a session and runs
-    what it is given with it. onnxruntime's worker threads are made by the thread that makes the
-    session, and inherit its priority (Linux keeps a nice value per thread): so all of the
-    background's compute yields to the sidecar's requests. Measured at 100k entries: the hook's
-    p99 while embedding went from 4.5 to 2.5 ms, the embedding rate unchanged (bench/README.md,
+    the jobs it is given, which use it. onnxruntime's worker threads are made by the thread that
+    makes the session, and inherit its priority (Linux keeps a nice value per thread): so all of
+    the background's compute yields to the sidecar's requests. Measured at 100k entries: the hook's
+    p99 while embedding went from 4.5 to 2.5-3.0 ms, the embedding rate unchanged (bench/README.md,
     "Semantic search without torch"). One session only: onnxruntime folds the int8 weights into
     float32 ones when it optimizes the graph (~100 MB a session; without that a query takes 23
     ms instead of 3.7)."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
         self.session: Any = None  # made by the thread, before __init__ returns
-        self._jobs: queue.SimpleQueue[tuple[Callable[[Any], Any], Future[Any]] | None] = \
+        self.inputs: set[str] = set()  # the session's input names
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = \
             queue.SimpleQueue()
         ready: Future[None] = Future()
         self._thread = threading.Thread(target=self._serve, args=(make, ready),
@@ -161,7 +163,7 @@ class Background:
         self._thread.start()
         ready.result()  # the session's error, if it could not be made
 
-    def run(self, job: Callable[[Any], T]) -> T:
+    def run(self, job: Callable[[], T]) -> T:
         future: Future[T] = Future()
         self._jobs.put((job, future))
         return future.result()
@@ -177,12 +179,12 @@ class Background:
         except BaseException as exc:
             ready.set_exception(exc)
             return
-        self.session = session
+        self.session, self.inputs = session, {i.name for i in session.get_inputs()}
         ready.set_result(None)
         while (item := self._jobs.get()) is not None:
             job, future = item
             try:
-                future.set_result(job(session))
+                future.set_result(job())
             except BaseException as exc:
                 future.set_exception(exc)
 

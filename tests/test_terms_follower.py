@@ -5,14 +5,16 @@ nothing after it); a catch-up over the follower threshold, through ``Freshness``
 every entry searchable, replaced ones left out; a child that fails leaves the work to the
 parent, with a warning; a build that fails kills the child and frees the term index's lock; a
 child whose parent is gone (stdin closed at once) commits what there is and exits; the child
-refuses an index that is not there.
+refuses an index that is not there; the child and tantivy's threads run at a lower priority.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +146,33 @@ def test_a_rebuild_goes_through_the_follower_and_starts_the_terms_over(
         assert terms.documents() == [(line, False) for line in range(1, 121)]
     finally:
         direct.app.close()
+
+
+def _nice_of_threads(pid: int) -> dict[int, int]:
+    """A process's threads and their nice values (Linux keeps one per thread)."""
+    nice = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
+    return nice
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a nice value per thread is Linux's")
+def test_the_child_and_tantivys_threads_yield_the_cores_to_the_parent(
+        home: Home, index: Index, write_log: Any) -> None:
+    _log(write_log, 200)
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    with Follower(index.path, home.terms) as follower:
+        process = follower._process
+        assert process is not None
+        Ingester(index, home.log).catch_up()
+        deadline = time.monotonic() + 60
+        while len(nice := _nice_of_threads(process.pid)) < 3:  # the writer's threads made
+            assert time.monotonic() < deadline, nice
+            time.sleep(0.05)
+        assert set(nice.values()) == {min(ours + terms_follower.FOLLOWER_NICE, 19)}
+        assert follower.finish()
+    assert os.getpriority(os.PRIO_PROCESS, 0) == ours

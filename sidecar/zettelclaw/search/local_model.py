@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import queue
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from zettelclaw import priority
 
 if TYPE_CHECKING:
     from zettelclaw.search.semantic import Matrix
@@ -173,7 +173,7 @@ class Background:
         self._thread.join()
 
     def _serve(self, make: Callable[[], Any], ready: Future[None]) -> None:
-        lower_priority()
+        priority.lower_this_thread(BACKGROUND_NICE)
         try:
             session = make()
         except BaseException as exc:
@@ -188,15 +188,3 @@ class Background:
             except BaseException as exc:
                 future.set_exception(exc)
 
-
-def lower_priority() -> None:
-    """This thread (and the threads it makes) at ``BACKGROUND_NICE`` more than now. Linux only:
-    elsewhere a nice value is the whole process's."""
-    if sys.platform != "linux":
-        return
-    tid = threading.get_native_id()
-    try:
-        now = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(now + BACKGROUND_NICE, 19))
-    except OSError:  # not allowed here (a sandbox): the background runs at the usual priority
-        pass

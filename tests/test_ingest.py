@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import orjson
 import pytest
@@ -540,6 +541,27 @@ def test_catching_up_chunk_by_chunk_equals_a_fresh_build(
         assert {r["id"]: r["supersedes"] for r in rows if r["supersedes"]} == replaces
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=log_lines(), batch=st.integers(1, 5))
+def test_a_large_build_from_its_ids_in_memory_equals_one_with_the_ids_index(
+        data: bytes, batch: int) -> None:
+    """Duplicate ids and replacements, across batch boundaries, resolved the same way by a
+    large build (the ids' index dropped, the ids kept in memory) as by an ordinary one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        log = root / "log.jsonl"
+        log.write_bytes(data)
+        ordinary = fresh_snapshot(log, root)
+        with patch.object(ingest, "DEFER_INDEXES_BYTES", 0), patch.object(ingest, "BATCH", batch):
+            index = Index(root / "large.sqlite")
+            try:
+                Ingester(index, log).catch_up()
+                assert snapshot(index) == ordinary
+                assert DEFERRABLE_INDEXES.keys() <= _index_names(index)
+            finally:
+                index.close()
+
+
 def _index_names(index: Index) -> set[str]:
     with index.read() as conn:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
@@ -613,3 +635,50 @@ def test_a_large_build_that_failed_midway_makes_its_indexes_when_it_ends_later(
     assert not DEFERRABLE_INDEXES.keys() & _index_names(index)
     ingester.catch_up()
     assert DEFERRABLE_INDEXES.keys() <= _index_names(index)
+
+
+@pytest.mark.usefixtures("large_build")
+def test_a_large_build_whose_batch_failed_goes_on_with_the_ids_index(
+        home: Home, index: Index, monkeypatch: pytest.MonkeyPatch,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+    """The ids taken into the failed batch are not the committed ones: the build makes the
+    indexes at its next batch and asks them from then on."""
+    first, *rest = [entry() for _ in range(9)]
+    write_log(first, *rest[:4], {**first, "content": "a duplicate"},
+              entry(replaces=rest[1]["id"]), *rest[4:])
+    real, calls = ingest._insert, itertools.count(1)
+
+    def failing(*args: Any) -> None:
+        real(*args)
+        if next(calls) == 5:  # in the second batch, after an insert
+            raise OSError("disk full")
+
+    monkeypatch.setattr(ingest, "_insert", failing)
+    ingester = Ingester(index, home.log)
+    with pytest.raises(OSError, match="disk full"):
+        ingester.catch_up()
+    monkeypatch.setattr(ingest, "_insert", real)
+    seen: list[set[str]] = []
+    ingester.catch_up(lambda done, total: seen.append(_index_names(index)))
+    assert DEFERRABLE_INDEXES.keys() <= seen[0], "made before the next batch"
+    assert snapshot(index) == fresh()
+
+
+@pytest.mark.usefixtures("large_build")
+def test_a_large_build_after_another_writer_came_in_between_asks_the_ids_index(
+        home: Home, index: Index,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+    first, *rest = [entry() for _ in range(6)]
+    write_log(first, *rest[:3], {**first, "content": "a duplicate"},
+              entry(replaces=rest[0]["id"]), *rest[3:])
+    other = Ingester(index, home.log)
+    took_over: list[int] = []
+
+    def interleave(done: int, total: int) -> None:
+        if not took_over:  # after the first batch, another writer reads the rest
+            took_over.append(other.catch_up().entries)
+
+    Ingester(index, home.log).catch_up(interleave)
+    assert took_over == [4]  # (and line 5, a duplicate of line 1)
+    assert DEFERRABLE_INDEXES.keys() <= _index_names(index)
+    assert snapshot(index) == fresh()

@@ -39,7 +39,7 @@ from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
 from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
-from zettelclaw.index.ingest import LogStat
+from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.llm.route import Router
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.server.supervise import supervised

@@ -32,13 +32,14 @@ from zettelclaw.index import counts
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 3: the entries' words moved to the term index (index/terms.py)
+SCHEMA_VERSION = 4  # 3: the entries' words moved to the term index (index/terms.py); 4: the
+# ids' unique index is a named one, which a large build drops (DEFERRABLE_INDEXES)
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE entries (
     line INTEGER PRIMARY KEY,   -- the entry's line number in log.jsonl (1-based)
-    id TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,           -- unique: the index entries_id (below)
     type TEXT NOT NULL,
     status TEXT,
     subject TEXT,
@@ -93,11 +94,13 @@ CREATE TABLE vectors (
 """
 
 
-# Indexes a large build drops and makes again at its end (``index/ingest.py``): subjects and
-# sessions come in no order, so each insert lands on a random page of these two (a third of the
-# insert's cost at 1M entries); one sort at the end is cheaper. If a build stops before its end,
-# the next catch-up that reaches the end makes them, or the next open.
+# Indexes a large build drops and makes again at its end (``index/ingest.py``): ids, subjects
+# and sessions come in no order, so each insert lands on a random page of these three (more
+# than half of the insert's cost at 1M entries); one sort at the end is cheaper. Meanwhile the
+# build knows its ids from memory. If a build stops before its end, the next catch-up that
+# reaches the end makes them, or the next open.
 DEFERRABLE_INDEXES = {
+    "entries_id": "CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (id)",
     "entries_subject": "CREATE INDEX IF NOT EXISTS entries_subject ON entries (subject, ts)"
                        " WHERE subject IS NOT NULL",
     "entries_session": "CREATE INDEX IF NOT EXISTS entries_session ON entries (session, ts)",

@@ -24,7 +24,8 @@ from zettelclaw.home import Home
 from zettelclaw.index import terms_follower
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
-from zettelclaw.index.ingest import CatchUpReport, Ingester, LogStat, Progress
+from zettelclaw.index.ingest import CatchUpReport, Ingester, Progress
+from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.index.terms import TermIndex, Update
 from zettelclaw.subjects.registry import SubjectRegistry
 

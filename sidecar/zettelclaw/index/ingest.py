@@ -3,23 +3,26 @@
 ``catch_up`` reads only the bytes appended since the last call. It tells an append from anything
 else by a fingerprint stored with the position: the log's device and inode (a rewrite renames a
 new file in), its size (a truncation), and hashes of its first and last indexed bytes (an edit in
-place). Anything but an append makes it index the log again from the start.
+place): ``index/log_fingerprint.py``. Anything but an append makes it index the log again from
+the start.
 
 Work is committed in batches, so a build interrupted by a crash resumes where it stopped, and
-readers in this process are never locked out for longer than one batch.
+readers in this process are never locked out for longer than one batch. A large build from the
+start drops the indexes that random inserts make slow (``database.DEFERRABLE_INDEXES``), the
+ids' unique one among them, and knows its ids from memory until it makes them at its end.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from zettelclaw.index import counts
+from zettelclaw.index import counts, log_fingerprint
 from zettelclaw.index.database import Index, drop_indexes, make_indexes, new_epoch, text_hash
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
@@ -31,26 +34,9 @@ logger = logging.getLogger(__name__)
 BATCH = 20_000
 DEFER_INDEXES_BYTES = 16 << 20  # a build from the start of a log larger than this (~60k
 # entries) makes some indexes at its end (database.DEFERRABLE_INDEXES)
-FINGERPRINT_BYTES = 4096
 MAX_WARNINGS = 20
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
-
-
-@dataclass(frozen=True)
-class LogStat:
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-
-    @classmethod
-    def of(cls, path: Path) -> LogStat | None:
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return None
-        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 @dataclass
@@ -62,6 +48,7 @@ class CatchUpReport:
 
 
 Display = Callable[[str], str]  # a subject slug -> its display name
+LineOf = Callable[[str], int | None]  # an entry id -> the line of the entry indexed with it
 # An entry as the term index takes it: line, type, status, subject, session, ts, content,
 # detail, subject display name, replaced
 Row = tuple[int, str, str | None, str | None, str, float, str, str | None, str | None, bool]
@@ -73,6 +60,7 @@ class Ingester:
         self.log_path = log_path
         self.display = display  # searched with the entry's text (BM25's third column)
         self._dropped = False  # the deferrable indexes, by a large build not finished yet
+        self._ids: tuple[dict[str, int], int] | None = None  # its ids, and the offset they reach
 
     def catch_up(self, progress: Progress | None = None) -> CatchUpReport:
         report = CatchUpReport()
@@ -93,26 +81,30 @@ class Ingester:
             while True:
                 with self.index.write() as conn:
                     position = _position(self.index.meta(conn))
-                    if first and _rewritten(self.index.meta(conn), st, fd, position):
+                    if first and log_fingerprint.rewritten(self.index.meta(conn), st, fd, position):
                         logger.info("log.jsonl was rewritten or edited; indexing it again")
                         _reset(conn)
                         position = Position()
                         report.rebuilt = True
+                    ids = self._build_ids(conn, position)
                     if first and position.offset == 0 and end > DEFER_INDEXES_BYTES:
                         drop_indexes(conn)  # made again, sorted, at the end
+                        ids = dict(conn.execute("SELECT id, line FROM entries"))  # (none)
                         self._dropped = True
                     first = False
                     tally = counts.Tally()
-                    position, done = self._ingest(conn, fd, position, end, report, tally=tally)
+                    position, done = self._ingest(conn, fd, position, end, report, tally=tally,
+                                                  ids=ids)
                     counts.add(conn, tally)
-                    if done and self._dropped:  # (a build that failed midway: at the next
-                        make_indexes(conn)        # catch-up that reaches the end)
-                        self._dropped = False
+                    if done and self._dropped:
+                        make_indexes(conn)
+                        self._dropped, ids = False, None
                     Index.set_meta(conn, {
                         "dev": st.st_dev, "ino": st.st_ino, "offset": position.offset,
                         "lines": position.lines, "open_tail": int(position.open_tail),
-                        **_fingerprint(fd, position.offset),
+                        **log_fingerprint.fingerprint(fd, position.offset),
                     })
+                self._ids = (ids, position.offset) if ids is not None else None  # committed
                 if progress is not None:
                     progress(position.offset, end)
                 if done:
@@ -120,8 +112,22 @@ class Ingester:
         finally:
             os.close(fd)
 
+    def _build_ids(self, conn: sqlite3.Connection, position: Position) -> dict[str, int] | None:
+        """The ids (to their lines) of a large build that dropped the ids' index, or None when
+        that index answers. Taken out, and given back only when the batch commits: a batch
+        that failed leaves them behind, and so does another writer that came in between
+        (the offset moved); then the indexes are made now, and the build goes on with them."""
+        kept, self._ids = self._ids, None
+        if kept is not None and kept[1] == position.offset:
+            return kept[0]
+        if self._dropped:
+            make_indexes(conn)
+            self._dropped = False
+        return None
+
     def _ingest(self, conn: sqlite3.Connection, fd: int, position: Position, end: int,
-                report: CatchUpReport, *, tally: counts.Tally) -> tuple[Position, bool]:
+                report: CatchUpReport, *, tally: counts.Tally, ids: dict[str, int] | None
+                ) -> tuple[Position, bool]:
         names: dict[str, str] = {}  # display names met in this batch: a subject's name is looked
         # up (a stat of subjects.json) and recorded once per batch, not once per entry
 
@@ -132,15 +138,22 @@ class Ingester:
             conn.execute("INSERT OR IGNORE INTO subject_names VALUES (?, ?)", (slug, name))
             return name
 
+        line_of: LineOf = ids.get if ids is not None else partial(_indexed_line, conn)
         for count, (line, after) in enumerate(read_lines(fd, position, end), start=1):
             if line.entry is not None:
-                if _insert(conn, line, display, tally):
+                first = line_of(line.entry.id)
+                if first is None:
+                    _insert(conn, line, display, tally, line_of)
+                    if ids is not None:
+                        ids[line.entry.id] = line.number
                     report.entries += 1
                     if line.entry.subject is not None:
                         report.subjects.add(line.entry.subject)
-                else:
+                else:  # the id is taken: the first one wins
+                    reason = f"duplicate id {line.entry.id} (first at line {first})"
+                    _record_invalid(conn, line.number, reason, line.data)
                     report.invalid += 1
-                    self._warn(report, line.number, _duplicate_reason(conn, line))
+                    self._warn(report, line.number, reason)
             elif line.error is not None:
                 _record_invalid(conn, line.number, line.error, line.data)
                 report.invalid += 1
@@ -171,7 +184,7 @@ class Ingester:
             _set_subject(conn, old_subject, new_subject, self.display(new_subject))
             fd = os.open(self.log_path, os.O_RDONLY)
             try:
-                fingerprint = _fingerprint(fd, offset)
+                fingerprint = log_fingerprint.fingerprint(fd, offset)
             finally:
                 os.close(fd)
             Index.set_meta(conn, {"dev": st.st_dev, "ino": st.st_ino, "offset": offset,
@@ -220,28 +233,6 @@ def _position(meta: dict[str, object]) -> Position:
                     bool(int(str(meta.get("open_tail", 0)))))
 
 
-def _fingerprint(fd: int, offset: int) -> dict[str, object]:
-    head = os.pread(fd, min(FINGERPRINT_BYTES, offset), 0)
-    tail_len = min(FINGERPRINT_BYTES, offset)
-    tail = os.pread(fd, tail_len, offset - tail_len)
-    return {"head_hash": hashlib.blake2b(head, digest_size=16).hexdigest(),
-            "tail_hash": hashlib.blake2b(tail, digest_size=16).hexdigest()}
-
-
-def _rewritten(meta: dict[str, object], st: os.stat_result, fd: int, position: Position) -> bool:
-    if "ino" not in meta:
-        return False  # a new index: nothing to compare
-    if (meta.get("dev"), meta.get("ino")) != (st.st_dev, st.st_ino):
-        return True
-    if st.st_size < position.offset:
-        return True
-    if (position.open_tail and st.st_size > position.offset
-            and os.pread(fd, 1, position.offset) != b"\n"):
-        return True  # read_lines would raise LineContinuedError: it is another line now
-    fingerprint = _fingerprint(fd, position.offset)
-    return any(meta.get(key) != value for key, value in fingerprint.items())
-
-
 def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM entries")
     conn.execute("DELETE FROM terms_dirty")
@@ -252,48 +243,39 @@ def _reset(conn: sqlite3.Connection) -> None:
     counts.store(conn, {}, 0)
 
 
-def _insert(conn: sqlite3.Connection, line: Line, display: Display, tally: counts.Tally) -> bool:
-    """Index one valid entry; False when its id is already taken (the first one wins)."""
+def _insert(conn: sqlite3.Connection, line: Line, display: Display, tally: counts.Tally,
+            line_of: LineOf) -> None:
+    """Index one valid entry whose id is not taken yet."""
     entry = line.entry
     assert entry is not None
-    def seen(entry_id: str) -> bool:
-        row = conn.execute("SELECT 1 FROM entries WHERE id = ?", (entry_id,)).fetchone()
-        return row is not None
-
-    target = effective_target(entry.id, entry.replaces, seen)
+    target = effective_target(entry.id, entry.replaces, lambda i: line_of(i) is not None)
     # only tasks have a status (a pydantic getattr that misses costs microseconds)
     status = entry.status if isinstance(entry, TaskEntry) else None
     name = display(entry.subject) if entry.subject else None
     ts = parse_timestamp(entry.timestamp).timestamp()
-    inserted = conn.execute(
-        "INSERT OR IGNORE INTO entries (line, id, type, status, subject, session, timestamp, ts,"
+    conn.execute(
+        "INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts,"
         " content, detail, replaces, supersedes, subject_name, text_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (line.number, entry.id, entry.type, status, entry.subject, entry.session,
          entry.timestamp, ts, entry.content, entry.detail, entry.replaces, target, name,
          entry_text_hash(entry.content, entry.detail)),
     )
-    if not inserted.rowcount:  # the id is taken (the first one wins)
-        return False
     tally.by_type[entry.type] += 1
     if target is not None:
-        first = conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?"
-                             " AND replaced_by IS NULL", (entry.id, target)).rowcount
+        replaced = line_of(target)
+        first = conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?"
+                             " AND replaced_by IS NULL", (entry.id, replaced)).rowcount
         if first:
             tally.replaced += 1
         else:  # replaced before: the newest replacement wins
-            conn.execute("UPDATE entries SET replaced_by = ? WHERE id = ?", (entry.id, target))
-        conn.execute("INSERT INTO terms_dirty (line) SELECT line FROM entries WHERE id = ?",
-                     (target,))
-    return True
+            conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry.id, replaced))
+        conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (replaced,))
 
 
-def _duplicate_reason(conn: sqlite3.Connection, line: Line) -> str:
-    assert line.entry is not None
-    first = conn.execute("SELECT line FROM entries WHERE id = ?", (line.entry.id,)).fetchone()
-    reason = f"duplicate id {line.entry.id} (first at line {first[0]})"
-    _record_invalid(conn, line.number, reason, line.data)
-    return reason
+def _indexed_line(conn: sqlite3.Connection, entry_id: str) -> int | None:
+    row = conn.execute("SELECT line FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    return None if row is None else int(row[0])
 
 
 def _record_invalid(conn: sqlite3.Connection, number: int, reason: str, data: bytes) -> None:

@@ -17,7 +17,8 @@ from zettelclaw import __version__
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.index import entries
-from zettelclaw.index.ingest import LogStat, Progress
+from zettelclaw.index.ingest import Progress
+from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.methods.agents import agent_rows
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams

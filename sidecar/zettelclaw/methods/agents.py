@@ -15,7 +15,7 @@ import trio
 from zettelclaw.agents.pool import Agents
 from zettelclaw.agents.roster import check_workspace, memory_home
 from zettelclaw.errors import InvalidParamsError
-from zettelclaw.index.ingest import LogStat
+from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
 

@@ -94,7 +94,7 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
         searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only
     syncer = Syncer(freshness, on_change=vectorizer.notify if vectorizer else None)
     extraction = Extraction(home, freshness, settings.extraction, router, transcript_roots)
-    worker = Worker(extraction) if serving else None
+    worker = Worker(extraction, preload_after=syncer.first_catch_up) if serving else None
     briefing = Briefing(home, workspace, settings, syncer, router)
     return App(memory=memory, home=home, workspace=workspace, settings=settings,
                subjects=subjects, index=index, freshness=freshness, handoff=handoff,

@@ -29,8 +29,11 @@ LIST_INTERVAL = 0.2
 
 
 class Worker:
-    def __init__(self, extraction: Extraction) -> None:
+    def __init__(self, extraction: Extraction, preload_after: trio.Event | None = None) -> None:
+        """``preload_after``: the SDK is imported once it is set (the index's first catch-up:
+        at a million entries the import's second of GIL lengthened the cold build by as much)."""
         self.extraction = extraction
+        self._preload_after = preload_after
         self._wake = trio.Event()
         self._running: dict[str, str] = {}  # job id -> its session
         self._sdk_ready = trio.Event()
@@ -87,6 +90,8 @@ class Worker:
     async def _preload(self) -> None:
         # Abandoned on cancel: an import half done in a thread holds nothing a shutdown needs.
         # It can fail (out of file descriptors right after start): tried again, never fatal.
+        if self._preload_after is not None:
+            await self._preload_after.wait()
         wait = 1.0
         while True:
             try:

@@ -29,6 +29,9 @@ class Syncer:
         self.freshness = freshness
         self._lock = trio.Lock()
         self._on_change = on_change  # told after each catch-up (the vectorizer)
+        # set when the catch-up after start has ended, done or not: work that can wait (the
+        # SDK's import) waits for it, and leaves a cold build the CPU and the GIL
+        self.first_catch_up = trio.Event()
 
     async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
         """Bring the index up to date, waiting at most ``wait`` s for a catch-up under way."""
@@ -80,3 +83,5 @@ class Syncer:
             logger.info("indexing stopped for shutdown; it resumes at the next start")
         except Exception:
             logger.exception("indexing the log failed; requests will try again")
+        finally:
+            self.first_catch_up.set()

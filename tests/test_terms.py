@@ -227,3 +227,36 @@ def test_the_highest_line_is_where_it_reads_on(index: Index, terms: TermIndex, h
     assert len(found(terms, "river")) == 4  # and this one sees its commit
     sync(index, terms, home)  # nothing left to add
     agrees(index, terms)
+
+
+def test_a_reader_sees_each_commit_of_another_writer(index: Index, home: Home,
+                                                     write_log: Write,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process's writer, as a second object on the same directory: the reader
+    reloads when meta.json is replaced by a commit, and only then."""
+    reader, writer = TermIndex(home.terms), TermIndex(home.terms)
+    assert found(reader, "ledger") == []
+    for round_ in range(1, 4):
+        write_log(entry(content=f"ledger note {round_}"))
+        sync(index, writer, home)
+        assert len(found(reader, "ledger")) == round_
+    reloads: list[int] = []
+    real = reader._index.reload
+
+    def counted() -> None:
+        reloads.append(1)
+        real()
+
+    monkeypatch.setattr(reader, "_index", _Counting(reader._index, counted))
+    found(reader, "ledger")
+    assert reloads == [], "nothing committed since: no reload"
+
+
+class _Counting:
+    """A tantivy index whose reloads are counted (its own methods are read-only)."""
+
+    def __init__(self, inner: Any, reload: Any) -> None:
+        self._inner, self.reload = inner, reload
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

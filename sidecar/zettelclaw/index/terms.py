@@ -23,6 +23,7 @@ lock backs that up.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -89,6 +90,7 @@ class TermIndex:
         self.analyzer = _analyzer()
         self.schema = _schema()
         self._index = self._open()
+        self._loaded: tuple[int, int, int] | None = None  # meta.json when last reloaded
 
     def _open(self) -> TantivyIndex:
         self.root.mkdir(mode=0o700, exist_ok=True)
@@ -192,8 +194,17 @@ class TermIndex:
         return clauses
 
     def _searcher(self) -> tantivy.Searcher:
-        # what was committed last, by this process or another (a reload costs ~10 us)
-        self._index.reload()
+        """What was committed last, by this process or another. Every commit replaces
+        meta.json (written aside and renamed in), so its stat tells when to reload: a reload
+        costs ~60 us, a stat ~3, and a rare word's whole search ~1 ms at a million entries."""
+        try:
+            st = os.stat(self.path / "meta.json")
+            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is None or stamp != self._loaded:
+            self._index.reload()
+            self._loaded = stamp
         return self._index.searcher()
 
     def _reach(self) -> tuple[str | None, int]:

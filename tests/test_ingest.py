@@ -682,3 +682,22 @@ def test_a_large_build_after_another_writer_came_in_between_asks_the_ids_index(
     assert took_over == [4]  # (and line 5, a duplicate of line 1)
     assert DEFERRABLE_INDEXES.keys() <= _index_names(index)
     assert snapshot(index) == fresh()
+
+
+def test_the_display_names_are_asked_once_per_batch(
+        home: Home, index: Index, monkeypatch: pytest.MonkeyPatch,
+        write_log: Callable[..., Any]) -> None:
+    """Not once per subject per batch: each ask is a stat of subjects.json."""
+    monkeypatch.setattr(ingest, "BATCH", 4)
+    write_log(*[entry(subject=f"subject-{i % 5}") for i in range(10)])
+    asked: list[int] = []
+
+    def names() -> Callable[[str], str]:
+        asked.append(1)
+        return lambda slug: slug.upper()
+
+    Ingester(index, home.log, names).catch_up()
+    assert len(asked) == 3  # batches of 4, 4 and 2 lines
+    with index.read() as conn:
+        shown = {r[0] for r in conn.execute("SELECT subject_name FROM entries")}
+    assert shown == {f"SUBJECT-{i}" for i in range(5)}

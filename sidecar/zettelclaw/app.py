@@ -82,7 +82,7 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     _mend_home(home)
     subjects = SubjectRegistry(home)
     index = Index(home.index)
-    ingester = Ingester(index, home.log, subjects.display)
+    ingester = Ingester(index, home.log, subjects.names)
     files = WorkspaceIndexer(index, workspace)
     terms = TermIndex(home.terms)
     freshness = Freshness(home, index, terms, ingester, files=files, subjects=subjects)

@@ -701,3 +701,19 @@ def test_the_display_names_are_asked_once_per_batch(
     with index.read() as conn:
         shown = {r[0] for r in conn.execute("SELECT subject_name FROM entries")}
     assert shown == {f"SUBJECT-{i}" for i in range(5)}
+
+
+@pytest.mark.usefixtures("large_build")
+def test_a_build_of_a_log_too_large_for_its_ids_in_memory_keeps_the_ids_index(
+        home: Home, index: Index, monkeypatch: pytest.MonkeyPatch,
+        write_log: Callable[..., Any], fresh: Callable[[], Snapshot]) -> None:
+    monkeypatch.setattr(ingest, "IDS_IN_MEMORY_BYTES", 100)
+    first, *rest = [entry(subject=f"s{i % 2}") for i in range(9)]
+    write_log(first, *rest[:4], {**first, "content": "a duplicate"},
+              entry(replaces=rest[1]["id"]), *rest[4:])
+    seen: list[set[str]] = []
+    Ingester(index, home.log).catch_up(lambda done, total: seen.append(_index_names(index)))
+    others = DEFERRABLE_INDEXES.keys() - {"entries_id"}
+    assert all("entries_id" in names and not others & names for names in seen[:-1]), seen
+    assert DEFERRABLE_INDEXES.keys() <= seen[-1]
+    assert snapshot(index) == fresh()

@@ -99,8 +99,9 @@ CREATE TABLE vectors (
 # than half of the insert's cost at 1M entries); one sort at the end is cheaper. Meanwhile the
 # build knows its ids from memory. If a build stops before its end, the next catch-up that
 # reaches the end makes them, or the next open.
+IDS_INDEX = "entries_id"
 DEFERRABLE_INDEXES = {
-    "entries_id": "CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (id)",
+    IDS_INDEX: "CREATE UNIQUE INDEX IF NOT EXISTS entries_id ON entries (id)",
     "entries_subject": "CREATE INDEX IF NOT EXISTS entries_subject ON entries (subject, ts)"
                        " WHERE subject IS NOT NULL",
     "entries_session": "CREATE INDEX IF NOT EXISTS entries_session ON entries (session, ts)",
@@ -278,7 +279,14 @@ def make_indexes(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def drop_indexes(conn: sqlite3.Connection) -> None:
-    """Before a large build from the start: ``make_indexes`` at its end."""
+def drop_indexes(conn: sqlite3.Connection, *, ids: bool) -> None:
+    """Before a large build from the start: ``make_indexes`` at its end. ``ids``: the ids'
+    unique index too (the build knows its ids from memory meanwhile)."""
     for name in DEFERRABLE_INDEXES:
-        conn.execute(f"DROP INDEX IF EXISTS {name}")
+        if ids or name != IDS_INDEX:
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def has_ids_index(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                        (IDS_INDEX,)).fetchone() is not None

@@ -23,7 +23,14 @@ from functools import partial
 from pathlib import Path
 
 from zettelclaw.index import counts, log_fingerprint
-from zettelclaw.index.database import Index, drop_indexes, make_indexes, new_epoch, text_hash
+from zettelclaw.index.database import (
+    Index,
+    drop_indexes,
+    has_ids_index,
+    make_indexes,
+    new_epoch,
+    text_hash,
+)
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import TaskEntry, parse_timestamp
@@ -34,6 +41,8 @@ logger = logging.getLogger(__name__)
 BATCH = 20_000
 DEFER_INDEXES_BYTES = 16 << 20  # a build from the start of a log larger than this (~60k
 # entries) makes some indexes at its end (database.DEFERRABLE_INDEXES)
+IDS_IN_MEMORY_BYTES = 1 << 30  # and the ids' too, up to a log of this size (~4M entries, their
+# ids ~0.5 GB in memory meanwhile); a larger log's build keeps the ids' index
 MAX_WARNINGS = 20
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
@@ -91,8 +100,10 @@ class Ingester:
                         report.rebuilt = True
                     ids = self._build_ids(conn, position)
                     if first and position.offset == 0 and end > DEFER_INDEXES_BYTES:
-                        drop_indexes(conn)  # made again, sorted, at the end
-                        ids = dict(conn.execute("SELECT id, line FROM entries"))  # (none)
+                        in_memory = end <= IDS_IN_MEMORY_BYTES
+                        drop_indexes(conn, ids=in_memory)  # made again, sorted, at the end
+                        if in_memory:
+                            ids = dict(conn.execute("SELECT id, line FROM entries"))  # (none)
                         self._dropped = True
                     first = False
                     tally = counts.Tally()
@@ -123,7 +134,7 @@ class Ingester:
         kept, self._ids = self._ids, None
         if kept is not None and kept[1] == position.offset:
             return kept[0]
-        if self._dropped:
+        if self._dropped and not has_ids_index(conn):
             make_indexes(conn)
             self._dropped = False
         return None

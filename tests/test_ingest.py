@@ -30,7 +30,7 @@ from zettelclaw.index import counts, ingest
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
-from zettelclaw.log.lines import START, read_lines
+from zettelclaw.log.lines import START, read_lines, read_records
 from zettelclaw.log.resolve import resolve
 
 Snapshot = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -91,14 +91,14 @@ def fresh(home: Home, tmp_path: Path) -> Callable[[], Snapshot]:
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The numbers of the lines the ingester parses, in order."""
     seen: list[int] = []
-    real = read_lines
+    real = read_records
 
     def counting(fd: int, start: Any, end: int) -> Iterator[Any]:
         for item in real(fd, start, end):
             seen.append(item[0].number)
             yield item
 
-    monkeypatch.setattr(ingest, "read_lines", counting)
+    monkeypatch.setattr(ingest, "read_records", counting)
     return seen
 
 
@@ -648,8 +648,8 @@ def test_a_large_build_whose_batch_failed_goes_on_with_the_ids_index(
               entry(replaces=rest[1]["id"]), *rest[4:])
     real, calls = ingest._insert, itertools.count(1)
 
-    def failing(*args: Any) -> None:
-        real(*args)
+    def failing(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
         if next(calls) == 5:  # in the second batch, after an insert
             raise OSError("disk full")
 

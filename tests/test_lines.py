@@ -283,3 +283,17 @@ def test_open_tail_followed_by_more_bytes_on_the_same_line_is_refused(log: Growi
     assert len(whole) == 1
     assert whole[0][0].entry is None
     assert whole[0][0].error
+
+
+def test_records_are_the_same_lines_as_entries(log: Growing) -> None:
+    """``read_records`` (a dict per entry, for index builds) reads the same lines, positions
+    and reasons as ``read_lines``, the open tail included."""
+    log.append(line(entry()) + b"\nnot json\n" + line(entry("task", status="open"))
+               + b'{"id": "x"}\n' + line(entry(subject="auth-migration")).rstrip(b"\n"))
+    entries = log.read()
+    records = list(lines_module.read_records(log.fd, START, log.size()))
+    assert [(r.number, r.offset, r.data, r.error, p) for r, p in records] == \
+        [(e.number, e.offset, e.data, e.error, p) for e, p in entries]
+    assert [r.record for r, _ in records] == \
+        [e.entry.model_dump(exclude_none=True) if e.entry else None for e, _ in entries]
+    assert records[-1][1].open_tail

@@ -2,7 +2,8 @@
 
 Covers the five types, the task-only ``status``, unknown types and fields, the shapes of ``id``,
 ``subject``, ``timestamp`` and ``content``, ``new_id``, the one-line rejection reasons, and the
-round trip entry -> line -> entry (a property over generated entries).
+round trip entry -> line -> entry (a property over generated entries); the record parser (a
+dict, for index builds) agrees with the model's on every generated line, valid or not.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from zettelclaw.log.schema import (
     new_id,
     now_timestamp,
     parse_entry_json,
+    parse_entry_record,
     parse_timestamp,
     validate_entry,
 )
@@ -325,3 +327,58 @@ def test_entry_to_dict_leaves_out_absent_optional_fields() -> None:
     parsed = validate_entry(entry("fact", id="abcdefghijkl", session="s"))
     assert isinstance(parsed, FactEntry)
     assert list(entry_to_dict(parsed)) == ["id", "timestamp", "type", "content", "session"]
+
+
+# Values for each field, good and bad: the two parsers must agree on every mix of them.
+_VALUES: dict[str, Any] = {
+    "id": st.sampled_from(["r7Wp3nKx_mZe", "short", "r7Wp3nKx_mZ!", 12, None, "r7Wp3nKx_mZe\n"]),
+    "timestamp": st.sampled_from(["2026-02-20T14:35:00Z", "2026-02-20T14:35:00+02:00",
+                                  "2026-02-20", "nope", "0001-01-01T00:00:00Z",
+                                  "9999-12-31T23:00:00-05:00", 5, None]),
+    "type": st.sampled_from([*ENTRY_TYPES, "note", 3, None]),
+    "content": st.sampled_from(["a fact", "", "  ", "\u2003", "\x1c", 7, None, "café"]),
+    "session": st.sampled_from(["abc", "", "a\x01b", "s" * 201, "s" * 200, None, 1]),
+    "status": st.sampled_from(["open", "done", "later", None, 0]),
+    "detail": st.sampled_from(["why", "", None, 4, ["x"]]),
+    "subject": st.sampled_from(["auth-migration", "Auth", "a--b", "x" * 81, None, "", 3]),
+    "replaces": st.sampled_from(["Cx6tM_1pWn8Y", "bad", None, 1]),
+    "extra": st.sampled_from(["x", None]),
+}
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> bytes:
+    shape = draw(st.sampled_from(["object", "object", "object", "array", "scalar", "text"]))
+    if shape == "array":
+        return b"[]"
+    if shape == "scalar":
+        return draw(st.sampled_from([b"1", b"null", b'"x"', b"true"]))
+    if shape == "text":
+        return draw(st.sampled_from([b"not json", b'{"id": ', b"{} trailing", b"\xff\xfe"]))
+    fields = draw(st.lists(st.sampled_from(sorted(_VALUES)), unique=True, max_size=len(_VALUES)))
+    value = {name: draw(_VALUES[name]) for name in fields}
+    if draw(st.booleans()):  # mostly whole entries: the usual case, and the one that passes
+        value = {**entry(), **value}
+    return orjson.dumps(value)
+
+
+def _parsed(parse: Any, raw: bytes) -> tuple[str, Any]:
+    try:
+        found = parse(raw)
+    except InvalidEntry as exc:
+        return "refused", exc.reason
+    fields = found.model_dump() if hasattr(found, "model_dump") else found
+    return "accepted", {k: v for k, v in fields.items() if v is not None}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=_lines())
+def test_the_record_parser_accepts_and_refuses_what_the_models_do(raw: bytes) -> None:
+    assert _parsed(parse_entry_record, raw) == _parsed(parse_entry_json, raw)
+
+
+def test_both_parsers_accept_the_spec_lines_alike() -> None:
+    for line in SPEC_LINES.values():
+        kind, fields = _parsed(parse_entry_record, line.encode())
+        assert kind == "accepted"
+        assert (kind, fields) == _parsed(parse_entry_json, line.encode())

@@ -31,9 +31,9 @@ from zettelclaw.index.database import (
     new_epoch,
     text_hash,
 )
-from zettelclaw.log.lines import Line, Position, read_lines
+from zettelclaw.log.lines import Position, read_records
 from zettelclaw.log.resolve import effective_target
-from zettelclaw.log.schema import TaskEntry, parse_timestamp
+from zettelclaw.log.schema import EntryRecord, parse_timestamp
 from zettelclaw.subjects.registry import title_case
 
 logger = logging.getLogger(__name__)
@@ -153,18 +153,20 @@ class Ingester:
             return name
 
         line_of: LineOf = ids.get if ids is not None else partial(_indexed_line, conn)
-        for count, (line, after) in enumerate(read_lines(fd, position, end), start=1):
-            if line.entry is not None:
-                first = line_of(line.entry.id)
+        for count, (line, after) in enumerate(read_records(fd, position, end), start=1):
+            record = line.record
+            if record is not None:
+                first = line_of(record["id"])
                 if first is None:
-                    _insert(conn, line, display, tally, line_of)
+                    _insert(conn, line.number, record, display=display, tally=tally,
+                            line_of=line_of)
                     if ids is not None:
-                        ids[line.entry.id] = line.number
+                        ids[record["id"]] = line.number
                     report.entries += 1
-                    if line.entry.subject is not None:
-                        report.subjects.add(line.entry.subject)
+                    if record.get("subject") is not None:
+                        report.subjects.add(record["subject"])  # type: ignore[arg-type]
                 else:  # the id is taken: the first one wins
-                    reason = f"duplicate id {line.entry.id} (first at line {first})"
+                    reason = f"duplicate id {record['id']} (first at line {first})"
                     _record_invalid(conn, line.number, reason, line.data)
                     report.invalid += 1
                     self._warn(report, line.number, reason)
@@ -257,33 +259,31 @@ def _reset(conn: sqlite3.Connection) -> None:
     counts.store(conn, {}, 0)
 
 
-def _insert(conn: sqlite3.Connection, line: Line, display: Display, tally: counts.Tally,
-            line_of: LineOf) -> None:
-    """Index one valid entry whose id is not taken yet."""
-    entry = line.entry
-    assert entry is not None
-    target = effective_target(entry.id, entry.replaces, lambda i: line_of(i) is not None)
-    # only tasks have a status (a pydantic getattr that misses costs microseconds)
-    status = entry.status if isinstance(entry, TaskEntry) else None
-    name = display(entry.subject) if entry.subject else None
-    ts = parse_timestamp(entry.timestamp).timestamp()
+def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, display: Display,
+            tally: counts.Tally, line_of: LineOf) -> None:
+    """Index one valid entry (the log's line ``number``) whose id is not taken yet."""
+    entry_id, replaces, subject = entry["id"], entry.get("replaces"), entry.get("subject")
+    content, detail = entry["content"], entry.get("detail")
+    target = effective_target(entry_id, replaces, lambda i: line_of(i) is not None)
+    name = display(subject) if subject else None
+    ts = parse_timestamp(entry["timestamp"]).timestamp()
     conn.execute(
         "INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts,"
         " content, detail, replaces, supersedes, subject_name, text_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (line.number, entry.id, entry.type, status, entry.subject, entry.session,
-         entry.timestamp, ts, entry.content, entry.detail, entry.replaces, target, name,
-         entry_text_hash(entry.content, entry.detail)),
+        (number, entry_id, entry["type"], entry.get("status"), subject, entry["session"],
+         entry["timestamp"], ts, content, detail, replaces, target, name,
+         entry_text_hash(content, detail)),
     )
-    tally.by_type[entry.type] += 1
+    tally.by_type[entry["type"]] += 1
     if target is not None:
         replaced = line_of(target)
         first = conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?"
-                             " AND replaced_by IS NULL", (entry.id, replaced)).rowcount
+                             " AND replaced_by IS NULL", (entry_id, replaced)).rowcount
         if first:
             tally.replaced += 1
         else:  # replaced before: the newest replacement wins
-            conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry.id, replaced))
+            conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry_id, replaced))
         conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (replaced,))
 
 

@@ -10,10 +10,17 @@ writer terminates it (see ``store``), and then it is read, and reported, as an i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
-from zettelclaw.log.schema import Entry, InvalidEntry, parse_entry_json
+from zettelclaw.log.schema import (
+    Entry,
+    EntryRecord,
+    InvalidEntry,
+    parse_entry_json,
+    parse_entry_record,
+)
 
 CHUNK = 1 << 20
 
@@ -58,11 +65,49 @@ def parse_line(number: int, offset: int, data: bytes) -> Line:
         return Line(number, offset, data, None, exc.reason)
 
 
+@dataclass(frozen=True, slots=True)
+class RecordLine:
+    """A ``Line`` whose entry is a validated dict (``schema.EntryRecord``), not a model."""
+
+    number: int
+    offset: int
+    data: bytes
+    record: EntryRecord | None
+    error: str | None
+
+    @property
+    def entry(self) -> EntryRecord | None:  # what the reader asks of both kinds
+        return self.record
+
+
+def parse_record_line(number: int, offset: int, data: bytes) -> RecordLine:
+    if not data.strip():
+        return RecordLine(number, offset, data, None, None)
+    try:
+        return RecordLine(number, offset, data, parse_entry_record(data), None)
+    except InvalidEntry as exc:
+        return RecordLine(number, offset, data, None, exc.reason)
+
+
+L = TypeVar("L", Line, RecordLine)
+
+
 def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Position]]:
     """Lines from ``start`` up to byte ``end``, each with the position just after it.
 
     Reads with ``pread``, so a caller may hold other positions in the same file.
     """
+    return _read(fd, start, end, parse_line)
+
+
+def read_records(fd: int, start: Position, end: int) -> Iterator[tuple[RecordLine, Position]]:
+    """``read_lines`` with each entry validated into a dict instead of a model: the same lines
+    accepted and refused, in half the time (the index's builds read every line of the log)."""
+    return _read(fd, start, end, parse_record_line)
+
+
+def _read(fd: int, start: Position, end: int, parse: Callable[[int, int, bytes], L]
+          ) -> Iterator[tuple[L, Position]]:
     offset = start.offset  # the next byte to read
     number = start.lines
     # Unconsumed bytes, the file offset of buffer[0], and how far buffer is known to hold no
@@ -82,7 +127,7 @@ def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Posit
             pos, skip_newline = 1, False
         while (newline := buffer.find(b"\n", max(pos, scanned))) >= 0:
             number += 1
-            line = parse_line(number, buffer_at + pos, bytes(buffer[pos:newline]))
+            line = parse(number, buffer_at + pos, bytes(buffer[pos:newline]))
             yield line, Position(buffer_at + newline + 1, number, False)
             pos = newline + 1
             scanned = pos
@@ -90,6 +135,6 @@ def read_lines(fd: int, start: Position, end: int) -> Iterator[tuple[Line, Posit
         del buffer[:pos]
         scanned = len(buffer)
     if buffer and not skip_newline:
-        line = parse_line(number + 1, buffer_at, bytes(buffer))
+        line = parse(number + 1, buffer_at, bytes(buffer))
         if line.entry is not None:
             yield line, Position(buffer_at + len(buffer), number + 1, True)

@@ -27,6 +27,7 @@ import contextlib
 import gc
 import hashlib
 import io
+import math
 import os
 import platform
 import re
@@ -143,6 +144,21 @@ def sidecar_source(ref: str) -> tuple[Path, str]:
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(tmp, dest)
     return dest / "sidecar", sha[:7]
+
+
+def cpu_probe(runs: int = 3) -> float:
+    """Seconds for 10M Python additions, best of ``runs``: how fast this machine's cores are
+    right now. On this shared host it took 0.29-0.36 s within a minute, with no other work in
+    this machine and no steal time counted: figures from runs whose probes differ are not
+    comparable, and the summary shows it beside the load average."""
+    best = math.inf
+    for _ in range(runs):
+        started = time.perf_counter()
+        total = 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def loadavg() -> str:
@@ -489,7 +505,7 @@ def _measure(n: int, args: argparse.Namespace, home: Path, workspace: Path,
              socket: Path) -> dict[str, Any]:
     r: dict[str, Any] = {"entries": n, "logBytes": (home / "log.jsonl").stat().st_size,
                          "keyword": args.keyword, "loadBefore": loadavg(), "other": {},
-                         "attempts": {}}
+                         "attempts": {}, "cpuProbeS": [round(cpu_probe(), 3)]}
     r.update(least_disturbed(r, args, "cold", lambda: _cold(home, workspace, socket)))
     r.update(least_disturbed(r, args, "warm", lambda: _warm_start(r, home, workspace, socket)))
     _round_trips(r, args, home, workspace, socket)
@@ -497,6 +513,7 @@ def _measure(n: int, args: argparse.Namespace, home: Path, workspace: Path,
         _paraphrase(r, args, home, workspace, socket)
     r["termMatches"] = term_count(home, [args.keyword])
     r["loadAfter"] = loadavg()
+    r["cpuProbeS"].append(round(cpu_probe(), 3))
     return r
 
 
@@ -728,6 +745,8 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str]]:
          " / ".join(f"{r['other'].get(k, 0.0):.2f}" for k in
                     ("cold", "warm", "hook", "filter", "keyword", "common", "twoWord", "rg"))),
         ("load average before / after", f"{r['loadBefore']} / {r['loadAfter']}"),
+        ("CPU probe before / after (10M Python additions, best of 3)",
+         " / ".join(f"{x:.3f} s" for x in r.get("cpuProbeS", [])) or "?"),
     ]
 
 

@@ -148,3 +148,15 @@ def test_replaced_entries_stay_hidden_in_keyword_search(memory: Direct, write_lo
     assert [r["id"] for r in search(memory, query="wifi password")["results"]] == [new["id"]]
     both = search(memory, query="wifi password", includeReplaced=True)["results"]
     assert {r["id"] for r in both} == {old["id"], new["id"]}
+
+
+def test_a_match_the_term_index_has_and_sqlite_no_longer_has_is_left_out(
+        memory: Direct, write_log: Any) -> None:
+    """Another process rebuilding the index: its term index can be a moment ahead of or behind
+    the rows; a hit without its row is not shown (and does not fail the search)."""
+    gone, kept = write_log(entry("fact", "the ledger moved"), entry("fact", "ledger backups"))
+    memory.sync()
+    with memory.index.write() as conn:
+        conn.execute("DELETE FROM entries WHERE id = ?", (gone["id"],))
+    results = memory.search(SearchParams(query="ledger"))["results"]
+    assert [r["id"] for r in results] == [kept["id"]]

@@ -21,7 +21,7 @@ from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
-from zettelclaw.index.terms import TermIndex, Update
+from zettelclaw.index.terms import KINDS, TermIndex, Update
 
 Write = Callable[..., list[dict[str, Any]]]
 
@@ -260,3 +260,19 @@ class _Counting:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def test_hits_carry_the_type_status_and_time_sqlite_has(index: Index, terms: TermIndex,
+                                                         home: Home, write_log: Write) -> None:
+    """Read from the fast fields (the ranking weighs them): the same as the entries table."""
+    write_log(entry("task", "ledger one", status="open"), entry("task", "ledger two",
+                                                                   status="done"),
+              *[entry(kind, f"ledger {kind}") for kind in ("fact", "decision", "question",
+                                                          "handoff")])
+    sync(index, terms, home)
+    hits = terms.search(terms.tokens(["ledger"]), every=True, filters=Filters(), limit=10)
+    with index.read() as conn:
+        expected = {row[0]: (row[1], row[2], row[3]) for row in conn.execute(
+            "SELECT line, type, status, ts FROM entries")}
+    assert {hit.line: (hit.type, hit.status, hit.ts) for hit in hits} == expected
+    assert len(expected) == len(KINDS) == 6

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zettelclaw.index import fts
-from zettelclaw.index.entries import Filters, entry_dict, passing_filters
+from zettelclaw.index.entries import Filters, entry_dict
 from zettelclaw.index.terms import TermIndex
 
 RELATED_TERMS = 24
@@ -38,9 +38,10 @@ class Candidate:
     meta: tuple[str, str | None, float] | None = None  # a log entry's type, status, ts
 
 
-def log_candidates(conn: sqlite3.Connection, terms: TermIndex, plan: fts.MatchPlan, *,
-                   filters: Filters, pool: int, limit: int) -> dict[int, Candidate]:
-    """Candidates by line, with their type, status and time for the ranking."""
+def log_candidates(terms: TermIndex, plan: fts.MatchPlan, *, filters: Filters, pool: int,
+                   limit: int) -> dict[int, Candidate]:
+    """Candidates by line, with their type, status and time for the ranking (from the term
+    index's fast fields)."""
     tokens = terms.tokens(plan.terms)
     hits = terms.search(tokens, every=True, filters=filters, limit=pool)
     coverage: dict[int, float] = {}
@@ -59,12 +60,8 @@ def log_candidates(conn: sqlite3.Connection, terms: TermIndex, plan: fts.MatchPl
         coverage = {line: w / whole for line, w in matched.items()}
         hits += some
     best = max((hit.bm25 for hit in hits), default=1.0) or 1.0
-    found = {hit.line: Candidate(keyword=coverage.get(hit.line, 1.0) * hit.bm25 / best)
-             for hit in hits}
-    for line, kind, status, ts in passing_filters(conn, list(found), Filters(
-            include_replaced=True)):
-        found[line].meta = (kind, status, ts)
-    return found
+    return {hit.line: Candidate(keyword=coverage.get(hit.line, 1.0) * hit.bm25 / best,
+                                meta=(hit.type, hit.status, hit.ts)) for hit in hits}
 
 
 def related(conn: sqlite3.Connection, terms: TermIndex, text: str, limit: int

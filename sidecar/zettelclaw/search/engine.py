@@ -110,7 +110,7 @@ class Engine:
         want_files = request.corpus in ("all", "files") and not request.structured
         with self.index.read() as conn:
             if plan is not None and want_log:
-                entries = log_candidates(conn, self.terms, plan, filters=request.filters,
+                entries = log_candidates(self.terms, plan, filters=request.filters,
                                          pool=max(self.pool, request.limit),
                                          limit=request.limit)
             if plan is not None and want_files:
@@ -183,13 +183,15 @@ class Engine:
         terms = plan.terms if plan is not None else ()
         hits: list[EntryHit | ChunkHit] = []
         for score, kind, key, candidate in top:
-            row = rows[kind][key]
+            shown = rows[kind].get(key)
+            if shown is None:  # a term index a moment ahead of another process's rebuild
+                continue
             if kind == "log":
-                hits.append(_entry_hit(row, score, snippet([row["content"], row["detail"]], terms),
-                                       candidate.keyword, candidate.semantic))
+                text = snippet([shown["content"], shown["detail"]], terms)
+                hits.append(_entry_hit(shown, score, text, candidate.keyword, candidate.semantic))
             else:
-                hits.append(ChunkHit(row["path"], row["start_line"], row["end_line"], score,
-                                     snippet([row["text"]], terms), candidate.keyword,
+                hits.append(ChunkHit(shown["path"], shown["start_line"], shown["end_line"], score,
+                                     snippet([shown["text"]], terms), candidate.keyword,
                                      candidate.semantic))
         return hits
 

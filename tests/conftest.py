@@ -116,3 +116,15 @@ async def server(server_config: ServerConfig) -> AsyncIterator[Ready]:
         ready: Ready = await nursery.start(serve, server_config)
         yield ready
         nursery.cancel_scope.cancel()
+
+
+def nice_of_threads(pid: int | str = "self") -> dict[int, int]:
+    """A process's threads and their nice values (Linux keeps one per thread)."""
+    nice = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
+    return nice

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import nice_of_threads
 from zettelclaw.search import local_model
 from zettelclaw.search.local_model import LocalModel, ModelFileError
 
@@ -70,29 +71,17 @@ def test_the_tokenizer_ships_in_the_package() -> None:
     assert Path(local_model.model_file()).stat().st_size > 20_000_000
 
 
-def _nice_of_threads() -> dict[int, int]:
-    """This process's threads and their nice values (Linux keeps one per thread)."""
-    nice = {}
-    for stat in Path("/proc/self/task").glob("*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended meanwhile
-            continue
-        nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
-    return nice
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="a nice value per thread is Linux's")
 def test_the_background_runs_at_a_lower_priority_with_the_same_vectors() -> None:
     ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     expected = min(ours + local_model.BACKGROUND_NICE, 19)
-    before = _nice_of_threads()
+    before = nice_of_threads()
     model = LocalModel(threads=2)
     try:
         texts = ["the ledger moved to Postgres", "short", "a note on the garden shed roof"]
         background = model.embed_background(texts)
         assert np.allclose(background, model.embed(texts), atol=1e-4)
-        new = {tid: nice for tid, nice in _nice_of_threads().items() if tid not in before}
+        new = {tid: nice for tid, nice in nice_of_threads().items() if tid not in before}
         lowered = [tid for tid, nice in new.items() if nice == expected]
         # the thread that made the background's session, and onnxruntime's second worker
         assert len(lowered) >= 2, new

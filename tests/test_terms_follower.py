@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import entry
+from tests.conftest import entry, nice_of_threads
 from tests.direct import Direct
 from zettelclaw.home import Home
 from zettelclaw.index import terms_follower
@@ -148,18 +148,6 @@ def test_a_rebuild_goes_through_the_follower_and_starts_the_terms_over(
         direct.app.close()
 
 
-def _nice_of_threads(pid: int) -> dict[int, int]:
-    """A process's threads and their nice values (Linux keeps one per thread)."""
-    nice = {}
-    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended meanwhile
-            continue
-        nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
-    return nice
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="a nice value per thread is Linux's")
 def test_the_child_and_tantivys_threads_yield_the_cores_to_the_parent(
         home: Home, index: Index, write_log: Any) -> None:
@@ -170,7 +158,7 @@ def test_the_child_and_tantivys_threads_yield_the_cores_to_the_parent(
         assert process is not None
         Ingester(index, home.log).catch_up()
         deadline = time.monotonic() + 60
-        while len(nice := _nice_of_threads(process.pid)) < 3:  # the writer's threads made
+        while len(nice := nice_of_threads(process.pid)) < 3:  # the writer's threads made
             assert time.monotonic() < deadline, nice
             time.sleep(0.05)
         assert set(nice.values()) == {min(ours + terms_follower.FOLLOWER_NICE, 19)}

@@ -23,6 +23,7 @@ from zettelclaw.log.schema import (
 )
 
 CHUNK = 1 << 20
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +58,7 @@ class Line:
 
 
 def parse_line(number: int, offset: int, data: bytes) -> Line:
-    if not data.strip():
-        return Line(number, offset, data, None, None)
-    try:
-        return Line(number, offset, data, parse_entry_json(data), None)
-    except InvalidEntry as exc:
-        return Line(number, offset, data, None, exc.reason)
+    return Line(number, offset, data, *_parsed(parse_entry_json, data))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +77,17 @@ class RecordLine:
 
 
 def parse_record_line(number: int, offset: int, data: bytes) -> RecordLine:
+    return RecordLine(number, offset, data, *_parsed(parse_entry_record, data))
+
+
+def _parsed(parse: Callable[[bytes], T], data: bytes) -> tuple[T | None, str | None]:
+    """(the entry, None), (None, why it is not one), or (None, None) for a blank line."""
     if not data.strip():
-        return RecordLine(number, offset, data, None, None)
+        return None, None
     try:
-        return RecordLine(number, offset, data, parse_entry_record(data), None)
+        return parse(data), None
     except InvalidEntry as exc:
-        return RecordLine(number, offset, data, None, exc.reason)
+        return None, exc.reason
 
 
 L = TypeVar("L", Line, RecordLine)

@@ -8,7 +8,7 @@ keeps the CPU and the GIL), and at once when nothing holds it back.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,25 @@ import trio.testing
 
 from tests.conftest import entry
 from tests.direct import open_app
+from zettelclaw.app import App
 from zettelclaw.extraction import worker as worker_module
 from zettelclaw.home import Home
+
+
+@pytest.fixture
+def app(home: Home, workspace: Path) -> Iterator[App]:
+    """One memory as the sidecar builds it (serving: the syncer's background, the worker)."""
+    made = open_app(home, workspace, serving=True)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def imported(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set when the worker preloads the SDK (in a worker thread: a thread's event)."""
+    event = threading.Event()
+    monkeypatch.setattr(worker_module, "preload", event.set)
+    return event
 
 
 async def _wait_for(event: threading.Event) -> None:
@@ -27,64 +44,43 @@ async def _wait_for(event: threading.Event) -> None:
 
 
 async def test_the_first_catch_up_is_announced_when_it_is_done(
-        home: Home, workspace: Path, write_log: Callable[..., Any]) -> None:
+        app: App, write_log: Callable[..., Any]) -> None:
     write_log(entry(), entry())
-    app = open_app(home, workspace, serving=True)
-    try:
-        assert not app.syncer.first_catch_up.is_set()
-        await app.syncer.background()
-        assert app.syncer.first_catch_up.is_set()
-        assert not app.freshness.needs_sync(), "the log was indexed before"
-    finally:
-        app.close()
+    assert not app.syncer.first_catch_up.is_set()
+    await app.syncer.background()
+    assert app.syncer.first_catch_up.is_set()
+    assert not app.freshness.needs_sync(), "the log was indexed before"
 
 
 async def test_the_first_catch_up_is_announced_when_it_failed(
-        home: Home, workspace: Path, write_log: Callable[..., Any],
+        app: App, write_log: Callable[..., Any],
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     write_log(entry())
-    app = open_app(home, workspace, serving=True)
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("the index is broken")
 
     monkeypatch.setattr(app.freshness, "sync", broken)
-    try:
-        await app.syncer.background()
-        assert app.syncer.first_catch_up.is_set()
-        assert "indexing the log failed" in caplog.text
-    finally:
-        app.close()
+    await app.syncer.background()
+    assert app.syncer.first_catch_up.is_set()
+    assert "indexing the log failed" in caplog.text
 
 
 async def test_the_sdk_is_imported_after_the_first_catch_up(
-        home: Home, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    imported = threading.Event()  # (preload runs in a worker thread)
-    monkeypatch.setattr(worker_module, "preload", imported.set)
-    app = open_app(home, workspace, serving=True)
+        app: App, imported: threading.Event) -> None:
     assert app.worker is not None
-    try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(app.worker.run)
-            await trio.testing.wait_all_tasks_blocked()
-            assert not imported.is_set(), "held back while the index is built"
-            app.syncer.first_catch_up.set()
-            await _wait_for(imported)
-            nursery.cancel_scope.cancel()
-    finally:
-        app.close()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(app.worker.run)
+        await trio.testing.wait_all_tasks_blocked()
+        assert not imported.is_set(), "held back while the index is built"
+        app.syncer.first_catch_up.set()
+        await _wait_for(imported)
+        nursery.cancel_scope.cancel()
 
 
 async def test_a_worker_not_held_back_imports_at_once(
-        home: Home, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    imported = threading.Event()  # (preload runs in a worker thread)
-    monkeypatch.setattr(worker_module, "preload", imported.set)
-    app = open_app(home, workspace, serving=True)
-    try:
-        worker = worker_module.Worker(app.extraction)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(worker.run)
-            await _wait_for(imported)
-            nursery.cancel_scope.cancel()
-    finally:
-        app.close()
+        app: App, imported: threading.Event) -> None:
+    async with trio.open_nursery() as nursery:
+        await nursery.start(worker_module.Worker(app.extraction).run)
+        await _wait_for(imported)
+        nursery.cancel_scope.cancel()

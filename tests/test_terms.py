@@ -4,7 +4,9 @@ Covers: words as indexed (stems, diacritics, query syntax as text); every match 
 old; filters inside the query; an entry replaced later and a renamed subject indexed again; a
 SQLite index built anew (new epoch) starts the term index over, with no duplicates; a crash
 after tantivy's commit but before the change queue was emptied re-applies, never doubles; an
-unreadable directory is rebuilt; writers in two threads wait for each other.
+unreadable directory is rebuilt; another format's directory is removed and built again; writers in
+two threads wait for each other; hits carry the type, status and time; a reader reloads only
+after a commit.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 from tests.conftest import entry
 from zettelclaw.home import Home
+from zettelclaw.index import terms as terms_module
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
@@ -276,3 +279,19 @@ def test_hits_carry_the_type_status_and_time_sqlite_has(index: Index, terms: Ter
             "SELECT line, type, status, ts FROM entries")}
     assert {hit.line: (hit.type, hit.status, hit.ts) for hit in hits} == expected
     assert len(expected) == len(KINDS) == 6
+
+
+def test_another_formats_documents_are_removed_and_built_again(
+        index: Index, home: Home, write_log: Write, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release that changes the documents (format 1 had no type number) leaves the old
+    directory behind it: the next open removes it, and the update fills the new one."""
+    write_log(entry("decision", "canoe club"))
+    monkeypatch.setattr(terms_module, "FORMAT", 1)
+    old = TermIndex(home.terms)
+    sync(index, old, home)
+    monkeypatch.undo()
+    new = TermIndex(home.terms)
+    assert [p.name for p in home.terms.iterdir()] == [f"v{terms_module.FORMAT}"]
+    sync(index, new, home)
+    hits = new.search(new.tokens(["canoe"]), every=True, filters=Filters(), limit=10)
+    assert [(hit.type, hit.status) for hit in hits] == [("decision", None)]

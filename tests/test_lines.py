@@ -294,6 +294,6 @@ def test_records_are_the_same_lines_as_entries(log: Growing) -> None:
     records = list(lines_module.read_records(log.fd, START, log.size()))
     assert [(r.number, r.offset, r.data, r.error, p) for r, p in records] == \
         [(e.number, e.offset, e.data, e.error, p) for e, p in entries]
-    assert [r.record for r, _ in records] == \
+    assert [r.entry for r, _ in records] == \
         [e.entry.model_dump(exclude_none=True) if e.entry else None for e, _ in entries]
     assert records[-1][1].open_tail

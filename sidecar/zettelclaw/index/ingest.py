@@ -154,7 +154,7 @@ class Ingester:
 
         line_of: LineOf = ids.get if ids is not None else partial(_indexed_line, conn)
         for count, (line, after) in enumerate(read_records(fd, position, end), start=1):
-            record = line.record
+            record = line.entry
             if record is not None:
                 first = line_of(record["id"])
                 if first is None:
@@ -163,8 +163,8 @@ class Ingester:
                     if ids is not None:
                         ids[record["id"]] = line.number
                     report.entries += 1
-                    if record.get("subject") is not None:
-                        report.subjects.add(record["subject"])  # type: ignore[arg-type]
+                    if (subject := record.get("subject")) is not None:
+                        report.subjects.add(subject)
                 else:  # the id is taken: the first one wins
                     reason = f"duplicate id {record['id']} (first at line {first})"
                     _record_invalid(conn, line.number, reason, line.data)
@@ -218,7 +218,7 @@ class Ingester:
         with self.index.write() as conn:
             pairs = conn.execute("SELECT subject, name FROM subject_names").fetchall()
             display = self.names()
-            stale = [(slug, display(slug)) for slug, name in pairs if display(slug) != name]
+            stale = [(slug, now) for slug, name in pairs if (now := display(slug)) != name]
             for slug, name in stale:
                 _set_subject(conn, slug, slug, name)
         return len(stale)

@@ -68,12 +68,8 @@ class RecordLine:
     number: int
     offset: int
     data: bytes
-    record: EntryRecord | None
+    entry: EntryRecord | None
     error: str | None
-
-    @property
-    def entry(self) -> EntryRecord | None:  # what the reader asks of both kinds
-        return self.record
 
 
 def parse_record_line(number: int, offset: int, data: bytes) -> RecordLine:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, NotRequired, Union, cast
+from typing import Annotated, Any, Literal, NotRequired, Union, cast, get_args
 
 import orjson
 from pydantic import (
@@ -156,9 +156,9 @@ def _record_type(model: type[_Entry]) -> Any:
     return with_config(ConfigDict(extra="forbid"))(record)
 
 
-_MODELS = (TaskEntry, FactEntry, DecisionEntry, QuestionEntry, HandoffEntry)
 RECORD_ADAPTER: TypeAdapter[Any] = TypeAdapter(Annotated[  # type: ignore[arg-type]
-    Union[tuple(_record_type(model) for model in _MODELS)],  # noqa: UP007
+    # the models of Entry's union, in its order: one list of the types
+    Union[tuple(_record_type(model) for model in get_args(get_args(Entry)[0]))],  # noqa: UP007
     Field(discriminator="type")])
 
 # The order fields take in a line: the spec's examples, so that log lines read the same whether

@@ -24,7 +24,9 @@ from zettelclaw.index import terms as terms_module
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
-from zettelclaw.index.terms import KINDS, TermIndex, Update
+from zettelclaw.index.term_documents import KINDS
+from zettelclaw.index.terms import TermIndex
+from zettelclaw.index.terms_update import Update
 
 Write = Callable[..., list[dict[str, Any]]]
 
@@ -187,7 +189,7 @@ def test_an_unreadable_term_index_is_rebuilt(index: Index, home: Home,
     write_log(entry(content="canoe club"))
     terms = TermIndex(home.terms)
     sync(index, terms, home)
-    (terms.path / "meta.json").write_text("{not json")
+    (terms.shards[1].path / "meta.json").write_text("{not json")
     again = TermIndex(home.terms)
     sync(index, again, home)
     agrees(index, again)
@@ -197,6 +199,7 @@ def test_an_unreadable_term_index_is_rebuilt(index: Index, home: Home,
 def test_the_directory_is_private(terms: TermIndex) -> None:
     assert terms.root.stat().st_mode & 0o777 == 0o700
     assert terms.path.stat().st_mode & 0o777 == 0o700
+    assert [shard.path.stat().st_mode & 0o777 for shard in terms.shards] == [0o700, 0o700]
 
 
 def test_writers_in_two_threads_take_turns(index: Index, home: Home, write_log: Write) -> None:
@@ -244,13 +247,14 @@ def test_a_reader_sees_each_commit_of_another_writer(index: Index, home: Home,
         sync(index, writer, home)
         assert len(found(reader, "ledger")) == round_
     reloads: list[int] = []
-    real = reader._index.reload
+    for shard in reader.shards:
+        real = shard.index.reload
 
-    def counted() -> None:
-        reloads.append(1)
-        real()
+        def counted(real: Callable[[], None] = real) -> None:
+            reloads.append(1)
+            real()
 
-    monkeypatch.setattr(reader, "_index", _Counting(reader._index, counted))
+        monkeypatch.setattr(shard, "index", _Counting(shard.index, counted))
     found(reader, "ledger")
     assert reloads == [], "nothing committed since: no reload"
 
@@ -295,3 +299,63 @@ def test_another_formats_documents_are_removed_and_built_again(
     sync(index, new, home)
     hits = new.search(new.tokens(["canoe"]), every=True, filters=Filters(), limit=10)
     assert [(hit.type, hit.status) for hit in hits] == [("decision", None)]
+
+
+def _two_indexes(index: Index, home: Home, tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> tuple[TermIndex, TermIndex]:
+    """The same entries in the sharded term index and in one of a single shard."""
+    with monkeypatch.context() as patch:
+        patch.setattr(terms_module, "SHARDS", 1)
+        single = TermIndex(tmp_path / "single")
+    sharded = TermIndex(home.terms)
+    Ingester(index, home.log).catch_up()
+    for terms in (single, sharded):
+        with terms.updating(index):
+            pass
+    return single, sharded
+
+
+def _scores(terms: TermIndex, query: str, *, every: bool = True) -> dict[int, float]:
+    return {hit.line: hit.bm25 for hit in terms.search(
+        terms.tokens(query.split()), every=every, filters=Filters(), limit=1000)}
+
+
+def test_shards_score_as_one_index(index: Index, home: Home, write_log: Write,
+                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"kayak" is in three odd lines and one even one: a shard alone would weigh it by its own
+    frequency (1 of 200 against 3 of 200), so its best would outrank the other shard's equals.
+    Every entry has as many words, so the shards' average lengths are all but equal (each
+    shard's marker document counts as a document of no words: 0.25% here)."""
+    write_log(*[entry(content=f"{'kayak' if n in (1, 2, 3, 5) else 'canoe'} note {n:03d}")
+                for n in range(1, 401)])
+    single, sharded = _two_indexes(index, home, tmp_path, monkeypatch)
+    for query, every in (("kayak", True), ("kayak note", True), ("kayak canoe", False)):
+        one, many = _scores(single, query, every=every), _scores(sharded, query, every=every)
+        assert sorted(one) == sorted(many)
+        assert many == pytest.approx(one, rel=1e-3)
+    # and the check can fail: without the boosts the shards' scores differ
+    monkeypatch.setattr(terms_module, "_boosts", lambda documents, frequencies: [
+        [1.0] * len(frequencies[0]) for _ in documents])
+    assert _scores(sharded, "kayak") != pytest.approx(_scores(single, "kayak"), rel=1e-2)
+
+
+def test_the_best_of_every_shard_come_first(index: Index, home: Home, write_log: Write,
+                                            tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The top k of two shards are the top k of the whole, best first, the same whether the
+    shards are searched side by side or one after the other."""
+    write_log(*[entry(content=" ".join(["ledger"] * (1 + n % 7) + ["filler"] * (n % 5)))
+                for n in range(300)])
+    single, sharded = _two_indexes(index, home, tmp_path, monkeypatch)
+    tokens = sharded.tokens(["ledger"])
+    expected = single.search(tokens, every=True, filters=Filters(), limit=25)
+    for threshold in (10**9, 0):  # one after the other, then side by side
+        monkeypatch.setattr(terms_module, "PARALLEL_POSTINGS", threshold)
+        hits = sharded.search(tokens, every=True, filters=Filters(), limit=25)
+        assert [round(hit.bm25, 4) for hit in hits] == [round(hit.bm25, 4) for hit in expected]
+        assert sorted(hit.line for hit in hits) == sorted(hit.line for hit in expected)
+    assert any(t.name.startswith("zettelclaw-terms") for t in threading.enumerate())
+    with sharded._helpers_free:  # another search has the helper: this one goes alone
+        alone = sharded.search(tokens, every=True, filters=Filters(), limit=25)
+    assert [hit.line for hit in alone] == [hit.line for hit in hits]
+    sharded.close()

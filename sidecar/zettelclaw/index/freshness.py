@@ -26,7 +26,8 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.ingest import CatchUpReport, Ingester, Progress
 from zettelclaw.index.log_fingerprint import LogStat
-from zettelclaw.index.terms import TermIndex, Update
+from zettelclaw.index.terms import TermIndex
+from zettelclaw.index.terms_update import Update
 from zettelclaw.subjects.registry import SubjectRegistry
 
 logger = logging.getLogger(__name__)

@@ -19,13 +19,13 @@ could not lift to the top (protocol.md: ties of very common words are the except
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from zettelclaw.index import fts
 from zettelclaw.index.entries import Filters, entry_dict
+from zettelclaw.index.ranking import idf
 from zettelclaw.index.terms import TermIndex
 
 RELATED_TERMS = 24
@@ -92,11 +92,6 @@ def file_candidates(conn: sqlite3.Connection, plan: fts.MatchPlan, limit: int
     best = max((-bm25 for _, bm25 in rows), default=1.0) or 1.0
     return {key: Candidate(keyword=coverage.get(key, 1.0) * max(-bm25, 0.0) / best)
             for key, bm25 in rows}
-
-
-def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts."""
-    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
 def _coverage(conn: sqlite3.Connection, table: str, plan: fts.MatchPlan, keys: list[int]

@@ -70,3 +70,9 @@ def entry_score_sql(match: str, *, kind: str, status: str, ts: str, now: str) ->
     recency = (f"({RECENCY_FLOOR} + {1.0 - RECENCY_FLOOR} * pow(0.5, max({now} - {ts}, 0.0)"
                f" / {DAY * HALF_LIFE_DAYS}))")
     return f"({match} * {weight} * {recency} / {MAX_TYPE_WEIGHT})"
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts (tantivy's
+    and FTS5's formula)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))

@@ -7,14 +7,20 @@ two words found in a third of the entries scores a hundred thousand rows; tantiv
 postings that cannot reach the top k, and answers the same query over a million entries in a
 few milliseconds (bench/README.md, "Search at a million entries").
 
-One document per entry: its words (content, detail and subject display name, stemmed, folded to
-ASCII), its line, and the fields that filters test (type, status, subject, session, time, and
-whether a later entry replaced it). Documents are keyed by line. How far the term index has read
-is its own highest line, and a marker document (line 0) holds the ``terms_epoch`` of the SQLite
-index it was built from: a rebuilt SQLite index has a new epoch, and the term index starts over
-in the same commit that records it. What changes in place (an entry replaced later, a subject
-renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the next update; the queue is
-emptied only after tantivy committed, so a crash at any point re-applies work, never loses it.
+The documents (``index/term_documents.py``) are split by line over ``SHARDS`` tantivy indexes
+(``index/term_shard.py``), searched side by side: tantivy scores an intersection of two common
+words in full (block-max pruning serves unions only), so the one way to answer it faster is to
+share it between cores; the Python bindings search one index on one thread. Two shards on this
+2-core machine: two words each in a third of a million entries, 7.9 -> 3.9 ms. Each shard's
+BM25 would weigh a word by its own document frequency; the search boosts each word in each
+shard by the ratio of the whole index's IDF to the shard's, so scores are those of one index
+(but for each shard's average length, which a split by line keeps all but equal).
+
+How far a shard has read is its own highest line, and its marker document (line 0) holds the
+``terms_epoch`` of the SQLite index it was built from: a rebuilt SQLite index has a new epoch,
+and the shards start over in the same commits that record it. What changes in place (an entry
+replaced later, a subject renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the
+next update (``index/terms_update.py``).
 
 Writers are one at a time across threads and processes (``HOME/terms.lock``), and tantivy's own
 lock backs that up.
@@ -22,69 +28,38 @@ lock backs that up.
 
 from __future__ import annotations
 
-import logging
-import os
 import shutil
-import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
-import orjson
 import tantivy
-from tantivy import Index as TantivyIndex  # not zettelclaw's Index (index/database.py)
 from tantivy import Occur, Query
 
 from zettelclaw import lock
+from zettelclaw.index import term_documents
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
-from zettelclaw.index.ingest import Row
+from zettelclaw.index.ranking import idf
+from zettelclaw.index.term_documents import KINDS
+from zettelclaw.index.term_shard import Shard
+from zettelclaw.index.terms_update import Update
 
-logger = logging.getLogger(__name__)
-
-ANALYZER = "zettelclaw"
-FORMAT = 2  # of the documents: another value, another directory (the old one is removed);
-# 2: an entry's type and status as one number (KINDS), read with its time from the fast fields
-# (a keyword search's 100 candidates were asked of SQLite for them: ~0.1 ms at 1M entries)
-WRITER_HEAP = 200_000_000  # bytes across the writer's threads: fewer, larger segments
-WRITER_THREADS = 2
-FEED_BATCH = 20_000
-_FIELDS = ("line, type, status, subject, session, ts, content, detail, subject_name,"
-           " replaced_by IS NOT NULL")
-KINDS: tuple[tuple[str, str | None], ...] = (  # (type, status), by the number a document holds
-    ("task", "open"), ("task", "done"), ("fact", None), ("decision", None), ("question", None),
-    ("handoff", None))
-_KIND_NUMBER = {kind: number for number, kind in enumerate(KINDS)}
+FORMAT = 3  # of the documents: another value, another directory (the old one is removed);
+# 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
+# 3: SHARDS shards, each in its own directory (v3/0, v3/1)
+SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
+# A query whose postings in a shard are fewer than this searches the shards one after the other
+# on the caller's thread: a rare word takes ~0.08 ms a shard, about what a hand-off costs.
+PARALLEL_POSTINGS = 20_000
+Hits = list[tuple[float, Any]]  # tantivy's (score, address), best first
+T = TypeVar("T")
 
 
-def _analyzer() -> tantivy.TextAnalyzer:
-    # Words as FTS5's unicode61 tokenizer cut them, without diacritics, Porter-stemmed
-    # (English): "deployments" finds "deploy", "café" finds "cafe".
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.remove_long(40))
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.ascii_fold())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build())
-
-
-def _schema() -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("text", tokenizer_name=ANALYZER, index_option="freq")
-    for name in ("type", "status", "subject", "session"):
-        builder.add_text_field(name, tokenizer_name="raw")
-    builder.add_text_field("epoch", stored=True, tokenizer_name="raw")
-    builder.add_unsigned_field("line", indexed=True, fast=True)
-    builder.add_float_field("ts", indexed=True, fast=True)
-    builder.add_boolean_field("replaced", indexed=True, fast=True)
-    builder.add_unsigned_field("kind", fast=True)  # KINDS
-    return builder.build()
-
-
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):  # a tuple: a hundred made per search, a dataclass's init is 3x slower
     line: int
     bm25: float
     type: str
@@ -97,26 +72,20 @@ class TermIndex:
         self.root = root
         self.path = root / f"v{FORMAT}"
         self.lock_path = root.parent / f"{root.name}.lock"
-        self.analyzer = _analyzer()
-        self.schema = _schema()
-        self._index = self._open()
-        self._loaded: tuple[int, int, int] | None = None  # meta.json when last reloaded
+        self.analyzer = term_documents.analyzer()
+        self.schema = term_documents.schema()
+        self.shards = self._open()
+        self._helpers: ThreadPoolExecutor | None = None  # made at the first long search
+        self._helpers_free = threading.Lock()  # taken: another search has them; go alone
 
-    def _open(self) -> TantivyIndex:
+    def _open(self) -> tuple[Shard, ...]:
         self.root.mkdir(mode=0o700, exist_ok=True)
         for other in self.root.iterdir():  # another format's documents: of no use now
             if other != self.path:
                 shutil.rmtree(other, ignore_errors=True)
         self.path.mkdir(mode=0o700, exist_ok=True)
-        try:
-            index = TantivyIndex(self.schema, path=str(self.path))
-        except ValueError as exc:  # unreadable (a torn copy, another tantivy's format)
-            logger.warning("term index %s is unreadable (%s); rebuilding it", self.path, exc)
-            shutil.rmtree(self.path, ignore_errors=True)
-            self.path.mkdir(mode=0o700)
-            index = TantivyIndex(self.schema, path=str(self.path))
-        index.register_tokenizer(ANALYZER, self.analyzer)
-        return index
+        return tuple(Shard(self.path / str(number), self.schema, self.analyzer)
+                     for number in range(SHARDS))
 
     # -- words --------------------------------------------------------------------------------
 
@@ -136,38 +105,80 @@ class TermIndex:
         passing ``filters``; best first."""
         if not tokens or limit <= 0:
             return []
+        searchers = [shard.searcher() for shard in self.shards]
+        frequencies = [[searcher.doc_freq("text", token) for token in tokens]
+                       for searcher in searchers]
+        boosts = _boosts([searcher.num_docs for searcher in searchers], frequencies)
+        others = self._filters(filters)
+        queries = [self._query(tokens, weights, every, others) for weights in boosts]
+        postings = max(sum(counts) for counts in frequencies)
+        found = self._each(lambda number: searchers[number].search(
+            queries[number], limit, count=False).hits, wide=postings >= PARALLEL_POSTINGS)
+        # the best of all shards first (each shard's hits are best first: ties keep that
+        # order), then the fast fields of those only (~15 us a call, a third of a rare word's
+        # search in tantivy)
+        best = sorted((-score, rank, number) for number, hits in enumerate(found)
+                      for rank, (score, _) in enumerate(hits))[:limit]
+        fields: list[dict[int, tuple[Any, Any, Any]]] = []
+        for number, searcher in enumerate(searchers):
+            ranks = [rank for _, rank, mine in best if mine == number]
+            addresses = [found[number][rank][1] for rank in ranks]
+            columns = [searcher.fast_field_values(name, addresses) if addresses else []
+                       for name in ("line", "kind", "ts")]
+            fields.append(dict(zip(ranks, zip(*columns, strict=True), strict=True)))
+        hits: list[Hit] = []
+        for score, rank, number in best:
+            line, kind, ts = fields[number][rank]
+            if line is not None:
+                hits.append(Hit(int(line), -score, *KINDS[int(kind)], float(ts)))
+        return hits
+
+    def _query(self, tokens: Sequence[str], boosts: Sequence[float], every: bool,
+               others: list[tuple[Occur, Query]]) -> Query:
         occur = Occur.Must if every else Occur.Should
-        words = [(occur, Query.term_query(self.schema, "text", t)) for t in tokens]
+        words = [(occur, Query.boost_query(Query.term_query(self.schema, "text", token), boost))
+                 for token, boost in zip(tokens, boosts, strict=True)]
         if not every and len(words) > 1:  # Should beside Must filters: at least one word
             words = [(Occur.Must, Query.boolean_query(words))]
-        clauses = [*words, *self._filters(filters)]
-        if not filters.include_replaced:
-            clauses.append((Occur.MustNot, Query.term_query(self.schema, "replaced", True)))
-        searcher = self._searcher()
-        found = searcher.search(Query.boolean_query(clauses), limit, count=False).hits
-        addresses = [address for _, address in found]
-        values = zip(found, *(searcher.fast_field_values(name, addresses)
-                              for name in ("line", "kind", "ts")), strict=True)
-        return [Hit(int(line), float(score), *KINDS[int(kind)], float(ts))
-                for (score, _), line, kind, ts in values if line is not None]
+        return Query.boolean_query([*words, *others])
+
+    def _each(self, search: Callable[[int], T], *, wide: bool) -> list[T]:
+        """``search`` of every shard: side by side when ``wide`` and no other search has the
+        helper threads (then one after the other here: queueing behind it would be slower)."""
+        if not wide or not self._helpers_free.acquire(blocking=False):
+            return [search(number) for number in range(len(self.shards))]
+        try:
+            if self._helpers is None:
+                self._helpers = ThreadPoolExecutor(len(self.shards) - 1,
+                                                   thread_name_prefix="zettelclaw-terms")
+            later = [self._helpers.submit(search, number)
+                     for number in range(1, len(self.shards))]
+            return [search(0), *(future.result() for future in later)]
+        finally:
+            self._helpers_free.release()
 
     def containing(self, token: str, lines: Sequence[int]) -> set[int]:
         """Which of ``lines`` hold ``token``."""
-        if not lines:
-            return set()
-        query = Query.boolean_query([
-            (Occur.Must, Query.term_query(self.schema, "text", token)),
-            (Occur.Must, Query.term_set_query(self.schema, "line", list(lines)))])
-        searcher = self._searcher()
-        found = searcher.search(query, len(lines), count=False).hits
-        return {int(v) for v in searcher.fast_field_values("line", [a for _, a in found])
-                if v is not None}
+        found: set[int] = set()
+        for number, shard in enumerate(self.shards):
+            mine = [line for line in lines if line % len(self.shards) == number]
+            if not mine:
+                continue
+            query = Query.boolean_query([
+                (Occur.Must, Query.term_query(self.schema, "text", token)),
+                (Occur.Must, Query.term_set_query(self.schema, "line", mine))])
+            searcher = shard.searcher()
+            hits = searcher.search(query, len(mine), count=False).hits
+            found.update(int(v) for v in searcher.fast_field_values(
+                "line", [address for _, address in hits]) if v is not None)
+        return found
 
     def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(documents, how many of them hold each token): BM25's inputs, for weighing words."""
-        searcher = self._searcher()
-        return (max(searcher.num_docs - 1, 0),  # the epoch marker is not an entry
-                {token: int(searcher.doc_freq("text", token)) for token in tokens})
+        searchers = [shard.searcher() for shard in self.shards]
+        documents = sum(max(searcher.num_docs - 1, 0) for searcher in searchers)  # no markers
+        return documents, {token: sum(int(searcher.doc_freq("text", token))
+                                      for searcher in searchers) for token in tokens}
 
     def count(self, tokens: Sequence[str], *, every: bool = True) -> int:
         """How many current entries hold the tokens (the benchmark reports it)."""
@@ -175,25 +186,31 @@ class TermIndex:
         query = Query.boolean_query([
             *((occur, Query.term_query(self.schema, "text", t)) for t in tokens),
             (Occur.MustNot, Query.term_query(self.schema, "replaced", True))])
-        found: Any = self._searcher().search(query, 1, count=True)
-        return int(found.count or 0)
+        found: list[Any] = [shard.searcher().search(query, 1, count=True)
+                            for shard in self.shards]
+        return sum(int(result.count or 0) for result in found)
 
     def documents(self) -> list[tuple[int, bool]]:
         """Every entry's document as (line, replaced), by line: what a check compares with
-        SQLite (a line twice would be a duplicate)."""
-        searcher = self._searcher()
+        SQLite (a line twice would be a duplicate, a line in the wrong shard is reported as
+        (-line, replaced))."""
         query = Query.boolean_query([
             (Occur.Must, Query.all_query()),
             (Occur.MustNot, Query.term_query(self.schema, "line", 0))])
-        hits = searcher.search(query, max(searcher.num_docs, 1), count=False).hits
-        addresses = [address for _, address in hits]
-        lines = searcher.fast_field_values("line", addresses)
-        replaced = searcher.fast_field_values("replaced", addresses)
-        return sorted((int(line), bool(flag)) for line, flag in zip(lines, replaced, strict=True)
-                      if line is not None)
+        found: list[tuple[int, bool]] = []
+        for number, shard in enumerate(self.shards):
+            searcher = shard.searcher()
+            hits = searcher.search(query, max(searcher.num_docs, 1), count=False).hits
+            addresses = [address for _, address in hits]
+            lines = searcher.fast_field_values("line", addresses)
+            replaced = searcher.fast_field_values("replaced", addresses)
+            found += [(int(line) if int(line) % len(self.shards) == number else -int(line),
+                       bool(flag)) for line, flag in zip(lines, replaced, strict=True)
+                      if line is not None]
+        return sorted(found)
 
     def _filters(self, filters: Filters) -> list[tuple[Occur, Query]]:
-        """Clauses for the filters, but for ``include_replaced``."""
+        """Clauses for the filters."""
         clauses: list[tuple[Occur, Query]] = []
         for name in ("type", "subject", "status", "session"):
             value = getattr(filters, name)
@@ -203,145 +220,47 @@ class TermIndex:
         if filters.since is not None or filters.until is not None:
             clauses.append((Occur.Must, Query.const_score_query(Query.range_query(
                 self.schema, "ts", tantivy.FieldType.Float, filters.since, filters.until), 0.0)))
+        if not filters.include_replaced:
+            clauses.append((Occur.MustNot, Query.term_query(self.schema, "replaced", True)))
         return clauses
-
-    def _searcher(self) -> tantivy.Searcher:
-        """What was committed last, by this process or another. Every commit replaces
-        meta.json (written aside and renamed in), so its stat tells when to reload: a reload
-        costs ~60 us, a stat ~3, and a rare word's whole search ~1 ms at a million entries."""
-        try:
-            st = os.stat(self.path / "meta.json")
-            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            stamp = None
-        if stamp is None or stamp != self._loaded:
-            self._index.reload()
-            self._loaded = stamp
-        return self._index.searcher()
-
-    def _reach(self) -> tuple[str | None, int]:
-        """(the epoch the documents belong to, the highest line indexed; 0 when none)."""
-        searcher = self._index.searcher()
-        marker = searcher.search(Query.term_query(self.schema, "line", 0), 1, count=False).hits
-        epoch = searcher.doc(marker[0][1]).get_first("epoch") if marker else None
-        last = searcher.search(Query.all_query(), 1, count=False, order_by_field="line").hits
-        return (str(epoch) if epoch is not None else None), (int(last[0][0]) if last else 0)
 
     # -- writing -------------------------------------------------------------------------------
 
     @contextmanager
     def updating(self, index: Index) -> Iterator[Update]:
-        """Bring the documents up to the SQLite ``index``: ``Update.pull`` as it grows (a cold
-        build feeds tantivy's threads while SQLite takes the next batch), then one commit. The
-        writer (threads, memory) is made only when there is something to write."""
+        """Bring the shards up to the SQLite ``index``: ``Update.pull`` as it grows (a cold
+        build feeds tantivy's threads while SQLite takes the next batch), then the commits. A
+        shard's writer (threads, memory) is made only when there is something to write."""
         with lock.exclusive(self.lock_path):
-            self._index.reload()
-            update = Update(self, index, *self._reach())
+            update = Update(self.shards, index)
             try:
                 update.pull()
                 yield update
                 update.pull()
-                if update.writer is not None:
-                    update.writer.commit()
-                    update.writer.wait_merging_threads()
+                update.commit()
             except BaseException:
-                if update.writer is not None:
-                    update.writer.rollback()
-                    update.writer.wait_merging_threads()  # lets tantivy's own lock go
+                update.rollback()
                 raise
-            if update.writer is not None:
+            if update.wrote:
                 update.done()
-                self._index.reload()
-
-    def writer(self) -> tantivy.IndexWriter:
-        return self._index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
+                for shard in self.shards:
+                    shard.reload()
 
     def close(self) -> None:
-        """Nothing to release: tantivy's files are closed with the object."""
+        """The helper thread goes; tantivy's files are closed with the objects."""
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=False)
 
 
-class Update:
-    """One writer session: what SQLite holds that the documents do not, added; what changed in
-    place, indexed again."""
-
-    def __init__(self, terms: TermIndex, index: Index, epoch: str | None, fed: int) -> None:
-        self.terms = terms
-        self.writer: tantivy.IndexWriter | None = None  # made at the first write
-        self.index = index
-        self.epoch = epoch
-        self.fed = fed  # the highest line given to the writer
-        self.dirty_upto = 0  # the terms_dirty rows taken so far (by rowid)
-
-    def _writer(self) -> tantivy.IndexWriter:
-        if self.writer is None:
-            self.writer = self.terms.writer()
-        return self.writer
-
-    def pull(self) -> None:
-        """Give the writer every entry and change the SQLite index has and it has not."""
-        with self.index.read() as conn:
-            self._check_epoch(conn)
-            self._redo(conn)
-        while True:
-            with self.index.read() as conn:
-                rows = conn.execute(f"SELECT {_FIELDS} FROM entries WHERE line > ?"  # noqa: S608
-                                    " ORDER BY line LIMIT ?", (self.fed, FEED_BATCH)).fetchall()
-            if not rows:
-                return
-            writer = self._writer()
-            for row in rows:
-                writer.add_json(_json(row))
-            self.fed = rows[-1][0]
-            if self.fed % 100_000 < FEED_BATCH:
-                logger.debug("term index: %d lines", self.fed)
-
-    def _check_epoch(self, conn: sqlite3.Connection) -> None:
-        epoch = str(self.index.meta(conn).get("terms_epoch", ""))
-        if epoch != self.epoch:  # a new SQLite index: start over, in the same commit
-            writer = self._writer()
-            writer.delete_all_documents()
-            writer.add_json(orjson.dumps({"line": 0, "epoch": epoch}).decode())
-            self.epoch, self.fed = epoch, 0
-
-    def _redo(self, conn: sqlite3.Connection) -> None:
-        """Index again the entries changed in place that the writer already has."""
-        queued = conn.execute("SELECT rowid, line FROM terms_dirty WHERE rowid > ? ORDER BY rowid",
-                              (self.dirty_upto,)).fetchall()
-        if not queued:
-            return
-        self.dirty_upto = queued[-1][0]
-        lines = sorted({line for _, line in queued if line <= self.fed})
-        for start in range(0, len(lines), 500):
-            part = lines[start:start + 500]
-            rows = conn.execute(f"SELECT {_FIELDS} FROM entries WHERE line IN"  # noqa: S608
-                                f" ({','.join('?' * len(part))})", part).fetchall()
-            writer = self._writer()
-            for row in rows:
-                # by query: a term of a Python int is not the u64 field's term
-                writer.delete_documents_by_query(
-                    Query.term_query(self.terms.schema, "line", row[0]))
-                writer.add_json(_json(row))
-
-    def done(self) -> None:
-        """After the commit: the queue of changes taken is emptied."""
-        if self.dirty_upto:
-            with self.index.write() as conn:
-                conn.execute("DELETE FROM terms_dirty WHERE rowid <= ?", (self.dirty_upto,))
-
-
-def _json(row: Row | sqlite3.Row) -> str:
-    """The document of an entry, as JSON: one call into tantivy instead of one per field
-    (4.6 against 5.8 us an entry, which a cold build of a million entries feels)."""
-    (line, kind, status, subject, session, ts, content, detail, subject_name, replaced) = row
-    # content and subject name twice, detail once: BM25 weighs a word of the content about 1.4
-    # times one of the detail (FTS5 weighed the columns 1 : 0.5). One field, not three: a query
-    # of two common words over three fields took 7.6 ms at 1M entries, over one 5.9 ms.
-    document: dict[str, object] = {
-        "line": line, "type": kind, "session": session, "ts": float(ts),
-        "replaced": bool(replaced), "kind": _KIND_NUMBER[kind, status],
-        "text": "\n".join(t for t in (content, content, subject_name, subject_name, detail) if t)}
-    if status is not None:
-        document["status"] = status
-    if subject is not None:
-        document["subject"] = subject
-    return orjson.dumps(document).decode()
+def _boosts(documents: Sequence[int], frequencies: Sequence[Sequence[int]]
+            ) -> list[list[float]]:
+    """For each shard and word, what makes the shard's BM25 the whole index's: the ratio of
+    the word's IDF over all shards to its IDF in the shard (1 where the shard lacks it).
+    ``documents`` are each shard's, its marker included, as tantivy counts them (but for
+    deleted documents not yet merged away, which tantivy counts and the bindings do not tell):
+    the whole is counted as one index with one marker."""
+    total = sum(documents) - (len(documents) - 1)
+    overall = [sum(counts) for counts in zip(*frequencies, strict=True)]
+    return [[idf(whole, total) / idf(mine, own) if mine else 1.0
+             for whole, mine in zip(overall, counts, strict=True)]
+            for own, counts in zip(documents, frequencies, strict=True)]

@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import entry
 from zettelclaw.home import Home
+from zettelclaw.index import term_query
 from zettelclaw.index import terms as terms_module
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
@@ -334,7 +335,7 @@ def test_shards_score_as_one_index(index: Index, home: Home, write_log: Write,
         assert sorted(one) == sorted(many)
         assert many == pytest.approx(one, rel=1e-3)
     # and the check can fail: without the boosts the shards' scores differ
-    monkeypatch.setattr(terms_module, "_boosts", lambda documents, frequencies: [
+    monkeypatch.setattr(term_query, "boosts", lambda documents, frequencies: [
         [1.0] * len(frequencies[0]) for _ in documents])
     assert _scores(sharded, "kayak") != pytest.approx(_scores(single, "kayak"), rel=1e-2)
 

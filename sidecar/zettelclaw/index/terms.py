@@ -9,12 +9,11 @@ few milliseconds (bench/README.md, "Search at a million entries").
 
 The documents (``index/term_documents.py``) are split by line over ``SHARDS`` tantivy indexes
 (``index/term_shard.py``), searched side by side: tantivy scores an intersection of two common
-words in full (block-max pruning serves unions only), so the one way to answer it faster is to
-share it between cores; the Python bindings search one index on one thread. Two shards on this
-2-core machine: two words each in a third of a million entries, 7.9 -> 3.9 ms. Each shard's
-BM25 would weigh a word by its own document frequency; the search boosts each word in each
-shard by the ratio of the whole index's IDF to the shard's, so scores are those of one index
-(but for each shard's average length, which a split by line keeps all but equal).
+words in full (block-max pruning serves single words and unions only), so the one way to answer
+it faster is to share it between cores; the Python bindings search one index on one thread.
+Two shards on this 2-core machine: two words each in a third of a million entries, 7.9 -> 3.9
+ms. Scores are those of one index (``index/term_query.py``: each word boosted by the whole
+index's IDF).
 
 How far a shard has read is its own highest line, and its marker document (line 0) holds the
 ``terms_epoch`` of the SQLite index it was built from: a rebuilt SQLite index has a new epoch,
@@ -40,11 +39,11 @@ import tantivy
 from tantivy import Occur, Query
 
 from zettelclaw import lock
-from zettelclaw.index import term_documents
+from zettelclaw.index import term_documents, term_query
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
-from zettelclaw.index.ranking import idf
 from zettelclaw.index.term_documents import KINDS
+from zettelclaw.index.term_query import ShardQuery
 from zettelclaw.index.term_shard import Shard
 from zettelclaw.index.terms_update import Update
 
@@ -55,7 +54,6 @@ SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off
 # A query whose postings in a shard are fewer than this searches the shards one after the other
 # on the caller's thread: a rare word takes ~0.08 ms a shard, about what a hand-off costs.
 PARALLEL_POSTINGS = 20_000
-Hits = list[tuple[float, Any]]  # tantivy's (score, address), best first
 T = TypeVar("T")
 
 
@@ -108,12 +106,12 @@ class TermIndex:
         searchers = [shard.searcher() for shard in self.shards]
         frequencies = [[searcher.doc_freq("text", token) for token in tokens]
                        for searcher in searchers]
-        boosts = _boosts([searcher.num_docs for searcher in searchers], frequencies)
+        weights = term_query.boosts([searcher.num_docs for searcher in searchers], frequencies)
         others = self._filters(filters)
-        queries = [self._query(tokens, weights, every, others) for weights in boosts]
+        queries = [ShardQuery(self.schema, tokens, mine, every, others) for mine in weights]
         postings = max(sum(counts) for counts in frequencies)
-        found = self._each(lambda number: searchers[number].search(
-            queries[number], limit, count=False).hits, wide=postings >= PARALLEL_POSTINGS)
+        found = self._each(lambda number: queries[number].best(searchers[number], limit),
+                           wide=postings >= PARALLEL_POSTINGS)
         # the best of all shards first (each shard's hits are best first: ties keep that
         # order), then the fast fields of those only (~15 us a call, a third of a rare word's
         # search in tantivy)
@@ -132,15 +130,6 @@ class TermIndex:
             if line is not None:
                 hits.append(Hit(int(line), -score, *KINDS[int(kind)], float(ts)))
         return hits
-
-    def _query(self, tokens: Sequence[str], boosts: Sequence[float], every: bool,
-               others: list[tuple[Occur, Query]]) -> Query:
-        occur = Occur.Must if every else Occur.Should
-        words = [(occur, Query.boost_query(Query.term_query(self.schema, "text", token), boost))
-                 for token, boost in zip(tokens, boosts, strict=True)]
-        if not every and len(words) > 1:  # Should beside Must filters: at least one word
-            words = [(Occur.Must, Query.boolean_query(words))]
-        return Query.boolean_query([*words, *others])
 
     def _each(self, search: Callable[[int], T], *, wide: bool) -> list[T]:
         """``search`` of every shard: side by side when ``wide`` and no other search has the
@@ -251,16 +240,3 @@ class TermIndex:
         if self._helpers is not None:
             self._helpers.shutdown(wait=False)
 
-
-def _boosts(documents: Sequence[int], frequencies: Sequence[Sequence[int]]
-            ) -> list[list[float]]:
-    """For each shard and word, what makes the shard's BM25 the whole index's: the ratio of
-    the word's IDF over all shards to its IDF in the shard (1 where the shard lacks it).
-    ``documents`` are each shard's, its marker included, as tantivy counts them (but for
-    deleted documents not yet merged away, which tantivy counts and the bindings do not tell):
-    the whole is counted as one index with one marker."""
-    total = sum(documents) - (len(documents) - 1)
-    overall = [sum(counts) for counts in zip(*frequencies, strict=True)]
-    return [[idf(whole, total) / idf(mine, own) if mine else 1.0
-             for whole, mine in zip(overall, counts, strict=True)]
-            for own, counts in zip(documents, frequencies, strict=True)]

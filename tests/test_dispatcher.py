@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 import pytest
 import trio
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
 from tests.conftest import entry
@@ -25,7 +27,8 @@ from zettelclaw.app import App
 from zettelclaw.errors import SubjectNotFoundError
 from zettelclaw.home import Home
 from zettelclaw.methods import build_methods
-from zettelclaw.protocol.dispatcher import Dispatcher, Method
+from zettelclaw.protocol import dispatcher as dispatcher_module
+from zettelclaw.protocol.dispatcher import Dispatcher, Method, plainly_valid
 
 
 class EchoParams(BaseModel):
@@ -452,3 +455,39 @@ async def test_real_method_that_raises_is_internal_and_the_next_call_works(
     assert (await send(real, req("subjects.list")))["result"] == {"subjects": []}
     monkeypatch.undo()
     assert (await send(real, req("memory.search", {"query": "x"})))["result"]["results"] == []
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner,
+                                                                   max_size=2),
+    max_leaves=4)
+_optional = {  # each field present or not, of the right type or any other
+    "id": st.integers() | st.floats(allow_nan=False) | st.text(max_size=4) | _json_values,
+    "params": st.dictionaries(st.text(max_size=3), _json_values, max_size=2) | _json_values,
+    "extra": _json_values}
+_requests = st.fixed_dictionaries(  # the two required fields right: the fast check's own cases
+    {"jsonrpc": st.just("2.0"), "method": st.text(max_size=8)}, optional=_optional
+) | st.fixed_dictionaries({}, optional={
+    "jsonrpc": st.sampled_from(["2.0", "2", 2.0, None]) | _json_values,
+    "method": st.text(max_size=8) | _json_values, **_optional})
+
+
+@given(_requests | _json_values)
+def test_the_fast_check_accepts_only_what_the_schema_accepts(obj: Any) -> None:
+    if plainly_valid(obj):
+        assert list(dispatcher_module._validator.iter_errors(obj)) == []
+    else:  # what it leaves to the schema, the schema may still accept (a null method is not)
+        assert isinstance(obj, dict) or list(dispatcher_module._validator.iter_errors(obj))
+
+
+@pytest.mark.parametrize("request_", [
+    {"jsonrpc": "2.0", "method": "memory.search", "params": {"query": "x"}, "id": 1},
+    {"jsonrpc": "2.0", "method": "status", "id": "a"},
+    {"jsonrpc": "2.0", "method": "hook.beforePromptBuild", "params": {}},
+    {"jsonrpc": "2.0", "method": "m", "params": [], "id": None},
+])
+def test_the_common_requests_take_the_fast_check(request_: dict[str, Any]) -> None:
+    assert plainly_valid(request_)
+    assert not plainly_valid({**request_, "id": True})  # a bool is no id: the schema says so
+    assert not plainly_valid({**request_, "jsonrpc": "1.0"})

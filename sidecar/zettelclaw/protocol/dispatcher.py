@@ -52,6 +52,21 @@ logger = logging.getLogger(__name__)
 _element_schema = {**request_schema["definitions"]["request"],
                    "definitions": request_schema["definitions"]}
 _validator = validator_for(request_schema)(_element_schema)
+_REQUEST_KEYS = frozenset(_element_schema["properties"])
+
+
+def plainly_valid(obj: Any) -> bool:
+    """A request the schema accepts, told without it: the common case, in ~1 us where the
+    schema takes ~25 (a tenth of a hook's time on the sidecar's thread). Accepts only what the
+    schema accepts (tests/test_dispatcher.py checks it over generated objects); anything else is
+    left to the schema, which says what is wrong."""
+    if type(obj) is not dict or not obj.keys() <= _REQUEST_KEYS:
+        return False
+    request_id = obj.get("id")
+    return (type(obj.get("jsonrpc")) is str and obj["jsonrpc"] == "2.0"
+            and type(obj.get("method")) is str
+            and type(obj.get("params", {})) in {dict, list}
+            and (request_id is None or type(request_id) in {str, int, float}))
 
 Handler = Callable[[Any], Awaitable[Any]]
 
@@ -138,7 +153,7 @@ class Dispatcher:
 
     async def dispatch_object(self, obj: Any) -> dict[str, Any] | None:
         """Dispatch one decoded request object; None for a notification."""
-        error = next(_validator.iter_errors(obj), None)
+        error = None if plainly_valid(obj) else next(_validator.iter_errors(obj), None)
         if error is not None:
             request_id = obj.get("id") if isinstance(obj, dict) else None
             if (not isinstance(request_id, str | int | float) or isinstance(request_id, bool)

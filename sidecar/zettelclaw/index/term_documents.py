@@ -22,6 +22,23 @@ KINDS: tuple[tuple[str, str | None], ...] = (  # (type, status), by the number a
     ("task", "open"), ("task", "done"), ("fact", None), ("decision", None), ("question", None),
     ("handoff", None))
 _KIND_NUMBER = {kind: number for number, kind in enumerate(KINDS)}
+# An entry's kind and time to the second in one fast field, ``stamp``: a search reads two fast
+# fields of its hits (line and stamp) instead of three, and a call costs ~21 us whatever the
+# number of documents asked for. Seconds from 1698 to 2242 (±2**33 around 1970); a time outside
+# is clamped, which only the ranking's recency weight sees.
+_EPOCH_OFFSET = 1 << 33
+_KIND_BITS = 3
+
+
+def stamp(ts: float, kind: int) -> int:
+    seconds = min(max(int(ts) + _EPOCH_OFFSET, 0), (1 << 34) - 1)
+    return seconds << _KIND_BITS | kind
+
+
+def unstamp(value: int) -> tuple[str, str | None, float]:
+    """(type, status, time in seconds) of a ``stamp``."""
+    kind, status = KINDS[value & ((1 << _KIND_BITS) - 1)]
+    return kind, status, float((value >> _KIND_BITS) - _EPOCH_OFFSET)
 
 
 def analyzer() -> tantivy.TextAnalyzer:
@@ -44,7 +61,7 @@ def schema() -> tantivy.Schema:
     builder.add_unsigned_field("line", indexed=True, fast=True)
     builder.add_float_field("ts", indexed=True, fast=True)
     builder.add_boolean_field("replaced", indexed=True, fast=True)
-    builder.add_unsigned_field("kind", fast=True)  # KINDS
+    builder.add_unsigned_field("stamp", fast=True)  # stamp()
     return builder.build()
 
 
@@ -57,7 +74,7 @@ def document(row: Row | sqlite3.Row) -> str:
     # of two common words over three fields took 7.6 ms at 1M entries, over one 5.9 ms.
     fields: dict[str, object] = {
         "line": line, "type": kind, "session": session, "ts": float(ts),
-        "replaced": bool(replaced), "kind": _KIND_NUMBER[kind, status],
+        "replaced": bool(replaced), "stamp": stamp(ts, _KIND_NUMBER[kind, status]),
         "text": "\n".join(t for t in (content, content, subject_name, subject_name, detail) if t)}
     if status is not None:
         fields["status"] = status

@@ -42,14 +42,15 @@ from zettelclaw import lock
 from zettelclaw.index import term_documents, term_query
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
-from zettelclaw.index.term_documents import KINDS
+from zettelclaw.index.term_documents import unstamp
 from zettelclaw.index.term_query import ShardQuery
 from zettelclaw.index.term_shard import Shard
 from zettelclaw.index.terms_update import Update
 
 FORMAT = 3  # of the documents: another value, another directory (the old one is removed);
 # 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
-# 3: SHARDS shards, each in its own directory (v3/0, v3/1)
+# 3: SHARDS shards, each in its own directory (v3/0, v3/1); the number and the time in one fast
+# field (term_documents.stamp)
 SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
 # A query whose postings in a shard are fewer than this searches the shards one after the other
 # on the caller's thread: a rare word takes ~0.08 ms a shard, about what a hand-off costs.
@@ -113,22 +114,21 @@ class TermIndex:
         found = self._each(lambda number: queries[number].best(searchers[number], limit),
                            wide=postings >= PARALLEL_POSTINGS)
         # the best of all shards first (each shard's hits are best first: ties keep that
-        # order), then the fast fields of those only (~15 us a call, a third of a rare word's
-        # search in tantivy)
+        # order), then the fast fields of those only (~21 us a call, however few documents)
         best = sorted((-score, rank, number) for number, hits in enumerate(found)
                       for rank, (score, _) in enumerate(hits))[:limit]
-        fields: list[dict[int, tuple[Any, Any, Any]]] = []
+        fields: list[dict[int, tuple[Any, Any]]] = []
         for number, searcher in enumerate(searchers):
             ranks = [rank for _, rank, mine in best if mine == number]
             addresses = [found[number][rank][1] for rank in ranks]
             columns = [searcher.fast_field_values(name, addresses) if addresses else []
-                       for name in ("line", "kind", "ts")]
+                       for name in ("line", "stamp")]
             fields.append(dict(zip(ranks, zip(*columns, strict=True), strict=True)))
         hits: list[Hit] = []
         for score, rank, number in best:
-            line, kind, ts = fields[number][rank]
+            line, stamp = fields[number][rank]
             if line is not None:
-                hits.append(Hit(int(line), -score, *KINDS[int(kind)], float(ts)))
+                hits.append(Hit(int(line), -score, *unstamp(int(stamp))))
         return hits
 
     def _each(self, search: Callable[[int], T], *, wide: bool) -> list[T]:

@@ -24,12 +24,12 @@ from zettelclaw.index.term_shard import Shard
 
 logger = logging.getLogger(__name__)
 
-# Bytes across the shards' writers, each with one thread. A writer writes a segment when its
-# heap is full, in the background while it is fed; what is left is written by the commit. At
-# 200 MB a shard a cold build's half million documents all waited for the commit (1.4 s after
-# the parent's build; the follower process ended 1.1-1.3 s after it); at 64 MB, three segments
-# a shard, it ends 0.3-0.6 s after, with the CPU of one index of 200 MB (18.2-18.9 s at 1M).
-WRITER_HEAP = 128_000_000
+# Bytes across the shards' writers, each with one thread: a writer writes a segment when its
+# heap is full, in the background while it is fed, and what is left at its commit. The shards'
+# commits run side by side: one after the other, a cold build's follower ended 1.0-1.3 s after
+# the parent's build, now 0.5 s (at 1M, two segments a shard; 64 MB a shard made three, and each
+# segment costs a rare word's search ~15 us).
+WRITER_HEAP = 200_000_000
 WRITER_THREADS = 2  # across the shards' writers (one thread each, at least)
 FEED_BATCH = 20_000
 

@@ -2,7 +2,7 @@
 
 Covers: boosts are the whole index's IDF over the shard's, 1 where the shard lacks the word; a
 single word with no filter is asked as a bare term and its scores scaled by the boost (the same
-scores as the boolean query); replaced entries are left out unless asked for. Scores equal to
+scores as the boolean query); replaced entries are found only when asked for. Scores equal to
 one index's: tests/test_terms.py.
 """
 
@@ -50,6 +50,9 @@ def test_a_bare_word_scores_as_the_boolean_query(index: Index, home: Home,
         (Occur.Must, Query.const_score_query(Query.all_query(), 0.0))])
     scores = [score for score, _ in bare.best(searcher, 50)]
     assert scores == pytest.approx([score for score, _ in boolean.best(searcher, 50)])
-    assert len(scores) == 15  # the even lines of the thirty: no filter, the replaced one too
+    assert len(scores) == 14  # the even lines of the thirty but the replaced one
     hits = terms.search(("kayak",), every=True, filters=Filters(), limit=50)
-    assert sorted(hit.line for hit in hits) == [1, *range(3, 31)]  # but not in a search
+    assert sorted(hit.line for hit in hits) == [1, *range(3, 31)]
+    hits = terms.search(("kayak",), every=True, filters=Filters(include_replaced=True),
+                        limit=50)
+    assert sorted(hit.line for hit in hits) == list(range(1, 31))  # from its own shard

@@ -3,7 +3,7 @@
 One document per entry: its words (content, detail and subject display name, stemmed, folded to
 ASCII), its line, and the fields that filters test (type, status, subject, session, time, and
 whether a later entry replaced it). A marker document (line 0) in each shard holds the
-``terms_epoch`` of the SQLite index the shard was built from.
+``terms_epoch`` of the SQLite index the shard was built from and how far it was fed.
 """
 
 from __future__ import annotations
@@ -27,11 +27,14 @@ _KIND_NUMBER = {kind: number for number, kind in enumerate(KINDS)}
 # number of documents asked for. Seconds from 1698 to 2242 (±2**33 around 1970); a time outside
 # is clamped, which only the ranking's recency weight sees.
 _EPOCH_OFFSET = 1 << 33
+_LAST_SECOND = (1 << 34) - 1
 _KIND_BITS = 3
 
 
 def stamp(ts: float, kind: int) -> int:
-    seconds = min(max(int(ts) + _EPOCH_OFFSET, 0), (1 << 34) - 1)
+    seconds = int(ts) + _EPOCH_OFFSET
+    if not 0 <= seconds <= _LAST_SECOND:  # (a comparison, not min/max: a million a build)
+        seconds = 0 if seconds < 0 else _LAST_SECOND
     return seconds << _KIND_BITS | kind
 
 
@@ -58,6 +61,7 @@ def schema() -> tantivy.Schema:
     for name in ("type", "status", "subject", "session"):
         builder.add_text_field(name, tokenizer_name="raw")
     builder.add_text_field("epoch", stored=True, tokenizer_name="raw")
+    builder.add_unsigned_field("fed", stored=True)  # the marker's: terms_update.Update
     builder.add_unsigned_field("line", indexed=True, fast=True)
     builder.add_float_field("ts", indexed=True, fast=True)
     builder.add_boolean_field("replaced", indexed=True, fast=True)
@@ -83,6 +87,7 @@ def document(row: Row | sqlite3.Row) -> str:
     return orjson.dumps(fields).decode()
 
 
-def marker(epoch: str) -> str:
-    """The document that says which SQLite index a shard's documents came from."""
-    return orjson.dumps({"line": 0, "epoch": epoch}).decode()
+def marker(epoch: str, fed: int) -> str:
+    """The document that says which SQLite index a shard's documents came from, and up to
+    which line it was given every entry that is its."""
+    return orjson.dumps({"line": 0, "epoch": epoch, "fed": fed}).decode()

@@ -1,8 +1,8 @@
 """One shard of the term index: a tantivy index in its own directory, read and written alone.
 
 A shard holds the documents of the lines that ``TermIndex`` routes to it, and its own marker
-(line 0, the SQLite epoch it follows): how far a shard has read is its own highest line, so
-shards committed one after the other are each consistent whatever stops between the commits.
+(line 0: the SQLite epoch it follows, and how far it was fed), committed with them: shards
+committed one after the other are each consistent whatever stops between the commits.
 """
 
 from __future__ import annotations
@@ -57,13 +57,16 @@ class Shard:
         return self.index.searcher()
 
     def reach(self) -> tuple[str | None, int]:
-        """(the epoch the documents belong to, the highest line indexed; 0 when none)."""
+        """(the epoch the documents belong to, the line up to which the shard was given every
+        entry that is its), as its marker says; (None, 0) when it has none."""
         self.index.reload()
         searcher = self.index.searcher()
         marker = searcher.search(Query.term_query(self.schema, "line", 0), 1, count=False).hits
-        epoch = searcher.doc(marker[0][1]).get_first("epoch") if marker else None
-        last = searcher.search(Query.all_query(), 1, count=False, order_by_field="line").hits
-        return (str(epoch) if epoch is not None else None), (int(last[0][0]) if last else 0)
+        if not marker:
+            return None, 0
+        document = searcher.doc(marker[0][1])
+        epoch, fed = document.get_first("epoch"), document.get_first("fed")
+        return (None if epoch is None else str(epoch)), int(fed or 0)
 
     def writer(self, heap: int, threads: int) -> tantivy.IndexWriter:
         return self.index.writer(heap_size=heap, num_threads=threads)

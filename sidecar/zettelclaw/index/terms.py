@@ -15,11 +15,16 @@ Two shards on this 2-core machine: two words each in a third of a million entrie
 ms. Scores are those of one index (``index/term_query.py``: each word boosted by the whole
 index's IDF).
 
-How far a shard has read is its own highest line, and its marker document (line 0) holds the
-``terms_epoch`` of the SQLite index it was built from: a rebuilt SQLite index has a new epoch,
-and the shards start over in the same commits that record it. What changes in place (an entry
-replaced later, a subject renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the
-next update (``index/terms_update.py``).
+Entries a later one replaced live in shards of their own (``replaced``, by the same split),
+searched only when a search asks for them: a search of current entries needs no clause to leave
+them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word (a
+word in a third of the entries: 0.84 ms a shard as a bare term, 1.8 with the clause).
+
+Each shard's marker document (line 0) holds the ``terms_epoch`` of the SQLite index it was built
+from and how far it was fed: a rebuilt SQLite index has a new epoch, and the shards start over in
+the same commits that record it. What changes in place (an entry replaced later, a subject
+renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the next update
+(``index/terms_update.py``).
 
 Writers are one at a time across threads and processes (``HOME/terms.lock``), and tantivy's own
 lock backs that up.
@@ -47,10 +52,11 @@ from zettelclaw.index.term_query import ShardQuery
 from zettelclaw.index.term_shard import Shard
 from zettelclaw.index.terms_update import Update
 
-FORMAT = 3  # of the documents: another value, another directory (the old one is removed);
+FORMAT = 4  # of the documents: another value, another directory (the old one is removed);
 # 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
 # 3: SHARDS shards, each in its own directory (v3/0, v3/1); the number and the time in one fast
-# field (term_documents.stamp)
+# field (term_documents.stamp); 4: replaced entries in shards of their own (v4/0-replaced), and
+# how far a shard was fed in its marker
 SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
 # A query whose postings in a shard are fewer than this searches the shards one after the other
 # on the caller's thread: a rare word takes ~0.08 ms a shard, about what a hand-off costs.
@@ -73,18 +79,21 @@ class TermIndex:
         self.lock_path = root.parent / f"{root.name}.lock"
         self.analyzer = term_documents.analyzer()
         self.schema = term_documents.schema()
-        self.shards = self._open()
+        self.shards, self.replaced = self._open()
         self._helpers: ThreadPoolExecutor | None = None  # made at the first long search
         self._helpers_free = threading.Lock()  # taken: another search has them; go alone
 
-    def _open(self) -> tuple[Shard, ...]:
+    def _open(self) -> tuple[tuple[Shard, ...], tuple[Shard, ...]]:
+        """(the current entries' shards, the replaced entries' shards), by number."""
         self.root.mkdir(mode=0o700, exist_ok=True)
         for other in self.root.iterdir():  # another format's documents: of no use now
             if other != self.path:
                 shutil.rmtree(other, ignore_errors=True)
         self.path.mkdir(mode=0o700, exist_ok=True)
-        return tuple(Shard(self.path / str(number), self.schema, self.analyzer)
-                     for number in range(SHARDS))
+        current, replaced = (tuple(Shard(self.path / f"{number}{suffix}", self.schema,
+                                         self.analyzer) for number in range(SHARDS))
+                             for suffix in ("", "-replaced"))
+        return current, replaced
 
     # -- words --------------------------------------------------------------------------------
 
@@ -104,15 +113,16 @@ class TermIndex:
         passing ``filters``; best first."""
         if not tokens or limit <= 0:
             return []
-        searchers = [shard.searcher() for shard in self.shards]
+        parts = self.shards + (self.replaced if filters.include_replaced else ())
+        searchers = [shard.searcher() for shard in parts]
         frequencies = [[searcher.doc_freq("text", token) for token in tokens]
                        for searcher in searchers]
         weights = term_query.boosts([searcher.num_docs for searcher in searchers], frequencies)
         others = self._filters(filters)
         queries = [ShardQuery(self.schema, tokens, mine, every, others) for mine in weights]
         postings = max(sum(counts) for counts in frequencies)
-        found = self._each(lambda number: queries[number].best(searchers[number], limit),
-                           wide=postings >= PARALLEL_POSTINGS)
+        found = self._each(len(parts), lambda number: queries[number].best(
+            searchers[number], limit), wide=postings >= PARALLEL_POSTINGS)
         # the best of all shards first (each shard's hits are best first: ties keep that
         # order), then the fast fields of those only (~21 us a call, however few documents)
         best = sorted((-score, rank, number) for number, hits in enumerate(found)
@@ -131,26 +141,31 @@ class TermIndex:
                 hits.append(Hit(int(line), -score, *unstamp(int(stamp))))
         return hits
 
-    def _each(self, search: Callable[[int], T], *, wide: bool) -> list[T]:
-        """``search`` of every shard: side by side when ``wide`` and no other search has the
-        helper threads (then one after the other here: queueing behind it would be slower)."""
+    def _each(self, count: int, search: Callable[[int], T], *, wide: bool) -> list[T]:
+        """``search`` of parts ``0..count``: side by side when ``wide`` and no other search has
+        the helper threads (then one after the other here: queueing behind it would be
+        slower), a group of parts a thread (``SHARDS`` groups, the caller's first)."""
         if not wide or not self._helpers_free.acquire(blocking=False):
-            return [search(number) for number in range(len(self.shards))]
+            return [search(number) for number in range(count)]
         try:
             if self._helpers is None:
-                self._helpers = ThreadPoolExecutor(len(self.shards) - 1,
+                self._helpers = ThreadPoolExecutor(SHARDS - 1,
                                                    thread_name_prefix="zettelclaw-terms")
-            later = [self._helpers.submit(search, number)
-                     for number in range(1, len(self.shards))]
-            return [search(0), *(future.result() for future in later)]
+            groups = [range(first, count, SHARDS) for first in range(SHARDS)]
+            later = [self._helpers.submit(lambda group: [search(n) for n in group], group)
+                     for group in groups[1:]]
+            found: dict[int, T] = {number: search(number) for number in groups[0]}
+            for group, future in zip(groups[1:], later, strict=True):
+                found.update(zip(group, future.result(), strict=True))
+            return [found[number] for number in range(count)]
         finally:
             self._helpers_free.release()
 
     def containing(self, token: str, lines: Sequence[int]) -> set[int]:
         """Which of ``lines`` hold ``token``."""
         found: set[int] = set()
-        for number, shard in enumerate(self.shards):
-            mine = [line for line in lines if line % len(self.shards) == number]
+        for number, shard in enumerate(self.shards + self.replaced):
+            mine = [line for line in lines if line % SHARDS == number % SHARDS]
             if not mine:
                 continue
             query = Query.boolean_query([
@@ -173,33 +188,35 @@ class TermIndex:
         """How many current entries hold the tokens (the benchmark reports it)."""
         occur = Occur.Must if every else Occur.Should
         query = Query.boolean_query([
-            *((occur, Query.term_query(self.schema, "text", t)) for t in tokens),
-            (Occur.MustNot, Query.term_query(self.schema, "replaced", True))])
+            (occur, Query.term_query(self.schema, "text", t)) for t in tokens])
         found: list[Any] = [shard.searcher().search(query, 1, count=True)
                             for shard in self.shards]
         return sum(int(result.count or 0) for result in found)
 
     def documents(self) -> list[tuple[int, bool]]:
         """Every entry's document as (line, replaced), by line: what a check compares with
-        SQLite (a line twice would be a duplicate, a line in the wrong shard is reported as
-        (-line, replaced))."""
+        SQLite (a line twice would be a duplicate; a line in a shard that is not its place is
+        given as its negative)."""
         query = Query.boolean_query([
             (Occur.Must, Query.all_query()),
             (Occur.MustNot, Query.term_query(self.schema, "line", 0))])
         found: list[tuple[int, bool]] = []
-        for number, shard in enumerate(self.shards):
+        for number, shard in enumerate(self.shards + self.replaced):
             searcher = shard.searcher()
             hits = searcher.search(query, max(searcher.num_docs, 1), count=False).hits
             addresses = [address for _, address in hits]
             lines = searcher.fast_field_values("line", addresses)
-            replaced = searcher.fast_field_values("replaced", addresses)
-            found += [(int(line) if int(line) % len(self.shards) == number else -int(line),
-                       bool(flag)) for line, flag in zip(lines, replaced, strict=True)
-                      if line is not None]
+            flags = searcher.fast_field_values("replaced", addresses)
+            for line, flag in zip(lines, flags, strict=True):
+                if line is None:
+                    continue
+                placed = (int(line) % SHARDS == number % SHARDS
+                          and bool(flag) == (number >= SHARDS))
+                found.append((int(line) if placed else -int(line), bool(flag)))
         return sorted(found)
 
     def _filters(self, filters: Filters) -> list[tuple[Occur, Query]]:
-        """Clauses for the filters."""
+        """Clauses for the filters (``include_replaced`` chooses the shards)."""
         clauses: list[tuple[Occur, Query]] = []
         for name in ("type", "subject", "status", "session"):
             value = getattr(filters, name)
@@ -209,8 +226,6 @@ class TermIndex:
         if filters.since is not None or filters.until is not None:
             clauses.append((Occur.Must, Query.const_score_query(Query.range_query(
                 self.schema, "ts", tantivy.FieldType.Float, filters.since, filters.until), 0.0)))
-        if not filters.include_replaced:
-            clauses.append((Occur.MustNot, Query.term_query(self.schema, "replaced", True)))
         return clauses
 
     # -- writing -------------------------------------------------------------------------------
@@ -221,7 +236,7 @@ class TermIndex:
         build feeds tantivy's threads while SQLite takes the next batch), then the commits. A
         shard's writer (threads, memory) is made only when there is something to write."""
         with lock.exclusive(self.lock_path):
-            update = Update(self.shards, index)
+            update = Update(self.shards, self.replaced, index)
             try:
                 update.pull()
                 yield update
@@ -232,7 +247,7 @@ class TermIndex:
                 raise
             if update.wrote:
                 update.done()
-                for shard in self.shards:
+                for shard in self.shards + self.replaced:
                     shard.reload()
 
     def close(self) -> None:

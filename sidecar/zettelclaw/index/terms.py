@@ -12,8 +12,8 @@ The documents (``index/term_documents.py``) are split by line over ``SHARDS`` ta
 words in full (block-max pruning serves single words and unions only), so the one way to answer
 it faster is to share it between cores; the Python bindings search one index on one thread.
 Two shards on this 2-core machine: two words each in a third of a million entries, 7.9 -> 3.9
-ms. Scores are those of one index (``index/term_query.py``: each word boosted by the whole
-index's IDF).
+ms. Scores are those of one index of the entries searched (``index/term_query.py``: each word
+boosted by its IDF over all the shards searched).
 
 Entries a later one replaced live in shards of their own (``replaced``, by the same split),
 searched only when a search asks for them: a search of current entries needs no clause to leave

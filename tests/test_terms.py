@@ -25,7 +25,7 @@ from zettelclaw.index import terms as terms_module
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
-from zettelclaw.index.term_documents import KINDS, stamp, unstamp
+from zettelclaw.index.term_documents import KINDS
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.index.terms_update import Update
 
@@ -361,10 +361,3 @@ def test_the_best_of_every_shard_come_first(index: Index, home: Home, write_log:
     assert [hit.line for hit in alone] == [hit.line for hit in hits]
     sharded.close()
 
-
-@pytest.mark.parametrize("ts", [0.0, 1_771_596_000.0, -86_400.0 * 365 * 100, 1e12, -1e12])
-def test_a_stamp_holds_the_kind_and_the_second(ts: float) -> None:
-    for number, (kind, status) in enumerate(KINDS):
-        got_kind, got_status, got_ts = unstamp(stamp(ts, number))
-        assert (got_kind, got_status) == (kind, status)
-        assert got_ts == max(min(ts, 2.0**33 - 1), -(2.0**33))  # seconds in ±2**33, clamped

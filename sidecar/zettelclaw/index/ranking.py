@@ -35,15 +35,21 @@ KEYWORD_SHARE = 0.3
 DAY = 86_400.0
 
 
+# (type, status) -> weight: a search weighs a hundred candidates, a tuple key is the cheap one
+_WEIGHT_OF: dict[tuple[str, str | None], float] = {
+    ("task", key[5:]) if key.startswith("task:") else (key, None): weight
+    for key, weight in TYPE_WEIGHT.items()}
+_DECAY = math.log(0.5) / (HALF_LIFE_DAYS * DAY)  # per second: exp(_DECAY * age) = 0.5 ** halves
+
+
 def type_weight(kind: str, status: str | None) -> float:
-    key = f"task:{status}" if kind == "task" else kind
-    return TYPE_WEIGHT.get(key, 1.0)
+    return _WEIGHT_OF.get((kind, status if kind == "task" else None), 1.0)
 
 
 def recency_weight(ts: float, now: float) -> float:
     """1 for now, halving the part above the floor every HALF_LIFE_DAYS."""
-    age_days = max(now - ts, 0.0) / DAY
-    return RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * math.pow(0.5, age_days / HALF_LIFE_DAYS)
+    age = now - ts
+    return RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * (math.exp(_DECAY * age) if age > 0 else 1.0)
 
 
 def entry_score(match: float, kind: str, status: str | None, ts: float, now: float) -> float:

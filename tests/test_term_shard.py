@@ -22,25 +22,27 @@ def _shard(path: Path) -> Shard:
     return Shard(path, term_documents.schema(), term_documents.analyzer())
 
 
+def _marked(path: Path, epoch: str, fed: int) -> Shard:
+    """A shard whose committed marker says it follows ``epoch`` and was fed up to ``fed``."""
+    shard = _shard(path)
+    writer = shard.writer(20_000_000, 1)
+    writer.add_json(marker(epoch, fed))
+    writer.commit()
+    writer.wait_merging_threads()
+    return shard
+
+
 def test_a_new_shard_follows_nothing(tmp_path: Path) -> None:
     assert _shard(tmp_path / "0").reach() == (None, 0)
 
 
 def test_reach_is_what_the_marker_says(tmp_path: Path) -> None:
-    shard = _shard(tmp_path / "0")
-    writer = shard.writer(20_000_000, 1)
-    writer.add_json(marker("e-1", 40))
-    writer.commit()
-    writer.wait_merging_threads()
+    shard = _marked(tmp_path / "0", "e-1", 40)
     assert shard.reach() == ("e-1", 40)
 
 
 def test_an_unreadable_shard_is_rebuilt_empty(tmp_path: Path) -> None:
-    shard = _shard(tmp_path / "0")
-    writer = shard.writer(20_000_000, 1)
-    writer.add_json(marker("e-1", 40))
-    writer.commit()
-    writer.wait_merging_threads()
+    shard = _marked(tmp_path / "0", "e-1", 40)
     (shard.path / "meta.json").write_text("{not json")
     again = _shard(tmp_path / "0")
     assert again.reach() == (None, 0)

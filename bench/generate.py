@@ -538,6 +538,21 @@ def _discard(pools: dict[str, list[tuple[str, str, str]]],
             items.remove(target)
 
 
+def daily_notes(workspace: Path, days: int, seed: int = 1) -> None:
+    """``memory/YYYY-MM-DD.md`` for ``days`` days ending at the log's end, a few bullets each:
+    the files OpenClaw's agents write day by day, which every search brings up to date."""
+    rng = random.Random(seed)
+    folder = workspace / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    end = START + SPAN
+    for back in range(days):
+        day = time.strftime("%Y-%m-%d", time.gmtime(end - back * 86_400))
+        bullets = [f"- {rng.choice(VERBS).capitalize()} the {rng.choice(ADJECTIVES)} "
+                   f"{rng.choice(TECH)} with {rng.choice(FIRST_NAMES)} "
+                   f"({rng.choice(FREQUENCIES)})." for _ in range(rng.randint(3, 8))]
+        (folder / f"{day}.md").write_text(f"# {day}\n\n" + "\n".join(bullets) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int, help="number of entries")

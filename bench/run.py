@@ -3,7 +3,9 @@
     .venv/bin/python bench/run.py [--sizes 10000,100000,1000000] [--samples 2000] [--keep DIR]
 
 For each size: generate the log (or reuse the cached one under bench/out/), copy it into a fresh
-data directory, then, against a ``zettelclaw serve`` subprocess on a Unix socket:
+data directory beside a workspace holding a year of daily memory files (``--daily-notes``: every
+search brings them up to date and searches them too), then, against a ``zettelclaw serve``
+subprocess on a Unix socket:
 
 - cold start: process start -> ready line -> ``status`` shows the index built -> a
   ``memory.search`` answers; the index build time and the index size on disk;
@@ -493,7 +495,9 @@ def bench_size(n: int, args: argparse.Namespace, keep: Path | None) -> dict[str,
     sock_dir = Path(tempfile.mkdtemp(prefix="zcb-"))  # short: sun_path holds 107 bytes
     try:
         fresh_home(source, home)
-        workspace.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(workspace, ignore_errors=True)  # a kept one: the same notes as a new one
+        workspace.mkdir(parents=True)
+        generate.daily_notes(workspace, args.daily_notes, args.seed)
         return _measure(n, args, home, workspace, sock_dir / "s.sock")
     finally:
         shutil.rmtree(sock_dir, ignore_errors=True)
@@ -504,7 +508,8 @@ def bench_size(n: int, args: argparse.Namespace, keep: Path | None) -> dict[str,
 def _measure(n: int, args: argparse.Namespace, home: Path, workspace: Path,
              socket: Path) -> dict[str, Any]:
     r: dict[str, Any] = {"entries": n, "logBytes": (home / "log.jsonl").stat().st_size,
-                         "keyword": args.keyword, "loadBefore": loadavg(), "other": {},
+                         "keyword": args.keyword, "dailyNotes": args.daily_notes,
+                         "loadBefore": loadavg(), "other": {},
                          "attempts": {}, "cpuProbeS": [round(cpu_probe(), 3)]}
     r.update(least_disturbed(r, args, "cold", lambda: _cold(home, workspace, socket)))
     r.update(least_disturbed(r, args, "warm", lambda: _warm_start(r, home, workspace, socket)))
@@ -712,6 +717,7 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     idx_detail = ", ".join(f"{k} {_mb(v)}" for k, v in idx.items())
     return [
         ("entries (log size)", f"{r['entries']:,} ({_mb(r['logBytes'])})"),
+        ("workspace: daily memory files", f"{r.get('dailyNotes', 0)}"),
         ("cold start: ready line", f"{r['coldReadyS']:.2f} s"),
         ("cold start: index built (status)", f"{r['coldIndexedS']:.2f} s"),
         ("cold start: first search answered", f"{r['coldServingS']:.2f} s"),
@@ -844,6 +850,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ref", metavar="COMMIT",
                         help="benchmark the sidecar as committed at COMMIT (exported with git "
                              "archive) instead of the working tree, e.g. --ref HEAD")
+    parser.add_argument("--daily-notes", type=int, default=365, metavar="DAYS",
+                        help="daily memory files in the workspace (memory/YYYY-MM-DD.md), as "
+                             "a year of OpenClaw use leaves (default 365; 0 for none)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep the data directories (log, index) under DIR/n<size>")
     return parser

@@ -6,6 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from zettelclaw.home import Home
+from zettelclaw.index import file_chunks
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 
@@ -90,3 +94,51 @@ def test_the_generated_briefing_block_is_not_indexed(index: Index, workspace: Pa
     assert fts(index, "oboe") == ["MEMORY.md"]
     assert fts(index, "postgres") == [], "the block repeats the log: search finds it there"
     assert chunks(index)[0][2:] == (1, 8), "line numbers are the file's"
+
+
+def test_a_file_in_a_new_folder_is_found_and_then_followed(index: Index,
+                                                           workspace: Path) -> None:
+    indexer = WorkspaceIndexer(index, workspace)
+    indexer.sync()
+    (workspace / "memory" / "2027").mkdir()
+    (workspace / "memory" / "2027" / "jan.md").write_text("skis\n")
+    assert indexer.sync() == 1
+    (workspace / "memory" / "2027" / "jan.md").write_text("snowboard\n")
+    assert indexer.sync() == 1
+    assert fts(index, "snowboard") == ["memory/2027/jan.md"]
+    indexer.close()
+
+
+def test_another_process_that_commits_makes_the_next_sync_look(index: Index, home: Home,
+                                                               workspace: Path) -> None:
+    """The kernel reports the files; it cannot report another process clearing the chunks
+    (e.g. a reindex): SQLite's data_version does."""
+    (workspace / "MEMORY.md").write_text("cello\n")
+    indexer = WorkspaceIndexer(index, workspace)
+    assert indexer.sync() == 1
+    other = Index(home.index)
+    try:
+        WorkspaceIndexer(other, workspace).reset()
+    finally:
+        other.close()
+    assert indexer.sync() == 1
+    assert fts(index, "cello") == ["MEMORY.md"]
+    assert indexer.sync() == 0
+    indexer.close()
+
+
+def test_a_failed_walk_is_walked_again(index: Index, workspace: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    indexer = WorkspaceIndexer(index, workspace)
+    indexer.sync()
+    (workspace / "MEMORY.md").write_text("cello\n")
+
+    def failing(*args: object) -> list[tuple[str, Path]]:
+        raise OSError(5, "I/O error")
+
+    monkeypatch.setattr(file_chunks, "list_files", failing)
+    with pytest.raises(OSError, match="I/O error"):
+        indexer.sync()
+    monkeypatch.undo()
+    assert indexer.sync() == 1, "the change the failed walk drained is still looked at"
+    indexer.close()

@@ -71,6 +71,7 @@ class App:
 
     def close(self) -> None:
         self.searcher.semantic.close()
+        self.searcher.files.close()
         self.index.close()
 
 

@@ -1,9 +1,12 @@
 """Keeping the index's chunks of the workspace's Markdown memory files up to date.
 
-Before a search, each memory file (MEMORY.md, memory/**/*.md) is ``stat``ed; only a file whose
-mtime or size changed is read, and only one whose content hash changed is cut into chunks
-again (its old chunks replaced). Files that disappeared lose their chunks. Cheap when nothing
-changed: one stat per file.
+Before a search, the kernel is asked whether anything under the workspace's memory files
+changed since the last look (``workspace/watch.py``, inotify: one read of an empty queue); only
+then, or when another process committed to the index meanwhile (SQLite's ``data_version``), is
+each memory file (MEMORY.md, memory/**/*.md) ``stat``ed. Only a file whose mtime or size changed
+is read, and only one whose content hash changed is cut into chunks again (its old chunks
+replaced). Files that disappeared lose their chunks. A year of daily notes (365 files) cost
+11-22 ms a search to walk; with nothing changed, the look now costs microseconds.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from zettelclaw.errors import MarkersError, ZettelclawError
@@ -18,7 +22,8 @@ from zettelclaw.index.chunking import chunk_markdown
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.safe_open import read_capped
 from zettelclaw.workspace.markers import layout
-from zettelclaw.workspace.memory_files import list_files, open_real
+from zettelclaw.workspace.memory_files import is_memory_change, list_files, open_real
+from zettelclaw.workspace.watch import Watch
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger memory files are indexed up to this size
 
@@ -27,15 +32,45 @@ class WorkspaceIndexer:
     def __init__(self, index: Index, workspace: Path) -> None:
         self.index = index
         self.workspace = workspace
+        self._root = os.path.realpath(workspace)
+        self._watch = Watch(lambda directory, name, is_dir: is_memory_change(
+            directory, name, is_dir, self._root))
+        self._looks = threading.Lock()  # one look at a time: a second waits for its answer
+        self._index_version: int | None = None  # of the last look: another process's commit
 
     def reset(self) -> None:
         with self.index.write() as conn:
             for (relative,) in conn.execute("SELECT path FROM files").fetchall():
                 _drop(conn, relative)
+        self._watch.blind()  # the next sync walks
+
+    def close(self) -> None:
+        self._watch.close()
 
     def sync(self) -> int:
         """Bring the chunks up to date; returns how many files were (re)indexed or dropped."""
-        present = list_files(self.workspace) if self.workspace.is_dir() else []
+        with self._looks:
+            version = self._data_version()
+            if not self._watch.changed() and version == self._index_version:
+                return 0
+            self._watch.reset()  # events from here on are the next look's
+            self._root = os.path.realpath(self.workspace)
+            try:
+                changed = self._walk()
+            except BaseException:
+                self._watch.blind()  # the events it answered are drained: look again next time
+                raise
+            self._index_version = version
+            return changed
+
+    def _data_version(self) -> int:
+        """Changes when another connection (another process) commits to the index."""
+        with self.index.read() as conn:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _walk(self) -> int:
+        present = (list_files(self.workspace, self._watch) if self.workspace.is_dir()
+                   else [])
         stats = {}
         for relative, real in present:
             try:

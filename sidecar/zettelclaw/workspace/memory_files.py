@@ -19,6 +19,7 @@ from pathlib import Path
 
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
 from zettelclaw.safe_open import open_beneath, read_capped
+from zettelclaw.workspace.watch import Watch
 
 ROOT_FILES = ("MEMORY.md", "memory.md")
 MEMORY_DIR = "memory"
@@ -83,27 +84,32 @@ def _allowed(root: Path, real: Path) -> bool:
     return real.suffix == ".md" and real.is_relative_to(root / MEMORY_DIR)
 
 
-def list_files(workspace: Path) -> list[tuple[str, Path]]:
+def list_files(workspace: Path, watch: Watch | None = None) -> list[tuple[str, Path]]:
     """Every memory file of the workspace: (path relative to the workspace, real path).
 
     Symlinks are followed only to files the rule allows; the walk does not enter linked
-    directories, so a link cannot make it wander the disk.
+    directories, so a link cannot make it wander the disk. With ``watch``, each directory is
+    watched before it is listed, and a symlink met on the way makes the watch blind (an edit at
+    a link's target raises no event in the workspace).
     """
     root = Path(os.path.realpath(workspace))
+    if watch is not None:
+        watch.watch(str(root))
     found: dict[Path, str] = {}
     candidates = [root / name for name in ROOT_FILES]
-    for folder, dirs, names in os.walk(root / MEMORY_DIR):
-        dirs.sort()
-        candidates += [Path(folder) / n for n in sorted(names) if n.endswith(".md")]
+    memory = root / MEMORY_DIR
     # Under a real root and a memory/ that is no link, the walk's paths are real already: only
     # a link needs resolving (realpath costs an lstat a path component; this runs per search).
-    linked_dir = os.path.islink(root / MEMORY_DIR)
+    linked_dir = os.path.islink(memory)
+    candidates += [Path(path) for path in _markdown_under(str(memory), watch)]
     for candidate in candidates:
         try:
             st = os.lstat(candidate)
         except FileNotFoundError:
             continue
         resolve = linked_dir or stat.S_ISLNK(st.st_mode)
+        if resolve and watch is not None:
+            watch.blind()
         try:
             real = Path(os.path.realpath(candidate)) if resolve else candidate
         except OSError:  # a link swapped for a file while it was being resolved (EINVAL)
@@ -112,6 +118,41 @@ def list_files(workspace: Path) -> list[tuple[str, Path]]:
                 and _allowed(root, real):
             found[real] = str(candidate.relative_to(root))
     return [(relative, real) for real, relative in found.items()]
+
+
+def is_memory_change(directory: str, name: str, is_dir: bool, root: str) -> bool:
+    """Whether a change to ``name`` in ``directory`` can change the memory files: at the
+    workspace root only MEMORY.md and memory/ count (the root holds the agent's other files)."""
+    if directory == root:
+        return name in ROOT_FILES or name == MEMORY_DIR
+    return is_dir or name.endswith(".md")
+
+
+def _markdown_under(top: str, watch: Watch | None) -> list[str]:
+    """The .md names under ``top`` (as ``os.walk`` would find them: links to directories are
+    not entered), sorted by directory then name; each directory watched before it is listed."""
+    if watch is not None:
+        watch.watch(top)
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:  # missing, not a directory, or unreadable: as os.walk, nothing from here
+        return []
+    files: list[str] = []
+    folders: list[str] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink():
+                folders.append(entry.path)
+        elif entry.name.endswith(".md"):
+            files.append(entry.path)
+    for folder in folders:
+        files += _markdown_under(folder, watch)
+    return files
 
 
 def read_slice(workspace: Path, path: str, start: int = 1, count: int | None = None) -> FileSlice:

@@ -12,6 +12,7 @@ from zettelclaw.home import Home
 from zettelclaw.index import file_chunks
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
+from zettelclaw.workspace import watch as watch_module
 
 
 def chunks(index: Index) -> list[tuple[int, str, int, int]]:
@@ -141,4 +142,24 @@ def test_a_failed_walk_is_walked_again(index: Index, workspace: Path,
         indexer.sync()
     monkeypatch.undo()
     assert indexer.sync() == 1, "the change the failed walk drained is still looked at"
+    indexer.close()
+
+
+@pytest.mark.skipif(watch_module._CALLS is None, reason="inotify is Linux's")
+def test_nothing_changed_nothing_walked(index: Index, workspace: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """be607a8: every search walked and stat'ed every memory file (365 daily files: 11-22 ms a
+    search); with nothing changed, the kernel's empty queue answers instead."""
+    (workspace / "MEMORY.md").write_text("cello\n")
+    for day in range(1, 31):
+        (workspace / "memory" / f"2026-01-{day:02}.md").write_text(f"day {day}\n")
+    indexer = WorkspaceIndexer(index, workspace)
+    assert indexer.sync() == 31
+
+    def walked(*args: object) -> list[tuple[str, Path]]:
+        raise AssertionError("walked the memory files with nothing changed")
+
+    monkeypatch.setattr(file_chunks, "list_files", walked)
+    assert indexer.sync() == 0
+    assert indexer.sync() == 0
     indexer.close()

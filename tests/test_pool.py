@@ -39,6 +39,18 @@ async def test_memories_open_on_first_use_only(home: Home, workspace: Path) -> N
     pool.close_all()
 
 
+async def test_calls_counts_the_leases_of_every_memory(home: Home, workspace: Path) -> None:
+    pool = open_pool(home, workspace)
+    assert pool.calls() == 0
+    async with pool.lease(MAIN):
+        assert pool.calls() == 1
+        async with pool.lease(MAIN), pool.lease("work", create=True):
+            assert pool.calls() == 3
+        assert pool.calls() == 1
+    assert pool.calls() == 0
+    pool.close_all()
+
+
 async def test_idle_memories_close_but_not_main_nor_one_in_use_or_with_work(
         home: Home, workspace: Path) -> None:
     pool = open_pool(home, workspace)

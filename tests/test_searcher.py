@@ -1,9 +1,11 @@
-"""search/searcher.py through Direct: rebuilding from scratch, status, and display names that
-follow edits of subjects.json."""
+"""search/searcher.py through Direct: rebuilding from scratch, status, display names that
+follow edits of subjects.json, and ``search_now`` (the same answers as ``search``, or none when
+the search is not known to be quick)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,12 @@ from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
+from zettelclaw.index import read_budget
+from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.protocol.results import search_result
+from zettelclaw.search import searcher as searcher_module
+from zettelclaw.search.engine import Answer, Request
 
 
 @pytest.fixture
@@ -61,3 +68,85 @@ def test_a_display_name_edited_in_subjects_json_is_searched(
     assert memory.needs_sync(), "an edit of subjects.json alone is noticed"
     assert ids(memory, query="violoncello") == [hit["id"]]
     assert ids(memory, query="practice") == [hit["id"]]
+
+
+# -- search_now: the event loop's own search, when it is quick -----------------------------------
+
+def _request(**params: Any) -> Request:
+    return request_of(SearchParams.model_validate(params))
+
+
+def _shown(answer: Answer | None) -> list[tuple[str, float]]:
+    assert answer is not None, "search_now declined"
+    return [(r["path"], r["score"]) for r in search_result(answer).model_dump(
+        by_alias=True)["results"]]
+
+
+@pytest.fixture
+def quick(memory: Direct, workspace: Path, write_log: Any) -> Direct:
+    write_log(entry("fact", "lemon tree on the balcony"),
+              entry("decision", "water the lemon tree weekly", subject="garden"),
+              entry("fact", "the fig tree needs no water in winter", subject="garden"))
+    (workspace / "MEMORY.md").write_text("lemon curd recipe\n")
+    memory.sync()
+    memory.searcher.search(_request(query="warm up"))  # the first look walks the files
+    return memory
+
+
+@pytest.mark.parametrize("params", [{"query": "lemon"}, {"query": "lemon tree water"},
+                                    {"query": "nothing matches this"}, {"subject": "garden"},
+                                    {"query": "tree", "type": "decision"},
+                                    {"query": "curd", "corpus": "files"}])
+def test_search_now_answers_what_search_answers(quick: Direct, params: dict[str, Any]) -> None:
+    request = _request(**params)
+    now = _shown(quick.searcher.search_now(request))
+    assert now == _shown(quick.searcher.search(request))
+    assert now or params["query"] == "nothing matches this"
+
+
+def test_search_now_declines_while_another_thread_holds_the_index(quick: Direct) -> None:
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with quick.app.index.read():
+            held.set()
+            release.wait(10)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    try:
+        assert held.wait(10)
+        assert quick.searcher.search_now(_request(query="lemon")) is None
+    finally:
+        release.set()
+        other.join()
+    assert quick.searcher.search_now(_request(query="lemon")) is not None
+
+
+def test_search_now_declines_words_with_many_postings(quick: Direct,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(searcher_module, "NOW_POSTINGS", 2)
+    assert quick.searcher.search_now(_request(query="fig")) is not None  # 1 posting
+    assert quick.searcher.search_now(_request(query="tree")) is None  # 3
+    assert quick.searcher.search_now(_request(query="lemon fig")) is None  # 2 + 1
+
+
+def test_search_now_declines_when_its_sqlite_budget_is_spent(
+        quick: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(searcher_module, "NOW_SQLITE_SECONDS", -1.0)
+    monkeypatch.setattr(read_budget, "STEPS", 1)  # the clock is read at once: spent
+    assert quick.searcher.search_now(_request(subject="garden")) is None
+    assert quick.searcher.search_now(_request(query="lemon")) is None
+    assert quick.app.index.conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 3
+
+
+def test_a_changed_memory_file_is_found_after_search_now_declined(quick: Direct,
+                                                                   workspace: Path) -> None:
+    """search_now drains the kernel's news of the change; the search in a thread must still
+    walk and find the new file."""
+    (workspace / "memory" / "2026-11-25.md").write_text("planted a second lemon tree\n")
+    assert quick.searcher.search_now(_request(query="planted")) is None
+    assert [p for p, _ in _shown(quick.searcher.search(_request(query="planted")))] == [
+        "memory/2026-11-25.md"]
+    assert [p for p, _ in _shown(quick.searcher.search_now(_request(query="planted")))] == [
+        "memory/2026-11-25.md"]

@@ -18,6 +18,7 @@ from tests.direct import Direct
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
+from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
@@ -103,6 +104,17 @@ def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Direct, Counting]) ->
     assert answer["results"][0]["textScore"] == 0.0
     assert keyword["mode"] == "keyword"
     assert keyword["results"] == [], "no word of the query is in the entry"
+
+
+def test_a_hybrid_search_is_left_to_a_thread(memory: tuple[Direct, Counting]) -> None:
+    """Embedding the query takes milliseconds: never on the event loop (search_now)."""
+    m, _ = memory
+    fill(m)
+    request = request_of(SearchParams.model_validate({"query": "webhook retries"}))
+    assert m.searcher.search(request).mode == "hybrid"
+    assert m.searcher.search_now(request) is None
+    m.searcher.semantic.reason = "off for a moment"
+    assert m.searcher.search_now(request) is not None
 
 
 def test_memory_files_are_found_by_meaning_too(memory: tuple[Direct, Counting]) -> None:

@@ -150,6 +150,10 @@ class Agents:
                 slot.unleased.set()
                 slot.unleased = trio.Event()
 
+    def calls(self) -> int:
+        """How many calls hold a memory now (this one included, when asked from a call)."""
+        return sum(slot.leases for slot in self._slots.values())
+
     def _moved(self, slot: _Slot) -> bool:
         return self._workspace(slot.memory) != slot.app.workspace
 

@@ -63,6 +63,20 @@ class WorkspaceIndexer:
             self._index_version = version
             return changed
 
+    def current(self) -> bool:
+        """True when the chunks are known to be up to date, found without waiting or walking:
+        no other look under way, no change reported, no other process's commit. When a change
+        is reported, the next ``sync`` walks (the news drained here is not lost)."""
+        if not self._looks.acquire(blocking=False):
+            return False
+        try:
+            if self._watch.changed():
+                self._watch.blind()  # until the walk: ``sync`` must not miss what was drained
+                return False
+            return self._data_version() == self._index_version
+        finally:
+            self._looks.release()
+
     def _data_version(self) -> int:
         """Changes when another connection (another process) commits to the index."""
         with self.index.read() as conn:

@@ -184,6 +184,13 @@ class TermIndex:
         return documents, {token: sum(int(searcher.doc_freq("text", token))
                                       for searcher in searchers) for token in tokens}
 
+    def postings(self, tokens: Sequence[str], *, replaced: bool) -> int:
+        """How many postings a search of ``tokens`` reads at most (each token's in each shard
+        searched, the replaced entries' with ``replaced``): what bounds its cost."""
+        parts = self.shards + (self.replaced if replaced else ())
+        return sum(int(shard.searcher().doc_freq("text", token))
+                   for shard in parts for token in tokens)
+
     def count(self, tokens: Sequence[str], *, every: bool = True) -> int:
         """How many current entries hold the tokens (the benchmark reports it)."""
         occur = Occur.Must if every else Occur.Should

@@ -125,6 +125,20 @@ class Engine:
                                      now=now)
         return answer
 
+    def bounded(self, request: Request, postings: int) -> bool:
+        """Whether the search's cost is bounded: no semantic part (embedding the query takes
+        milliseconds) and, for a keyword search of the log, at most ``postings`` postings
+        to read (its SQLite reads are bounded by the caller: ``index/read_budget.py``)."""
+        if request.query is None:
+            return True
+        if self._semantic_reason() is None:
+            return False
+        plan = fts.plan(request.query)
+        if plan is None or request.corpus == "files":
+            return True
+        return self.terms.postings(self.terms.tokens(plan.terms),
+                                   replaced=request.filters.include_replaced) <= postings
+
     def _semantic_reason(self) -> str | None:
         if self.semantic is None:
             return "semantic search runs in the sidecar only; this answer came from the files"

@@ -9,7 +9,8 @@ the start.
 Work is committed in batches, so a build interrupted by a crash resumes where it stopped, and
 readers in this process are never locked out for longer than one batch. A large build from the
 start drops the indexes that random inserts make slow (``database.DEFERRABLE_INDEXES``), the
-ids' unique one among them, and knows its ids from memory until it makes them at its end.
+ids' unique one among them, and knows its ids from memory until it makes them at its end;
+it hands SQLite its rows a run at a time (``executemany``), not one call per entry.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from zettelclaw.index import counts, log_fingerprint
 from zettelclaw.index.database import (
@@ -55,6 +57,11 @@ class CatchUpReport:
     rebuilt: bool = False
     subjects: set[str] = field(default_factory=set)  # the subjects of the new entries
 
+
+INSERT_ENTRY = ("INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts,"
+                " content, detail, replaces, supersedes, subject_name, text_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+EntryValues = tuple[Any, ...]  # INSERT_ENTRY's
 
 Display = Callable[[str], str]  # a subject slug -> its display name
 LineOf = Callable[[str], int | None]  # an entry id -> the line of the entry indexed with it
@@ -153,13 +160,15 @@ class Ingester:
             return name
 
         line_of: LineOf = ids.get if ids is not None else partial(_indexed_line, conn)
+        # a large build (ids known from memory) writes its rows in one call per run of them
+        pending: list[EntryValues] | None = [] if ids is not None else None
         for count, (line, after) in enumerate(read_records(fd, position, end), start=1):
             record = line.entry
             if record is not None:
                 first = line_of(record["id"])
                 if first is None:
                     _insert(conn, line.number, record, display=display, tally=tally,
-                            line_of=line_of)
+                            line_of=line_of, pending=pending)
                     if ids is not None:
                         ids[record["id"]] = line.number
                     report.entries += 1
@@ -176,7 +185,9 @@ class Ingester:
                 self._warn(report, line.number, line.error)
             position = after
             if count >= BATCH:
+                _flush(conn, pending)
                 return position, False
+        _flush(conn, pending)
         return position, True
 
     def _warn(self, report: CatchUpReport, number: int, reason: str) -> None:
@@ -260,22 +271,26 @@ def _reset(conn: sqlite3.Connection) -> None:
 
 
 def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, display: Display,
-            tally: counts.Tally, line_of: LineOf) -> None:
-    """Index one valid entry (the log's line ``number``) whose id is not taken yet."""
+            tally: counts.Tally, line_of: LineOf, pending: list[EntryValues] | None = None
+            ) -> None:
+    """Index one valid entry (the log's line ``number``) whose id is not taken yet. With
+    ``pending``, its row waits there for ``_flush`` unless it replaces another (whose row may be
+    pending: all of them are written first)."""
     entry_id, replaces, subject = entry["id"], entry.get("replaces"), entry.get("subject")
     content, detail = entry["content"], entry.get("detail")
     target = effective_target(entry_id, replaces, lambda i: line_of(i) is not None)
     name = display(subject) if subject else None
     ts = parse_timestamp(entry["timestamp"]).timestamp()
-    conn.execute(
-        "INSERT INTO entries (line, id, type, status, subject, session, timestamp, ts,"
-        " content, detail, replaces, supersedes, subject_name, text_hash)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (number, entry_id, entry["type"], entry.get("status"), subject, entry["session"],
-         entry["timestamp"], ts, content, detail, replaces, target, name,
-         entry_text_hash(content, detail)),
-    )
+    values = (number, entry_id, entry["type"], entry.get("status"), subject, entry["session"],
+              entry["timestamp"], ts, content, detail, replaces, target, name,
+              entry_text_hash(content, detail))
     tally.by_type[entry["type"]] += 1
+    if pending is None:
+        conn.execute(INSERT_ENTRY, values)
+    else:
+        pending.append(values)
+        if target is not None:
+            _flush(conn, pending)
     if target is not None:
         replaced = line_of(target)
         first = conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?"
@@ -285,6 +300,14 @@ def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, displa
         else:  # replaced before: the newest replacement wins
             conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry_id, replaced))
         conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (replaced,))
+
+
+def _flush(conn: sqlite3.Connection, pending: list[EntryValues] | None) -> None:
+    """Write the pending rows in one call (per row, the calls into SQLite cost as much again
+    as the insert itself)."""
+    if pending:
+        conn.executemany(INSERT_ENTRY, pending)
+        pending.clear()
 
 
 def _indexed_line(conn: sqlite3.Connection, entry_id: str) -> int | None:

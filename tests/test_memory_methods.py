@@ -66,7 +66,7 @@ async def test_alone_a_quick_search_is_answered_on_the_loop(
     await _search(pool)(SearchParams.model_validate({"query": "warm up"}))  # the files' walk
     spy = Spy(monkeypatch)
     answer = await _search(pool)(SearchParams.model_validate({"query": "lemon"}))
-    assert [r.content for r in answer.results] == ["the lemon tree is on the balcony"]
+    assert [r["content"] for r in answer["results"]] == ["the lemon tree is on the balcony"]
     assert (spy.now, spy.threaded) == (1, 0)
 
 
@@ -88,7 +88,7 @@ async def test_a_search_the_loop_declines_goes_to_a_thread(
     await _search(pool)(SearchParams.model_validate({"query": "warm up"}))
     spy = Spy(monkeypatch)
     answer = await _search(pool)(SearchParams.model_validate({"query": "tree"}))
-    assert len(answer.results) == 2
+    assert len(answer["results"]) == 2
     assert (spy.now, spy.threaded) == (1, 1)
 
 

@@ -3,12 +3,16 @@
 Covers: camelCase names; a field left unset is left out, one set to None is sent as null; a log
 hit's memory-core fields (path, startLine = endLine = line, citation) and its content cut at
 16,384 characters with contentTruncated; a memory-file hit's citation for one line and for a
-range; the restricted answer; ``from`` spelled as on the wire.
+range; the restricted answer; ``from`` spelled as on the wire; and ``search_wire`` (the search's
+answer built without the models) equal to the models' wire form over generated answers.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zettelclaw.protocol.results import (
     RESULT_TEXT_CHARS,
@@ -18,6 +22,7 @@ from zettelclaw.protocol.results import (
     TextSlice,
     restricted,
     search_result,
+    search_wire,
 )
 from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
 
@@ -77,3 +82,37 @@ def test_restricted_and_renamed() -> None:
     part = TextSlice.model_validate({"path": "session:s", "text": "", "from": 1, "lines": 0,
                                      "totalLines": 0, "truncated": False})
     assert part.wire()["from"] == 1
+
+
+_text = st.text(max_size=30)
+_long = st.integers(RESULT_TEXT_CHARS - 1, RESULT_TEXT_CHARS + 2).map(lambda n: "y" * n)
+_score = st.floats(0.0, 1.0)
+_maybe = st.none() | _text | _long
+
+
+@st.composite
+def _entry_hits(draw: st.DrawFn) -> EntryHit:
+    entry = {"id": draw(st.text("abcXYZ019_-", min_size=12, max_size=12)),
+             "timestamp": draw(_text), "type": draw(st.sampled_from(
+                 ["task", "fact", "decision", "question", "handoff"])),
+             "content": draw(_text | _long), "status": draw(st.none() | _text),
+             "detail": draw(_maybe), "subject": draw(st.none() | _text),
+             "replaces": draw(st.none() | _text), "session": draw(_text)}
+    return EntryHit(entry, draw(st.integers(1, 10**7)), draw(st.none() | _text), draw(_score),
+                    draw(_text), draw(st.none() | _score), draw(st.none() | _score))
+
+
+_chunk_hits = st.builds(ChunkHit, _text, st.integers(1, 99), st.integers(1, 99), _score, _text,
+                        _score, st.none() | _score)
+
+
+@settings(max_examples=300)
+@given(hits=st.lists(_entry_hits() | _chunk_hits, max_size=12),
+       mode=st.sampled_from(["hybrid", "keyword", "filter"]), fallback=st.none() | _text)
+def test_search_wire_is_the_models_wire_form(hits: list[Any], mode: Any,
+                                             fallback: str | None) -> None:
+    answer = Answer(mode, hits, fallback)
+    fast, models = search_wire(answer), search_result(answer).wire()
+    assert fast == models
+    assert [list(r) for r in fast["results"]] == [list(r) for r in models["results"]], \
+        "the same keys in the same order"

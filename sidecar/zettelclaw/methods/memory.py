@@ -7,6 +7,8 @@ agent it names, and only that one: an entry id of another agent's memory is not 
 
 from __future__ import annotations
 
+from typing import Any
+
 import trio
 
 from zettelclaw.agents.pool import Agents
@@ -18,8 +20,13 @@ from zettelclaw.index.read_budget import BudgetSpent, time_budget
 from zettelclaw.log.schema import ID_RE
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
-from zettelclaw.protocol.results import EntryWithChain, SearchResult, TextSlice, restricted
-from zettelclaw.protocol.results import search_result as to_search_result
+from zettelclaw.protocol.results import (
+    EntryWithChain,
+    SearchResult,
+    TextSlice,
+    restricted,
+    search_wire,
+)
 from zettelclaw.search.engine import Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
 from zettelclaw.workspace.memory_files import read_slice
@@ -39,7 +46,7 @@ def request_of(params: SearchParams) -> Request:
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    async def search(params: SearchParams) -> SearchResult:
+    async def search(params: SearchParams) -> SearchResult | dict[str, Any]:
         reason = params.restriction()
         if reason is not None:  # a chat others can read, or someone else's: nothing is shown
             return restricted(reason)
@@ -52,7 +59,7 @@ def methods(agents: Agents) -> dict[str, Method]:
             answer = app.searcher.search_now(request) if agents.calls() == 1 else None
             if answer is None:
                 answer = await trio.to_thread.run_sync(app.searcher.search, request)
-        return to_search_result(answer)
+        return search_wire(answer)  # SearchResult's wire form (protocol/results.py)
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:
         reason = params.restriction()

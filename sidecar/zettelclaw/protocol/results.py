@@ -89,6 +89,57 @@ def search_result(answer: Answer) -> SearchResult:
     return SearchResult(results=results, mode=answer.mode, **extra)
 
 
+def search_wire(answer: Answer) -> dict[str, Any]:
+    """``search_result(answer).wire()``, built without the models: for ten results the models
+    took ~0.1 ms, a tenth of a filter's whole call through the socket. The models stay the
+    contract; tests/test_results.py holds the two equal, key order included, over generated
+    answers."""
+    out: dict[str, Any] = {"results": [
+        _log_wire(hit) if isinstance(hit, EntryHit) else _memory_wire(hit)
+        for hit in answer.hits], "mode": answer.mode}
+    if answer.fallback is not None:
+        out["fallback"] = {"reason": answer.fallback}
+    return out
+
+
+def _log_wire(hit: EntryHit) -> dict[str, Any]:
+    entry = hit.entry
+    out: dict[str, Any] = {key: entry[key] for key in _ENTRY_KEYS}
+    cut: dict[str, bool] = {}
+    for key in ("content", "detail"):
+        text = out[key]
+        if text is not None and len(text) > RESULT_TEXT_CHARS:
+            out[key] = text[:RESULT_TEXT_CHARS]
+            cut[f"{key}Truncated"] = True
+    line = hit.line
+    out.update(path=entry["id"], startLine=line, endLine=line, line=line,
+               replacedBy=hit.replaced_by, source="log", citation=f"log.jsonl#L{line}",
+               snippet=hit.snippet, score=round(hit.score, 6))
+    if hit.keyword is not None:
+        out["textScore"] = round(hit.keyword, 6)
+    if hit.semantic is not None:
+        out["vectorScore"] = round(hit.semantic, 6)
+    out.update(cut)
+    return out
+
+
+def _memory_wire(hit: ChunkHit) -> dict[str, Any]:
+    lines = (f"#L{hit.start_line}" if hit.start_line == hit.end_line
+             else f"#L{hit.start_line}-L{hit.end_line}")
+    out: dict[str, Any] = {
+        "path": hit.path, "startLine": hit.start_line, "endLine": hit.end_line,
+        "source": "memory", "citation": f"{hit.path}{lines}", "snippet": hit.snippet,
+        "score": round(hit.score, 6), "textScore": round(hit.keyword, 6)}
+    if hit.semantic is not None:
+        out["vectorScore"] = round(hit.semantic, 6)
+    return out
+
+
+# LogResult's fields that come from the entry as they are, in the model's order
+_ENTRY_KEYS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
+               "session")
+
+
 def restricted(reason: str) -> SearchResult:
     return SearchResult(results=[], mode="restricted", restricted=Reason(reason=reason))
 

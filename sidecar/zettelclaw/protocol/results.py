@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from zettelclaw.index.entries import ENTRY_COLUMNS
 from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
 
 # A result's content and detail in a list: an entry of 50 MB (written by hand) must not make
@@ -79,21 +80,11 @@ class SearchResult(Result):
     restricted: Reason | None = None
 
 
-def search_result(answer: Answer) -> SearchResult:
-    results: list[LogResult | MemoryResult] = [
-        _log_result(hit) if isinstance(hit, EntryHit) else _memory_result(hit)
-        for hit in answer.hits]
-    extra: dict[str, Any] = {}
-    if answer.fallback is not None:
-        extra["fallback"] = Reason(reason=answer.fallback)
-    return SearchResult(results=results, mode=answer.mode, **extra)
-
-
 def search_wire(answer: Answer) -> dict[str, Any]:
-    """``search_result(answer).wire()``, built without the models: for ten results the models
-    took ~0.1 ms, a tenth of a filter's whole call through the socket. The models stay the
-    contract; tests/test_results.py holds the two equal, key order included, over generated
-    answers."""
+    """``memory.search``'s answer as sent: ``SearchResult``'s wire form, built directly (through
+    the models, ten results took ~0.1 ms, a tenth of a filter's whole call through the socket).
+    ``search_result`` checks it against the models, which stay the contract;
+    tests/test_results.py holds the two equal, key order included, over generated answers."""
     out: dict[str, Any] = {"results": [
         _log_wire(hit) if isinstance(hit, EntryHit) else _memory_wire(hit)
         for hit in answer.hits], "mode": answer.mode}
@@ -102,9 +93,14 @@ def search_wire(answer: Answer) -> dict[str, Any]:
     return out
 
 
+def search_result(answer: Answer) -> SearchResult:
+    """``search_wire(answer)`` as the models: validated, field by field."""
+    return SearchResult.model_validate(search_wire(answer))
+
+
 def _log_wire(hit: EntryHit) -> dict[str, Any]:
     entry = hit.entry
-    out: dict[str, Any] = {key: entry[key] for key in _ENTRY_KEYS}
+    out: dict[str, Any] = {key: entry[key] for key in ENTRY_COLUMNS}  # LogResult's order
     cut: dict[str, bool] = {}
     for key in ("content", "detail"):
         text = out[key]
@@ -135,43 +131,8 @@ def _memory_wire(hit: ChunkHit) -> dict[str, Any]:
     return out
 
 
-# LogResult's fields that come from the entry as they are, in the model's order
-_ENTRY_KEYS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
-               "session")
-
-
 def restricted(reason: str) -> SearchResult:
     return SearchResult(results=[], mode="restricted", restricted=Reason(reason=reason))
-
-
-def _log_result(hit: EntryHit) -> LogResult:
-    fields: dict[str, Any] = dict(hit.entry)
-    for key in ("content", "detail"):
-        text = fields[key]
-        if text is not None and len(text) > RESULT_TEXT_CHARS:
-            fields[key] = text[:RESULT_TEXT_CHARS]
-            fields[f"{key}_truncated"] = True
-    scores: dict[str, float] = {}
-    if hit.keyword is not None:
-        scores["text_score"] = round(hit.keyword, 6)
-    if hit.semantic is not None:
-        scores["vector_score"] = round(hit.semantic, 6)
-    return LogResult(**fields, path=hit.entry["id"], start_line=hit.line, end_line=hit.line,
-                     line=hit.line, replaced_by=hit.replaced_by, source="log",
-                     citation=f"log.jsonl#L{hit.line}", snippet=hit.snippet,
-                     score=round(hit.score, 6), **scores)
-
-
-def _memory_result(hit: ChunkHit) -> MemoryResult:
-    lines = (f"#L{hit.start_line}" if hit.start_line == hit.end_line
-             else f"#L{hit.start_line}-L{hit.end_line}")
-    scores: dict[str, float] = {}
-    if hit.semantic is not None:
-        scores["vector_score"] = round(hit.semantic, 6)
-    return MemoryResult(path=hit.path, start_line=hit.start_line, end_line=hit.end_line,
-                        source="memory", citation=f"{hit.path}{lines}", snippet=hit.snippet,
-                        score=round(hit.score, 6), text_score=round(hit.keyword, 6),
-                        **scores)
 
 
 class PromptContext(Result):

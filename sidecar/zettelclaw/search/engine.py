@@ -131,7 +131,9 @@ class Engine:
         to read (its SQLite reads are bounded by the caller: ``index/read_budget.py``)."""
         if request.query is None:
             return True
-        if self._semantic_reason() is None:
+        # semantic search may take part: the search decides (it asks too_large(), a count of
+        # the entries, which would be paid twice here)
+        if self.semantic is not None and self.semantic.reason is None:
             return False
         plan = fts.plan(request.query)
         if plan is None or request.corpus == "files":

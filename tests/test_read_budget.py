@@ -1,13 +1,18 @@
-"""index/read_budget.py: SQLite reads stop at their time budget, and only then."""
+"""index/read_budget.py: SQLite reads stop at their time budget, and only then; ``read_now``
+reads only with the index free and within the budget."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from zettelclaw.index.read_budget import BudgetSpent, time_budget
+from zettelclaw.index import read_budget
+from zettelclaw.index.database import Index
+from zettelclaw.index.read_budget import BudgetSpent, read_now, time_budget
 
 COUNT_TO = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) " \
            "SELECT count(*) FROM n"
@@ -59,3 +64,35 @@ def test_other_errors_are_not_taken_for_a_spent_budget(conn: sqlite3.Connection)
     with pytest.raises(sqlite3.OperationalError, match="no such table"), \
             time_budget(conn, 0.003, Clock(later=0.0)):
         conn.execute("SELECT * FROM nothing_here")
+
+
+def test_read_now_reads_only_with_the_index_free_and_within_the_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = Index(tmp_path / "index.sqlite")
+    count = "SELECT count(*) FROM entries"
+
+    def read() -> int:
+        return int(index.conn.execute(count).fetchone()[0])
+
+    try:
+        assert read_now(index, 0.003, read) == 0
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with index.read():
+                held.set()
+                release.wait(10)
+
+        other = threading.Thread(target=hold)
+        other.start()
+        try:
+            assert held.wait(10)
+            assert read_now(index, 0.003, read) is None, "another thread holds the index"
+        finally:
+            release.set()
+            other.join()
+        monkeypatch.setattr(read_budget, "STEPS", 1)
+        assert read_now(index, -1.0, read) is None, "the budget is spent"
+        assert read_now(index, 0.003, read) == 0, "and the lock was given back"
+    finally:
+        index.close()

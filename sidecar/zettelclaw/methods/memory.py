@@ -16,7 +16,7 @@ from zettelclaw.app import App
 from zettelclaw.errors import NotFoundError, RestrictedError
 from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
-from zettelclaw.index.read_budget import BudgetSpent, time_budget
+from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
@@ -90,15 +90,9 @@ def entry_now(app: App, path: str) -> EntryWithChain | None:
     """An entry and its chain read on the event loop (a few rows: handing it to a thread cost
     more), when ``path`` is an entry id and the index is free; else None (a thread reads it).
     An id the log does not hold raises NotFoundError here as there."""
-    if not ID_RE.match(path) or not app.index.lock.acquire(blocking=False):
+    if not ID_RE.match(path):
         return None
-    try:
-        with time_budget(app.index.conn, NOW_SQLITE_SECONDS):
-            return _entry(app, path)
-    except BudgetSpent:
-        return None
-    finally:
-        app.index.lock.release()
+    return read_now(app.index, NOW_SQLITE_SECONDS, lambda: _entry(app, path))
 
 
 def get_path(app: App, path: str, params: GetParams) -> EntryWithChain | TextSlice:

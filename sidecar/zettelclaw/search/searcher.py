@@ -18,7 +18,7 @@ from zettelclaw.config import SearchConfig
 from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
-from zettelclaw.index.read_budget import BudgetSpent, time_budget
+from zettelclaw.index.read_budget import read_now
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
@@ -43,17 +43,12 @@ class Searcher:
 
     def search_now(self, request: Request) -> Answer | None:
         """The answer if it is quick to find and nothing it needs is busy; else None."""
-        if not self.index.lock.acquire(blocking=False):  # a write or another thread's read
-            return None
-        try:
+        def quick() -> Answer | None:
             if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
                 return None
-            with time_budget(self.index.conn, NOW_SQLITE_SECONDS):
-                return self.engine.search(request, time.time())
-        except BudgetSpent:
-            return None
-        finally:
-            self.index.lock.release()
+            return self.engine.search(request, time.time())
+
+        return read_now(self.index, NOW_SQLITE_SECONDS, quick)
 
     def status(self) -> dict[str, Any]:
         with self.index.read() as conn:

@@ -289,9 +289,8 @@ def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, displa
         conn.execute(INSERT_ENTRY, values)
     else:
         pending.append(values)
-        if target is not None:
-            _flush(conn, pending)
     if target is not None:
+        _flush(conn, pending)  # the replaced entry's row may be pending
         replaced = line_of(target)
         first = conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?"
                              " AND replaced_by IS NULL", (entry_id, replaced)).rowcount

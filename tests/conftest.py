@@ -6,7 +6,9 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +130,23 @@ def nice_of_threads(pid: int | str = "self") -> dict[int, int]:
             continue
         nice[int(stat.parent.name)] = int(fields[16])  # field 19 of stat: nice
     return nice
+
+
+@contextmanager
+def held_by_another_thread(index: Index) -> Iterator[None]:
+    """For the block, another thread holds ``index`` (as a write or a worker's read would)."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with index.read():
+            held.set()
+            release.wait(10)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    try:
+        assert held.wait(10), "the other thread never took the index"
+        yield
+    finally:
+        release.set()
+        other.join()

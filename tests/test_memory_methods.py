@@ -5,15 +5,13 @@ the same either way (tests/test_searcher.py); these tests pin the routing."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
-from tests.conftest import entry
+from tests.conftest import entry, held_by_another_thread
 from tests.direct import open_pool
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import NotFoundError
@@ -113,21 +111,8 @@ async def test_entry_now_declines_a_busy_index_or_a_spent_budget(
     one = write_log(entry("fact", "the fig needs sun"))[0]
     async with pool.lease("main") as app:
         await app.syncer.fresh()
-        held, release = threading.Event(), threading.Event()
-
-        def hold() -> None:
-            with app.index.read():
-                held.set()
-                release.wait(10)
-
-        other = threading.Thread(target=hold)
-        other.start()
-        try:
-            assert await trio.to_thread.run_sync(held.wait, 10)
+        with held_by_another_thread(app.index):
             assert memory_methods.entry_now(app, one["id"]) is None
-        finally:
-            release.set()
-            other.join()
         monkeypatch.setattr(memory_methods, "NOW_SQLITE_SECONDS", -1.0)
         monkeypatch.setattr(read_budget, "STEPS", 1)
         assert memory_methods.entry_now(app, one["id"]) is None

@@ -4,12 +4,12 @@ reads only with the index free and within the budget."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import held_by_another_thread
 from zettelclaw.index import read_budget
 from zettelclaw.index.database import Index
 from zettelclaw.index.read_budget import BudgetSpent, read_now, time_budget
@@ -76,21 +76,8 @@ def test_read_now_reads_only_with_the_index_free_and_within_the_budget(
 
     try:
         assert read_now(index, 0.003, read) == 0
-        held, release = threading.Event(), threading.Event()
-
-        def hold() -> None:
-            with index.read():
-                held.set()
-                release.wait(10)
-
-        other = threading.Thread(target=hold)
-        other.start()
-        try:
-            assert held.wait(10)
+        with held_by_another_thread(index):
             assert read_now(index, 0.003, read) is None, "another thread holds the index"
-        finally:
-            release.set()
-            other.join()
         monkeypatch.setattr(read_budget, "STEPS", 1)
         assert read_now(index, -1.0, read) is None, "the budget is spent"
         assert read_now(index, 0.003, read) == 0, "and the lock was given back"

@@ -5,14 +5,13 @@ the search is not known to be quick)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import entry
+from tests.conftest import entry, held_by_another_thread
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
@@ -105,21 +104,8 @@ def test_search_now_answers_what_search_answers(quick: Direct, params: dict[str,
 
 
 def test_search_now_declines_while_another_thread_holds_the_index(quick: Direct) -> None:
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with quick.app.index.read():
-            held.set()
-            release.wait(10)
-
-    other = threading.Thread(target=hold)
-    other.start()
-    try:
-        assert held.wait(10)
+    with held_by_another_thread(quick.app.index):
         assert quick.searcher.search_now(_request(query="lemon")) is None
-    finally:
-        release.set()
-        other.join()
     assert quick.searcher.search_now(_request(query="lemon")) is not None
 
 

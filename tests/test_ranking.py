@@ -37,11 +37,36 @@ def test_scores_stay_in_the_unit_interval(match: float, kind: str, status: str |
     assert 0.0 <= ranking.entry_score(match, kind, status, ts, NOW) <= 1.0
 
 
-def test_fusion_weighs_keywords_and_meaning() -> None:
-    assert ranking.fuse(0.8, None) == 0.8
-    assert ranking.fuse(0.0, 0.9) == pytest.approx((1 - ranking.KEYWORD_SHARE) * 0.9)
-    assert ranking.fuse(1.0, 1.0) == pytest.approx(1.0)
-    assert ranking.fuse(0.5, -0.4) == pytest.approx(ranking.KEYWORD_SHARE * 0.5)
+def test_fusion_weighs_keywords_and_meaning_relative_to_the_closest_text() -> None:
+    best, floor, share = 0.45, ranking.SIMILARITY_FLOOR, ranking.KEYWORD_SHARE
+    assert ranking.fuse(0.8, None, best) == 0.8  # no vector (yet): keywords alone
+    assert ranking.fuse(0.0, best, best) == pytest.approx(1 - share)  # the closest meaning
+    assert ranking.fuse(1.0, best, best) == pytest.approx(1.0)
+    assert ranking.fuse(0.0, (floor + best) / 2, best) == pytest.approx((1 - share) / 2)
+    assert ranking.fuse(0.5, floor, best) == pytest.approx(share * 0.5)  # unrelated
+    assert ranking.fuse(0.5, -0.4, best) == pytest.approx(share * 0.5)
+
+
+def test_a_question_worded_unlike_its_answer_weighs_its_closest_meaning_fully() -> None:
+    """Raw cosines of the right answer run from ~0.3 to ~0.7 with how it is worded: relative to
+    the query's best, the closest text counts as much as a perfect keyword match would."""
+    close_in_meaning = ranking.fuse(0.0, 0.34, best=0.34)
+    shares_a_word = ranking.fuse(0.4, 0.25, best=0.34)
+    assert close_in_meaning > shares_a_word
+
+
+def test_when_nothing_is_close_nothing_counts_as_a_perfect_match() -> None:
+    best = ranking.SIMILARITY_FLOOR + 0.05
+    assert ranking.relative_similarity(best, best) == pytest.approx(
+        0.05 / ranking.SIMILARITY_LEAST_SPAN)
+
+
+@given(st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1))
+def test_relative_similarity_is_in_the_unit_interval_and_keeps_the_order(
+        a: float, b: float, best: float) -> None:
+    low, high = sorted((a, b))
+    assert 0.0 <= ranking.relative_similarity(low, best) <= ranking.relative_similarity(
+        high, best) <= 1.0
 
 
 @given(st.floats(0, 1), st.sampled_from(["task", "fact", "decision", "question", "handoff"]),

@@ -84,7 +84,8 @@ def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Direct, Count
     m.search(SearchParams.model_validate({"query": "x"}))  # index the memory files
     before = counting.texts  # the query itself was embedded
     fill(m)
-    assert counting.texts - before == len(ENTRIES) + 1  # the entries and MEMORY.md's chunk
+    # the entries, MEMORY.md's chunk, and its one line long enough to be compared on its own
+    assert counting.texts - before == len(ENTRIES) + 2
     assert m.searcher.semantic.coverage() == (len(ENTRIES), len(ENTRIES))
     assert m.status()["search"]["semantic"]["on"] is True
 
@@ -204,6 +205,45 @@ def test_a_long_chunk_is_embedded_in_pieces_the_model_reads_whole() -> None:
     assert pieces("x" * (PIECE_CHARS * 2 + 5)) == ["x" * PIECE_CHARS] * 2 + ["x" * 5]
 
 
+def test_a_chunk_is_compared_by_its_pieces_and_by_each_line_that_says_something() -> None:
+    from zettelclaw.search.semantic import compared_texts, pieces
+
+    text = "\n".join(["# Health", "", "- Allergic to penicillin since childhood",
+                      "* [x] Booked the flu jab for October", "1. Runs on Sundays",
+                      "> Blood pressure was 120/80 in May", "## 2 November 2025"])
+    assert compared_texts(text) == [*pieces(text), "Allergic to penicillin since childhood",
+                                    "Booked the flu jab for October",
+                                    "Blood pressure was 120/80 in May"]
+    one_line = "Aisle seats on long flights, always"
+    assert compared_texts(one_line) == [one_line], "a line that is its chunk is compared once"
+    assert compared_texts("x" * 1200) == pieces("x" * 1200), "a long line is in the pieces"
+
+
+def test_one_line_among_many_is_found_by_its_meaning(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    """MEMORY.md is mostly one fact a line: in a piece of ten such lines the one a question is
+    about weighs little, and a log entry on the same topic came first."""
+    write_log(entry("decision", "Do the herb pots ourselves instead of paying someone."),
+              entry("task", "Clean and check the herb pots on the balcony."))
+    (workspace / "MEMORY.md").write_text("\n".join([
+        "# About me", "- Runs three times a week, the long run on Sundays.",
+        "- Works from home on Mondays and Fridays.", "- Partner: Maya, a graphic designer.",
+        "- Allergic to penicillin.", "- Drinks coffee black, no sugar.",
+        "- Can't stand coriander; leave it out of anything cooked for me.",
+        "- Reads mostly science fiction.", "- Time zone: Europe/London.",
+        "- Sister Nina studies in Rotterdam."]) + "\n")
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        m.searcher.files.sync()
+        fill(m)
+        results = search(m, query="which herb do I dislike in meals?")["results"]
+        assert results[0]["path"] == "MEMORY.md"
+    finally:
+        m.close()
+
+
 def test_the_end_of_a_long_note_is_found_by_meaning(
         home: Home, workspace: Path, embedder: LocalModel) -> None:
     """MiniLM reads 256 word pieces: a 400-token chunk is embedded in pieces, or its end
@@ -216,7 +256,7 @@ def test_the_end_of_a_long_note_is_found_by_meaning(
         m.searcher.semantic.use(embedder)
         m.searcher.files.sync()
         fill(m)
-        results = search(m, query="what food do I hate")["results"]
+        results = search(m, query="which herb do I avoid")["results"]
         assert results
         assert results[0]["path"] == "memory/notes.md"
         assert results[0]["endLine"] >= 42

@@ -182,14 +182,17 @@ class Engine:
         unchecked = [line for line, c in entries.items() if c.meta is None]  # from vectors
         for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
+        ranked = [c for c in entries.values() if c.meta is not None]  # passed the filters
+        ranked += chunks.values()
+        best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
         for line, c in entries.items():
             if c.meta is None:  # a vector candidate the filters leave out
                 continue
             kind, status, ts = c.meta
-            match = ranking.fuse(c.keyword, c.semantic)
+            match = ranking.fuse(c.keyword, c.semantic, best)
             scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
         for chunk_id, c in chunks.items():
-            scored.append((ranking.fuse(c.keyword, c.semantic) / ranking.MAX_TYPE_WEIGHT,
+            scored.append((ranking.fuse(c.keyword, c.semantic, best) / ranking.MAX_TYPE_WEIGHT,
                            "file", chunk_id, c))
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))

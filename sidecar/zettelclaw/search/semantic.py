@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +47,13 @@ INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 # texts per background step: large enough that the model's batches are of similar lengths
 # (less padding) and a step's SQLite work is amortized; ~1 s of embedding on two cores
 BATCH = 256
+# A line of a memory file that says this much is also compared on its own: MEMORY.md is mostly
+# one fact a line, and in a piece of ten such lines one of them weighs little (tests/quality:
+# the three paraphrases asking for one line of a memory file, none in the top 10 before, now
+# first, with the relative fusion of index/ranking.py; bench/README.md). Headings like "# 2
+# November 2025" are shorter and say nothing alone.
+LINE_MIN_CHARS = 20
+_MARKER = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 
 
 def pieces(text: str) -> list[str]:
@@ -68,6 +76,20 @@ def pieces(text: str) -> list[str]:
     if current:
         out.append(current)
     return [p for p in out if p.strip()]
+
+
+def compared_texts(text: str) -> list[str]:
+    """What a chunk is compared by (its similarity is the best of them): its pieces, and each
+    line of LINE_MIN_CHARS or more on its own, without its list or heading marker. A line
+    longer than a piece is in the pieces already."""
+    out = pieces(text)
+    seen = set(out)
+    for line in text.splitlines():
+        said = _MARKER.sub("", line).strip()
+        if LINE_MIN_CHARS <= len(said) <= PIECE_CHARS and said not in seen:
+            seen.add(said)
+            out.append(said)
+    return out
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -164,7 +186,7 @@ class Semantic:
             chunks = [] if rows else vectors.chunk_texts(conn)
         texts = {r[1]: entry_text(r[2], r[3]) for r in rows}
         for chunk in chunks:
-            texts.update({text_hash(piece): piece for piece in pieces(chunk)})
+            texts.update({text_hash(piece): piece for piece in compared_texts(chunk)})
         with self.index.read() as conn:
             texts = {h: t for h, t in texts.items() if not vectors.has_vector(conn, name, h)}
         texts = dict(list(texts.items())[:BATCH])
@@ -256,7 +278,7 @@ class Semantic:
             if stamp != self._chunks_stamp or self._chunks is None:
                 found: list[tuple[int, bytes]] = []
                 for chunk_id, text in vectors.chunks_in_order(conn):
-                    for piece in pieces(text):
+                    for piece in compared_texts(text):
                         vec = vectors.vector(conn, self.embedder.name, text_hash(piece))
                         if vec is not None:
                             found.append((chunk_id, vec))

@@ -2,7 +2,8 @@
 
 Covers: ``first_catch_up`` is set when the catch-up after start has ended, whether it indexed
 the log or failed; the extraction worker imports the Anthropic SDK only after it (a cold build
-keeps the CPU and the GIL), and at once when nothing holds it back.
+keeps the CPU and the GIL), and at once when nothing holds it back; and not at all when no call
+can go to the Anthropic API (no key, or the host's model alone).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ import trio.testing
 from tests.conftest import entry
 from tests.direct import open_app
 from zettelclaw.app import App
+from zettelclaw.config import load_config
 from zettelclaw.extraction import worker as worker_module
 from zettelclaw.home import Home
 
 
 @pytest.fixture
 def app(home: Home, workspace: Path) -> Iterator[App]:
-    """One memory as the sidecar builds it (serving: the syncer's background, the worker)."""
-    made = open_app(home, workspace, serving=True)
+    """One memory as the sidecar builds it (serving: the syncer's background, the worker), with
+    an Anthropic API key (no call is made)."""
+    settings = load_config(home, env={"ANTHROPIC_API_KEY": "sk-test"})
+    made = open_app(home, workspace, settings=settings, serving=True)
     yield made
     made.close()
 
@@ -84,3 +88,22 @@ async def test_a_worker_not_held_back_imports_at_once(
         await nursery.start(worker_module.Worker(app.extraction).run)
         await _wait_for(imported)
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("env", [{}, {"ANTHROPIC_API_KEY": "sk-test",
+                                      "ZETTELCLAW_EXTRACTION_ROUTE": "host"}])
+async def test_no_sdk_is_imported_when_no_call_can_go_to_the_anthropic_api(
+        home: Home, workspace: Path, imported: threading.Event, env: dict[str, str]) -> None:
+    """Its import holds the GIL for up to ~100 ms at a time: a stall of the event loop for
+    nothing, when extraction uses the host's model."""
+    made = open_app(home, workspace, settings=load_config(home, env=env), serving=True)
+    try:
+        assert made.worker is not None
+        assert not made.extraction.router.may_use_anthropic()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(worker_module.Worker(made.extraction).run)
+            await trio.testing.wait_all_tasks_blocked()
+            assert not await trio.to_thread.run_sync(imported.wait, 0.5)
+            nursery.cancel_scope.cancel()
+    finally:
+        made.close()

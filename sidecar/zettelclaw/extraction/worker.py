@@ -90,6 +90,12 @@ class Worker:
     async def _preload(self) -> None:
         # Abandoned on cancel: an import half done in a thread holds nothing a shutdown needs.
         # It can fail (out of file descriptors right after start): tried again, never fatal.
+        if not self.extraction.router.may_use_anthropic():
+            # Only the Anthropic route needs the SDK. Without a key (the OpenClaw plugin's host
+            # model) its import would cost a second of CPU, ~40 MB, and a stall of the event
+            # loop: the import holds the GIL for up to ~100 ms at a time, and a hook a few
+            # seconds after start waited that long (bench/README.md).
+            return
         if self._preload_after is not None:
             await self._preload_after.wait()
         wait = 1.0

@@ -55,6 +55,11 @@ class Router:
                                   "(route auto)")
         return Choice(None, NO_ROUTE_AUTO)
 
+    def may_use_anthropic(self) -> bool:
+        """Whether any call of this process may go to the Anthropic API: a key is set and the
+        route allows it (the settings are read once, at start)."""
+        return bool(self.config.api_key) and self.config.route != "host"
+
     async def complete(self, prompt: str, *, purpose: str,
                        anthropic_model: str | None = None) -> Completion:
         async with self.calls:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import shutil
@@ -57,6 +58,15 @@ def _no_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
         if var.startswith(("ANTHROPIC_", "ZETTELCLAW_")):
             monkeypatch.delenv(var)
     monkeypatch.setenv("ZETTELCLAW_SEARCH_SEMANTIC", "off")
+
+
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    """A sidecar started in-process freezes the objects that exist (long_lived.py): given back
+    to the collector after each test, so that one test's garbage cycles are not kept for the
+    rest of the session."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture

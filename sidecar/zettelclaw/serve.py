@@ -22,7 +22,7 @@ from typing import Any
 
 import trio
 
-from zettelclaw import __version__
+from zettelclaw import __version__, long_lived
 from zettelclaw.agents.briefings import AgentBriefings
 from zettelclaw.agents.pool import Agents, open_agents
 from zettelclaw.briefing.scheduler import Scheduler
@@ -119,6 +119,7 @@ async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketList
             await nursery.start(supervised, "the briefing schedule",
                                 Scheduler(AgentBriefings(agents)).run)
         await nursery.start(partial(trio.serve_listeners, handler, [listener]))
+        long_lived.freeze()  # start-up's imports and objects: see long_lived.py
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
 
 

@@ -19,6 +19,7 @@ import importlib
 import ssl
 from typing import TYPE_CHECKING
 
+from zettelclaw import long_lived
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 
@@ -33,6 +34,7 @@ def preload() -> None:
     it in a worker thread, so that neither start-up nor the event loop waits for them."""
     importlib.import_module("anthropic")
     tls_context()
+    long_lived.freeze()  # the SDK's ~120k objects: a full collection would walk them all
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from zettelclaw import long_lived
 from zettelclaw.config import SearchConfig
 from zettelclaw.index import vectors
 from zettelclaw.index.database import Index, text_hash
@@ -161,6 +162,7 @@ class Semantic:
             self.use(HttpEmbedder(self.config))
         else:
             self.use(local_model.LocalModel(self.config.embedding_threads))
+        long_lived.freeze()  # numpy's, onnxruntime's and the tokenizer's objects
 
     def use(self, embedder: Embeds) -> None:
         """Search with ``embedder`` (already loaded)."""

@@ -41,6 +41,31 @@ def test_vectors_are_unit_length_and_in_the_texts_order(model: LocalModel) -> No
         assert float(model.embed([text])[0] @ together[i]) > 0.999
 
 
+def test_a_batch_is_cut_by_word_pieces_and_gives_each_text_its_own_vector(
+        model: LocalModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long texts go a few at a time (the arena keeps the largest batch's buffers), short ones
+    up to BATCH at a time; cut either way, a text's vector is its own."""
+    texts = [("the shed roof needs felt before winter " * (i % 7 + 1) * 4)[:20 + 37 * i]
+             for i in range(40)]
+    widths: list[tuple[int, int]] = []
+    session = model._started().session
+    real_run = session.run
+
+    def run(names: object, feed: dict[str, np.ndarray]) -> object:
+        widths.append(feed["input_ids"].shape)
+        return real_run(names, feed)
+
+    monkeypatch.setattr(session, "run", run)
+    together = model.embed(texts)
+    monkeypatch.undo()
+    assert all(n <= local_model.BATCH and n * w <= max(local_model.BATCH_PIECES, w)
+               for n, w in widths)
+    assert sum(n for n, _ in widths) == len(texts)
+    assert len({n for n, _ in widths}) > 1, "short texts many at a time, long ones few"
+    for i in (0, 7, 21, 39):
+        assert float(model.embed([texts[i]])[0] @ together[i]) > 0.999
+
+
 def test_meaning_beats_shared_words(model: LocalModel) -> None:
     query, paraphrase, same_word = model.embed([
         "when is my next check-up for my teeth?",

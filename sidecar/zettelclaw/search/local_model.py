@@ -36,7 +36,13 @@ SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 NAME = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 TOKENIZER = Path(__file__).with_name("all-MiniLM-L6-v2.tokenizer.json")
 MAX_PIECES = 256  # word pieces the model reads
-BATCH = 32
+BATCH = 32  # texts the model reads at once, at most
+# and word pieces (texts x the longest's length), at most: attention's buffers grow with a
+# batch's texts times its length squared, and onnxruntime's arena keeps the largest batch's for
+# good: 32 texts of 256 pieces (a memory file's pieces) took a process from 229 to 1,044 MB, 512
+# pieces a batch to 286 MB, and ran faster (69 against 58 long texts/s; log entries, ~25
+# pieces, ~20 a batch, at the same speed: bench/README.md)
+BATCH_PIECES = 512
 BACKGROUND_NICE = 10  # the background embedding yields the cores to requests (CFS: ~1/10 weight)
 T = TypeVar("T")
 
@@ -80,6 +86,10 @@ def _session(threads: int) -> Any:
     options.inter_op_num_threads = 1
     # no busy-waiting between batches: the sidecar's own requests need those cores
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No memory plan per input shape: every batch has a width of its own, and the plans kept
+    # for them held ~90-190 MB more (bench/README.md); the arena stays (without it a batch of
+    # long texts ran 20-40% slower, and freed buffers fragmented the heap: a higher peak)
+    options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model_file()), options,
                                         providers=["CPUExecutionProvider"])
 
@@ -124,13 +134,24 @@ class LocalModel:
     def _embed(self, background: Background, texts: Sequence[str]) -> Matrix:
         import numpy as np
 
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(order), BATCH):
-            part = order[start:start + BATCH]
-            encoded = self.tokenizer.encode_batch([texts[i] for i in part])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        if not texts:
+            return out
+        encoded = self.tokenizer.encode_batch(list(texts))  # padded to the longest of them
+        all_ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        all_mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        lengths = all_mask.sum(axis=1)
+        # by length, so that a batch pads little; its size bounded by BATCH and BATCH_PIECES
+        order = np.argsort(lengths, kind="stable")
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while (end < len(order) and end - start < BATCH
+                   and (end + 1 - start) * int(lengths[order[end]]) <= BATCH_PIECES):
+                end += 1
+            part = order[start:end]
+            width = int(lengths[part[-1]])
+            ids, mask = all_ids[part, :width], all_mask[part, :width]
             feed = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in background.inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
@@ -139,6 +160,7 @@ class LocalModel:
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             out[part] = pooled / np.maximum(norms, 1e-12)
+            start = end
         return out
 
 

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import trio
 
+from zettelclaw import freed_memory
 from zettelclaw.errors import IndexNotReadyError
 from zettelclaw.index.freshness import Freshness, SyncStoppedError
 from zettelclaw.machine_state import machine_state
@@ -47,7 +48,7 @@ class Syncer:
         try:
             if self.freshness.needs_sync():
                 try:
-                    await trio.to_thread.run_sync(self.freshness.sync)
+                    report = await trio.to_thread.run_sync(self.freshness.sync)
                 except (OSError, sqlite3.OperationalError) as exc:
                     cause = machine_state(exc)
                     if cause is None:
@@ -56,6 +57,8 @@ class Syncer:
                     logger.warning("the index cannot be brought up to date (%s); answering "
                                    "from it as it is", cause)
                     return
+                if report.rebuilt or report.entries >= freed_memory.AFTER_ENTRIES:
+                    await trio.to_thread.run_sync(freed_memory.give_back)
                 if self._on_change is not None:
                     self._on_change()
         finally:
@@ -66,6 +69,7 @@ class Syncer:
         from what it has, and reads wait."""
         async with self._lock:
             result = await trio.to_thread.run_sync(fn)
+        await trio.to_thread.run_sync(freed_memory.give_back)
         if self._on_change is not None:
             self._on_change()
         return result

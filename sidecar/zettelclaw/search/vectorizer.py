@@ -2,10 +2,10 @@
 
 Loads the embedding model once the sidecar is serving (seconds, in a thread), then embeds what
 has no vector yet (the log's entries, and the memory files' chunks, which it indexes itself so
-that they have vectors before the first search), a batch at a time, with the torch threads
-``search.embeddingThreads`` allows (one by default: the other cores stay with the requests).
-When nothing is left it sleeps until a catch-up brings new entries, or a few seconds pass (a
-memory file may have changed).
+that they have vectors before the first search), a batch at a time, on the cores
+``search.embeddingThreads`` allows (two by default), at a lower priority than requests. When
+nothing is left it gives back the memory the batches freed (``freed_memory.py``) and sleeps
+until a catch-up brings new entries, or a few seconds pass (a memory file may have changed).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable
 import trio
 import trio.lowlevel
 
+from zettelclaw import freed_memory
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import Semantic
 
@@ -41,6 +42,7 @@ class Vectorizer:
         if not self.semantic.wanted:
             logger.info("semantic search is off: %s", self.semantic.reason)
             return
+        embedded = 0  # texts embedded since the last time nothing was left
         while True:
             self._wake = trio.Event()
             large = await trio.to_thread.run_sync(self.semantic.too_large)
@@ -54,29 +56,40 @@ class Vectorizer:
                     return
             else:
                 self.semantic.reason = None  # small enough again (a rewrite shrank the log)
-            try:
-                if self._refresh is not None:  # a memory file may have changed: embed it too
-                    await trio.to_thread.run_sync(self._refresh)
-                done = await trio.to_thread.run_sync(self.semantic.embed_pending)
-            except EmbeddingError as exc:  # the server is down or answers nonsense: say it
-                if str(exc) != self.failing:  # once, not every few seconds
-                    logger.warning("embedding failed: %s; trying again every %g s", exc,
-                                   SERVICE_RETRY_SECONDS)
-                self.failing = str(exc)
+            done = await self._step()
+            if done is None:  # the embedding server failed: it is asked again later
                 with trio.move_on_after(SERVICE_RETRY_SECONDS):
                     await self._wake.wait()
                 continue
-            except Exception:
-                logger.exception("embedding failed; trying again later")
-                done = 0
-            if self.failing is not None:
-                logger.info("embedding works again")
-                self.failing = None
             if done:
+                embedded += done
                 await trio.lowlevel.checkpoint()  # let requests in between batches
                 continue
+            if embedded >= freed_memory.AFTER_ENTRIES:  # a pass's batches freed that much
+                await trio.to_thread.run_sync(freed_memory.give_back)
+            embedded = 0
             with trio.move_on_after(IDLE_POLL_SECONDS):
                 await self._wake.wait()
+
+    async def _step(self) -> int | None:
+        """One batch: how many texts it embedded; None when the embedding server failed."""
+        try:
+            if self._refresh is not None:  # a memory file may have changed: embed it too
+                await trio.to_thread.run_sync(self._refresh)
+            done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+        except EmbeddingError as exc:  # the server is down or answers nonsense: say it
+            if str(exc) != self.failing:  # once, not every few seconds
+                logger.warning("embedding failed: %s; trying again every %g s", exc,
+                               SERVICE_RETRY_SECONDS)
+            self.failing = str(exc)
+            return None
+        except Exception:
+            logger.exception("embedding failed; trying again later")
+            done = 0
+        if self.failing is not None:
+            logger.info("embedding works again")
+            self.failing = None
+        return done
 
     async def _load(self) -> bool:
         self.semantic.reason = "the embedding model is loading"

@@ -1,0 +1,103 @@
+"""search/vectorizer.py: the background fills in a vector for every current entry and chunk,
+a batch at a time, and sleeps when nothing is left; after a pass that embedded many texts it
+gives back the memory its batches freed. With a stand-in for the model (the real one:
+tests/test_semantic.py), so that passes of thousands of texts take no time."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import trio
+import trio.testing
+
+from tests.conftest import entry
+from tests.direct import open_app
+from zettelclaw import freed_memory
+from zettelclaw.app import App
+from zettelclaw.config import load_config
+from zettelclaw.home import Home
+from zettelclaw.search import semantic as semantic_module
+
+
+class Hashing:
+    """An embedder whose vector is a text's hash, spread over 384 dimensions: the same text,
+    the same vector."""
+
+    name = "hashing"
+
+    def __init__(self) -> None:
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts += len(texts)
+        rows = [np.frombuffer(hashlib.sha512(t.encode()).digest() * 6, dtype=np.uint8)
+                for t in texts]
+        vectors = np.array(rows, dtype=np.float32) - 127.5
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    embed_background = embed
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def app(home: Home, workspace: Path) -> Iterator[App]:
+    made = open_app(home, workspace, settings=load_config(home, env={}), serving=True)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    monkeypatch.setattr(freed_memory, "give_back", lambda: calls.append(1) or True)
+    return calls
+
+
+async def _run_until_idle(app: App, embedder: Hashing) -> None:
+    assert app.vectorizer is not None
+    app.searcher.semantic.use(embedder)  # type: ignore[arg-type]
+    await app.syncer.fresh()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(app.vectorizer.run)
+        for _ in range(3000):  # at most 30 s (a batch runs in a thread: polled)
+            upto, lines = app.searcher.semantic.coverage()
+            if upto == lines:
+                break
+            await trio.sleep(0.01)
+        else:
+            raise AssertionError(f"vectors up to line {upto} of {lines} after 30 s")
+        # asleep, nothing left: the last batch's thread (a few ms) came back long ago
+        await trio.testing.wait_all_tasks_blocked(0.2)
+        nursery.cancel_scope.cancel()
+
+
+async def test_every_current_entry_gets_a_vector_in_batches(
+        app: App, write_log: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic_module, "BATCH", 4)
+    write_log(*[entry(content=f"entry number {i}") for i in range(10)])
+    embedder = Hashing()
+    await _run_until_idle(app, embedder)
+    assert embedder.texts == 10
+    assert app.searcher.semantic.coverage() == (10, 10)
+
+
+async def test_a_long_pass_gives_back_the_memory_its_batches_freed(
+        app: App, write_log: Callable[..., Any], trims: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic_module, "BATCH", 4)
+    monkeypatch.setattr(freed_memory, "AFTER_ENTRIES", 10)
+    write_log(*[entry(content=f"entry number {i}") for i in range(9)])
+    await _run_until_idle(app, Hashing())
+    assert trims == [], "a short pass frees little"
+    write_log(*[entry(content=f"another entry {i}") for i in range(5)])
+    await app.syncer.fresh()  # two catch-ups of 5, each too small for a trim of its own
+    write_log(*[entry(content=f"and another {i}") for i in range(5)])
+    await _run_until_idle(app, Hashing())
+    assert trims == [1], "a pass of 10 texts"

@@ -39,9 +39,9 @@ MAX_PIECES = 256  # word pieces the model reads
 BATCH = 32  # texts the model reads at once, at most
 # and word pieces (texts x the longest's length), at most: attention's buffers grow with a
 # batch's texts times its length squared, and onnxruntime's arena keeps the largest batch's for
-# good: 32 texts of 256 pieces (a memory file's pieces) took a process from 229 to 1,044 MB, 512
-# pieces a batch to 286 MB, and ran faster (69 against 58 long texts/s; log entries, ~25
-# pieces, ~20 a batch, at the same speed: bench/README.md)
+# good: batches of 32 texts of up to 256 pieces (a memory file's pieces) took a process from
+# 229 MB to 1.0-1.7 GB, 512 pieces a batch to 286 MB, and ran faster (69 against 58 long
+# texts/s; log entries, ~25 pieces, ~20 a batch, at the same speed: bench/README.md)
 BATCH_PIECES = 512
 BACKGROUND_NICE = 10  # the background embedding yields the cores to requests (CFS: ~1/10 weight)
 T = TypeVar("T")

@@ -18,6 +18,7 @@ from tests.direct import Direct
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
+from zettelclaw.index import vectors
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.local_model import LocalModel
@@ -127,6 +128,31 @@ def test_memory_files_are_found_by_meaning_too(memory: tuple[Direct, Counting]) 
     assert results[0]["citation"] == "MEMORY.md#L1-L2"
 
 
+def test_the_chunks_matrix_is_kept_while_entries_are_embedded(
+        memory: tuple[Direct, Counting], workspace: Path, write_log: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once every chunk's texts have vectors, the entries' batches cannot change it: rebuilt
+    after each of them, it cost a hybrid search 10-13 ms for 365 daily notes."""
+    m, _ = memory
+    search(m, query="warm up the file index")
+    fill(m)
+    search(m, query="where do I like to sit on planes")  # made with every vector
+    looked: list[str] = []
+    real = vectors.vector
+    monkeypatch.setattr(vectors, "vector", lambda conn, model, digest: (
+        looked.append(digest), real(conn, model, digest))[1])
+    write_log(entry("fact", "The shed key hangs by the back door"))
+    m.sync()
+    fill(m)  # a vector more: for an entry
+    assert search(m, query="where do I like to sit on planes")["results"][0]["path"] == "MEMORY.md"
+    assert looked == [], "kept"
+    (workspace / "MEMORY.md").write_text("# Preferences\n- Window seats on long flights\n")
+    m.searcher.files.sync()  # as the vectorizer does before each batch
+    fill(m)
+    assert search(m, query="where do I like to sit on planes")["results"][0]["path"] == "MEMORY.md"
+    assert looked, "a changed chunk: made again"
+
+
 def test_nonsense_finds_nothing_rather_than_the_least_unrelated(
         memory: tuple[Direct, Counting]) -> None:
     m, _ = memory
@@ -191,32 +217,6 @@ async def test_the_sidecar_loads_the_model_and_answers_in_hybrid_mode(
         assert answer["mode"] == "hybrid"
         assert answer["results"][0]["type"] == "task"
         nursery.cancel_scope.cancel()
-
-
-def test_a_long_chunk_is_embedded_in_pieces_the_model_reads_whole() -> None:
-    from zettelclaw.search.semantic import PIECE_CHARS, pieces
-
-    lines = [f"line {i} about the garden shed and the lawnmower" for i in range(60)]
-    text = "\n".join(lines)
-    cut = pieces(text)
-    assert len(cut) > 1
-    assert all(len(p) <= PIECE_CHARS for p in cut)
-    assert "\n".join(cut) == text, "nothing is lost or repeated"
-    assert pieces("x" * (PIECE_CHARS * 2 + 5)) == ["x" * PIECE_CHARS] * 2 + ["x" * 5]
-
-
-def test_a_chunk_is_compared_by_its_pieces_and_by_each_line_that_says_something() -> None:
-    from zettelclaw.search.semantic import compared_texts, pieces
-
-    text = "\n".join(["# Health", "", "- Allergic to penicillin since childhood",
-                      "* [x] Booked the flu jab for October", "1. Runs on Sundays",
-                      "> Blood pressure was 120/80 in May", "## 2 November 2025"])
-    assert compared_texts(text) == [*pieces(text), "Allergic to penicillin since childhood",
-                                    "Booked the flu jab for October",
-                                    "Blood pressure was 120/80 in May"]
-    one_line = "Aisle seats on long flights, always"
-    assert compared_texts(one_line) == [one_line], "a line that is its chunk is compared once"
-    assert compared_texts("x" * 1200) == pieces("x" * 1200), "a long line is in the pieces"
 
 
 def test_one_line_among_many_is_found_by_its_meaning(

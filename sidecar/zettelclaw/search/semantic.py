@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from zettelclaw.index import vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.search import local_model
+from zettelclaw.search.pieces import compared_texts
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -39,60 +39,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# A ~400-token chunk is embedded in pieces, and its similarity is its best piece's: the model
-# reads at most 256 word pieces, and was trained on texts of up to 128, so pieces of ~500
-# characters (~125 word pieces) are what it compares best. tests/quality: MRR@10 on all queries
-# 0.745 -> 0.765 against pieces of 800 characters (recall@5 the same; bench/README.md).
-PIECE_CHARS = 500
 INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 # texts per background step: large enough that the model's batches are of similar lengths
 # (less padding) and a step's SQLite work is amortized; ~1 s of embedding on two cores
 BATCH = 256
-# A line of a memory file that says this much is also compared on its own: MEMORY.md is mostly
-# one fact a line, and in a piece of ten such lines one of them weighs little (tests/quality:
-# the three paraphrases asking for one line of a memory file, none in the top 10 before, now
-# first, with the relative fusion of index/ranking.py; bench/README.md). Headings like "# 2
-# November 2025" are shorter and say nothing alone.
-LINE_MIN_CHARS = 20
-_MARKER = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-
-
-def pieces(text: str) -> list[str]:
-    """A chunk cut at line boundaries into pieces the model reads whole."""
-    out: list[str] = []
-    current = ""
-    for line in text.splitlines():
-        rest = line
-        while len(rest) > PIECE_CHARS:  # a very long line is cut where it must be
-            if current:
-                out.append(current)
-                current = ""
-            out.append(rest[:PIECE_CHARS])
-            rest = rest[PIECE_CHARS:]
-        if current and len(current) + 1 + len(rest) > PIECE_CHARS:
-            out.append(current)
-            current = rest
-        else:
-            current = f"{current}\n{rest}" if current else rest
-    if current:
-        out.append(current)
-    return [p for p in out if p.strip()]
-
-
-def compared_texts(text: str) -> list[str]:
-    """What a chunk is compared by (its similarity is the best of them): its pieces, and each
-    line of LINE_MIN_CHARS or more on its own, without its list or heading marker. A line
-    longer than a piece is in the pieces already."""
-    out = pieces(text)
-    seen = set(out)
-    for line in text.splitlines():
-        said = _MARKER.sub("", line).strip()
-        if LINE_MIN_CHARS <= len(said) <= PIECE_CHARS and said not in seen:
-            seen.add(said)
-            out.append(said)
-    return out
-
-
 def missing_extra(config: SearchConfig | None = None) -> str | None:
     """Why semantic search cannot run here, or None when it can."""
     needed = ("numpy",) if config is not None and config.embeddings == "http" else (
@@ -139,11 +89,15 @@ class Semantic:
         self._entries_upto = 0
         self._generation: object = None
         self._chunks: _Rows | None = None
-        self._chunks_stamp: object = None
-        # Bumped whenever this process writes or drops vectors (only it does, while it runs):
-        # the chunks' matrix is rebuilt after that. A count(*) of the vectors table would read
-        # every row of it on every search (about 100 ms at 200k vectors).
+        # the chunks' stamp and the two generations below when the matrix was made
+        self._chunks_stamp: tuple[object, int, int] | None = None
+        self._chunks_missing = 0  # the texts it lacked a vector for
+        # Bumped whenever this process writes or drops vectors (only it does, while it runs),
+        # and the second when those were the chunks' (or a model's): the chunks' matrix is made
+        # again after the second, or after the first if it lacked vectors. A count(*) of the
+        # vectors table would read every row of it on every search (~100 ms at 200k vectors).
         self._vectors_generation = 0
+        self._chunk_vectors_generation = 0
 
     def _static_reason(self) -> str | None:
         if self.config.semantic == "off":
@@ -174,6 +128,7 @@ class Semantic:
             if self.index.meta(conn).get("vector_model") != self.embedder.name:
                 Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0})
         self._vectors_generation += 1
+        self._chunk_vectors_generation += 1
         self.reason = None
 
     # -- filling the vectors (the background vectorizer) --------------------------------------
@@ -199,6 +154,7 @@ class Semantic:
                                      for h, v in zip(texts, made, strict=True)])
             with self._lock:
                 self._vectors_generation += 1
+                self._chunk_vectors_generation += 0 if rows else 1
         if rows:
             with self.index.write() as conn:
                 Index.set_meta(conn, {"vector_line": rows[-1][0]})
@@ -276,17 +232,27 @@ class Semantic:
 
         assert self.embedder is not None
         with self._lock, self.index.read() as conn:
-            stamp = (vectors.chunks_stamp(conn), self._vectors_generation)
-            if stamp != self._chunks_stamp or self._chunks is None:
+            # The log's entries are embedded a batch at a time: their vectors cannot change a
+            # matrix that had every chunk text's, and making it again after each batch cost the
+            # next hybrid search 10-13 ms for 365 daily notes.
+            now = (vectors.chunks_stamp(conn), self._chunk_vectors_generation,
+                   self._vectors_generation)
+            made = self._chunks_stamp
+            if (self._chunks is None or made is None or now[:2] != made[:2]
+                    or (self._chunks_missing > 0 and now[2] != made[2])):
                 found: list[tuple[int, bytes]] = []
+                missing = 0
                 for chunk_id, text in vectors.chunks_in_order(conn):
                     for piece in compared_texts(text):
                         vec = vectors.vector(conn, self.embedder.name, text_hash(piece))
-                        if vec is not None:
+                        if vec is None:
+                            missing += 1
+                        else:
                             found.append((chunk_id, vec))
                 keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                 self._chunks = _Rows(keys, _matrix([r[1] for r in found]))
-                self._chunks_stamp = stamp
+                self._chunks_stamp, self._chunks_missing = now, missing
+            assert self._chunks is not None
             return self._chunks
 
 

@@ -133,7 +133,7 @@ def test_the_chunks_matrix_is_kept_while_entries_are_embedded(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Once every chunk's texts have vectors, the entries' batches cannot change it: rebuilt
     after each of them, it cost a hybrid search 10-13 ms for 365 daily notes."""
-    m, _ = memory
+    m, counting = memory
     search(m, query="warm up the file index")
     fill(m)
     search(m, query="where do I like to sit on planes")  # made with every vector
@@ -151,6 +151,14 @@ def test_the_chunks_matrix_is_kept_while_entries_are_embedded(
     fill(m)
     assert search(m, query="where do I like to sit on planes")["results"][0]["path"] == "MEMORY.md"
     assert looked, "a changed chunk: made again"
+    looked.clear()
+    (workspace / "MEMORY.md").write_text("# Preferences\n- Aisle seats on long flights\n")
+    m.searcher.files.sync()  # back as it was: its vectors exist, nothing is embedded
+    embedded = counting.texts
+    fill(m)
+    assert counting.texts == embedded
+    search(m, query="where do I like to sit on planes")
+    assert looked, "the same chunk id, other text: made again"
 
 
 def test_nonsense_finds_nothing_rather_than_the_least_unrelated(

@@ -132,6 +132,9 @@ class WorkspaceIndexer:
                     changed += 1
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
                              (relative, mtime, size, digest))
+            if changed:  # for vectors.chunks_stamp: a replaced chunk may get its id back
+                version = int(str(self.index.meta(conn).get("chunks_version", 0)))
+                Index.set_meta(conn, {"chunks_version": version + 1})
         return changed
 
 

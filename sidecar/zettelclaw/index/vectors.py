@@ -58,10 +58,13 @@ def chunks_in_order(conn: sqlite3.Connection) -> Iterator[tuple[int, str]]:
     yield from conn.execute("SELECT id, text FROM chunks ORDER BY id")
 
 
-def chunks_stamp(conn: sqlite3.Connection) -> tuple[int, int]:
-    """Changes when chunks are added or removed: (count, highest id)."""
-    count, highest = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM chunks").fetchone()
-    return int(count), int(highest)
+def chunks_stamp(conn: sqlite3.Connection) -> tuple[object, ...]:
+    """Changes when chunks are added, removed or replaced: with their count and highest id,
+    the version file_chunks bumps with each change (a replaced last chunk gets its id back)."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(max(id), 0),"
+        " (SELECT value FROM meta WHERE key = 'chunks_version') FROM chunks").fetchone()
+    return tuple(row)
 
 
 def entry_count(conn: sqlite3.Connection) -> int:

@@ -17,6 +17,7 @@ import orjson
 import pytest
 import trio
 
+from zettelclaw import freed_memory
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
 from zettelclaw.index.database import Index
@@ -67,6 +68,14 @@ def _thawed() -> Iterator[None]:
     rest of the session."""
     yield
     gc.unfreeze()
+
+
+@pytest.fixture
+def trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The heap trims asked for (freed_memory.give_back), recorded instead of done."""
+    calls: list[int] = []
+    monkeypatch.setattr(freed_memory, "give_back", lambda: calls.append(1) or True)
+    return calls
 
 
 @pytest.fixture

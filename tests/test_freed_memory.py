@@ -37,13 +37,6 @@ def test_freed_heap_pages_go_back_to_the_system() -> None:
 
 
 @pytest.fixture
-def trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    monkeypatch.setattr(freed_memory, "give_back", lambda: calls.append(1) or True)
-    return calls
-
-
-@pytest.fixture
 def app(home: Home, workspace: Path) -> Iterator[App]:
     made = open_app(home, workspace, serving=True)
     yield made

@@ -53,13 +53,6 @@ def app(home: Home, workspace: Path) -> Iterator[App]:
     made.close()
 
 
-@pytest.fixture
-def trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    monkeypatch.setattr(freed_memory, "give_back", lambda: calls.append(1) or True)
-    return calls
-
-
 async def _run_until_idle(app: App, embedder: Hashing) -> None:
     assert app.vectorizer is not None
     app.searcher.semantic.use(embedder)  # type: ignore[arg-type]

@@ -38,8 +38,8 @@ KEYWORD_SHARE = 0.3
 # run from ~0.3 for a question worded unlike its answer to ~0.7 for a near copy, so a fixed
 # scale gave the words a query shares with a recent, wrong entry more weight than the closest
 # meaning had; keyword quality is already relative to the query's best BM25 (tests/quality:
-# paraphrases recall@5 0.718 -> 0.821, MRR 0.525 -> 0.617 with the memory files' lines compared
-# on their own, search/semantic.py; keyword queries 1.000 either way; bench/README.md). The span
+# paraphrases recall@5 0.718 -> 0.821, MRR 0.525 -> 0.613 with the memory files' lines compared
+# on their own, search/pieces.py; keyword queries 1.000 either way; bench/README.md). The span
 # has a least width, so that when nothing is close (a best of 0.25) nothing counts as a perfect
 # match.
 SIMILARITY_FLOOR = 0.2

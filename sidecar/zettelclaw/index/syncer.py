@@ -45,6 +45,7 @@ class Syncer:
             data = {"bytesIndexed": progress[0], "bytesTotal": progress[1]} if progress else None
             raise IndexNotReadyError(
                 "the search index is still being built; try again shortly", data)
+        large = False
         try:
             if self.freshness.needs_sync():
                 try:
@@ -57,12 +58,13 @@ class Syncer:
                     logger.warning("the index cannot be brought up to date (%s); answering "
                                    "from it as it is", cause)
                     return
-                if report.rebuilt or report.entries >= freed_memory.AFTER_ENTRIES:
-                    await trio.to_thread.run_sync(freed_memory.give_back)
+                large = report.rebuilt or report.entries >= freed_memory.AFTER_ENTRIES
                 if self._on_change is not None:
                     self._on_change()
         finally:
             self._lock.release()
+        if large:  # after the lock: reads waiting for the catch-up need not wait for this too
+            await trio.to_thread.run_sync(freed_memory.give_back)
 
     async def exclusive(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` in a thread as the only catch-up (a rebuild): meanwhile the hook answers

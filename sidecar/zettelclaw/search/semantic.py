@@ -43,6 +43,8 @@ INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 # texts per background step: large enough that the model's batches are of similar lengths
 # (less padding) and a step's SQLite work is amortized; ~1 s of embedding on two cores
 BATCH = 256
+
+
 def missing_extra(config: SearchConfig | None = None) -> str | None:
     """Why semantic search cannot run here, or None when it can."""
     needed = ("numpy",) if config is not None and config.embeddings == "http" else (
@@ -154,7 +156,8 @@ class Semantic:
                                      for h, v in zip(texts, made, strict=True)])
             with self._lock:
                 self._vectors_generation += 1
-                self._chunk_vectors_generation += 0 if rows else 1
+                if not rows:  # this batch was the chunks' texts
+                    self._chunk_vectors_generation += 1
         if rows:
             with self.index.write() as conn:
                 Index.set_meta(conn, {"vector_line": rows[-1][0]})

@@ -129,20 +129,20 @@ class Pair:
         assert files.rc == rc, files
         assert served.rc == rc, served
         if "--json" in args:
-            assert _alike(files.json(), served.json()), (files, served)
+            assert alike(files.json(), served.json()), (files, served)
         return files
 
 
-def _alike(a: Any, b: Any) -> bool:
+def alike(a: Any, b: Any) -> bool:
     """Equal, but for floats, which may differ in the last printed digit: a score's recency is
     counted from each process's own clock, and the two runs start a fraction of a second apart
     (a 6-digit score flipped once in ~100 runs)."""
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_alike(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(alike(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_alike(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(alike(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 

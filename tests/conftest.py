@@ -74,7 +74,12 @@ def _thawed() -> Iterator[None]:
 def trims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The heap trims asked for (freed_memory.give_back), recorded instead of done."""
     calls: list[int] = []
-    monkeypatch.setattr(freed_memory, "give_back", lambda: calls.append(1) or True)
+
+    def give_back() -> bool:
+        calls.append(1)
+        return True
+
+    monkeypatch.setattr(freed_memory, "give_back", give_back)
     return calls
 
 

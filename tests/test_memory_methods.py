@@ -5,6 +5,7 @@ the same either way (tests/test_searcher.py); these tests pin the routing."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,33 @@ async def test_entry_now_declines_a_busy_index_or_a_spent_budget(
         assert memory_methods.entry_now(app, one["id"]) is None
     answer = await _get(pool)(GetParams.model_validate({"path": one["id"]}))
     assert answer.entry["content"] == "the fig needs sun", "the thread's read answers"
+
+
+async def test_at_most_a_core_each_of_a_batch_s_searches_run_at_once(
+        pool: Agents, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches past SEARCH_THREADS wait in trio, not at the GIL (bench/load.py: the quick
+    calls' latency under load). Each search holds its thread until a third one would run beside
+    it, or 0.2 s: with the limit gone, a third runs at once and the peak is above 2."""
+    monkeypatch.setattr(memory_methods, "SEARCH_THREADS", 2)
+    await _search(pool)(SearchParams.model_validate({"query": "warm up"}))
+    search = Searcher.search
+    running = threading.Condition()
+    active = peak = 0
+
+    def held(searcher: Searcher, request: Any) -> Any:
+        nonlocal active, peak
+        with running:
+            active += 1
+            peak = max(peak, active)
+            running.notify_all()
+            running.wait_for(lambda: active > 2, timeout=0.2)
+            active -= 1
+        return search(searcher, request)
+
+    monkeypatch.setattr(Searcher, "search", held)
+    batch = [{"jsonrpc": "2.0", "id": n, "method": "memory.search",
+              "params": {"query": "tree"}} for n in range(6)]
+    answers = await Dispatcher(memory_methods.methods(pool)).dispatch_decoded(batch)
+    assert answers is not None
+    assert answers.count(b'"content"') == 12
+    assert peak == 2

@@ -7,6 +7,7 @@ agent it names, and only that one: an entry id of another agent's memory is not 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import trio
@@ -31,6 +32,13 @@ from zettelclaw.search.engine import Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
 from zettelclaw.workspace.memory_files import read_slice
 
+# Searches in worker threads, at most one a core. Under load the GIL is what calls wait for: with
+# every call in trio's default pool (up to 40 threads), a memory.get, ~0.1 ms of work, waited
+# its turn among dozens of searches (bench/load.py, 50 clients: get p50 55 ms, status 248 ms).
+# Searches past the cores wait in trio, where waiting costs nothing, and the other calls'
+# threads get the GIL sooner.
+SEARCH_THREADS = max(2, os.cpu_count() or 2)
+
 
 def request_of(params: SearchParams) -> Request:
     """The params as the search engine's request (dates as Unix seconds, UTC days)."""
@@ -46,6 +54,8 @@ def request_of(params: SearchParams) -> Request:
 
 
 def methods(agents: Agents) -> dict[str, Method]:
+    searches = trio.CapacityLimiter(SEARCH_THREADS)
+
     async def search(params: SearchParams) -> SearchResult | dict[str, Any]:
         reason = params.restriction()
         if reason is not None:  # a chat others can read, or someone else's: nothing is shown
@@ -58,7 +68,8 @@ def methods(agents: Agents) -> dict[str, Method]:
             # beside other calls, in a thread (the loop stays free for their hooks)
             answer = app.searcher.search_now(request) if agents.calls() == 1 else None
             if answer is None:
-                answer = await trio.to_thread.run_sync(app.searcher.search, request)
+                answer = await trio.to_thread.run_sync(app.searcher.search, request,
+                                                       limiter=searches)
         return search_wire(answer)  # SearchResult's wire form (protocol/results.py)
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:

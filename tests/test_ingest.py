@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from conftest import entry, line
 from zettelclaw.home import Home
-from zettelclaw.index import counts, ingest
+from zettelclaw.index import counts, ingest, subject_counts
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
@@ -41,6 +41,7 @@ def snapshot(index: Index) -> Snapshot:
     the index keeps, checked against a count."""
     with index.read() as conn:
         assert counts.load(conn) == counts.count(conn), "kept counts agree with the rows"
+        assert subject_counts.load(conn) == subject_counts.count(conn), "and subjects' too"
         entries = [tuple(r) for r in conn.execute("SELECT * FROM entries ORDER BY line")]
         invalid = [tuple(r) for r in conn.execute("SELECT * FROM invalid_lines ORDER BY line")]
     return entries, invalid
@@ -472,6 +473,8 @@ def log_lines(draw: st.DrawFn) -> bytes:
                 id=draw(st.sampled_from(POOL)),
                 replaces=draw(st.none() | st.sampled_from(TARGETS)),
                 subject=draw(st.none() | st.sampled_from(["auth-migration", "whisper-stt"])),
+                timestamp=draw(st.sampled_from(["2026-02-20T14:00:00Z", "2026-02-21T09:30:00Z",
+                                                "2025-12-01T08:00:00Z"])),
                 detail=draw(st.none() | st.sampled_from(WORDS)),
             )
             if type_ == "task":

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from zettelclaw.errors import DataDirError
-from zettelclaw.index import counts
+from zettelclaw.index import counts, subject_counts
 
 logger = logging.getLogger(__name__)
 
@@ -155,11 +155,14 @@ class Index:
             conn = self._connect()
             version = self._version(conn)
             if version == SCHEMA_VERSION:
-                if missing_indexes(conn) or not counts.kept(conn):
+                if (missing_indexes(conn) or not counts.kept(conn)
+                        or not subject_counts.kept(conn)):
                     with transaction(conn):
                         make_indexes(conn)  # a large build stopped before its end, or added
                         if not counts.kept(conn):  # made before counts were kept
                             counts.store(conn, *counts.count(conn))
+                        if not subject_counts.kept(conn):  # or before subjects' were
+                            subject_counts.create(conn)
                 return conn
             if version is None:
                 # A new file, or one another process is creating right now: never delete it,
@@ -185,6 +188,7 @@ class Index:
                 if statement.strip():
                     conn.execute(statement)
             make_indexes(conn)
+            subject_counts.create(conn)
             counts.store(conn, {}, 0)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             conn.execute("INSERT INTO meta VALUES ('terms_epoch', ?)", (new_epoch(),))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw.index import counts as kept_counts
+from zettelclaw.index import subject_counts
 
 ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                  "session")
@@ -120,12 +121,9 @@ def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
 
 
 def subject_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
-    """Per subject: how many current entries, and the timestamp of the newest one."""
-    # With max(), SQLite takes the bare column (timestamp) from the row that holds the maximum.
-    rows = conn.execute(
-        "SELECT subject, count(*), max(line), timestamp FROM entries"
-        " WHERE subject IS NOT NULL AND replaced_by IS NULL GROUP BY subject")
-    return {subject: (n, last) for subject, n, _, last in rows}
+    """Per subject: how many current entries, and the timestamp of the newest one (kept by
+    the index: ``index/subject_counts.py``)."""
+    return subject_counts.load(conn)
 
 
 def last_handoff(conn: sqlite3.Connection) -> sqlite3.Row | None:

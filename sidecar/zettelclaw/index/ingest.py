@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.index import counts, log_fingerprint
+from zettelclaw.index import counts, log_fingerprint, subject_counts
 from zettelclaw.index.database import (
     Index,
     drop_indexes,
@@ -120,6 +120,8 @@ class Ingester:
                     if done and self._dropped:
                         make_indexes(conn)
                         self._dropped, ids = False, None
+                    if not self._dropped:  # with the subject index there to look in
+                        subject_counts.settle(conn)
                     Index.set_meta(conn, {
                         "dev": st.st_dev, "ino": st.st_ino, "offset": position.offset,
                         "lines": position.lines, "open_tail": int(position.open_tail),
@@ -244,6 +246,7 @@ def _set_subject(conn: sqlite3.Connection, old: str, new: str, name: str) -> Non
                  (new, name, old))
     conn.execute("DELETE FROM subject_names WHERE subject = ?", (old,))
     conn.execute("INSERT OR REPLACE INTO subject_names VALUES (?, ?)", (new, name))
+    subject_counts.settle(conn)
 
 
 def entry_text(content: str, detail: str | None) -> str:
@@ -268,6 +271,7 @@ def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
     Index.set_meta(conn, {"terms_epoch": new_epoch()})
     counts.store(conn, {}, 0)
+    subject_counts.clear(conn)
 
 
 def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, display: Display,

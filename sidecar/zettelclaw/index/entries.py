@@ -96,7 +96,9 @@ def counts(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def total(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM entries").fetchone()[0])
+    """How many entries, from the counts the index keeps (``count(*)`` read every row: 5 ms
+    at 1M entries with the pages cached, 370 ms without, per agent in every ``status``)."""
+    return sum(kept_counts.load(conn)[0].values())
 
 
 def peek_total(index_path: Path) -> int | None:

@@ -67,9 +67,5 @@ def chunks_stamp(conn: sqlite3.Connection) -> tuple[object, ...]:
     return tuple(row)
 
 
-def entry_count(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM entries").fetchone()[0])
-
-
 def last_line(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(line), 0) FROM entries").fetchone()[0])

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelclaw import long_lived
 from zettelclaw.config import SearchConfig
-from zettelclaw.index import vectors
+from zettelclaw.index import entries, vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.search import local_model
@@ -170,7 +170,7 @@ class Semantic:
     def too_large(self) -> str | None:
         """Why the log is too large for semantic search (search.semanticMaxEntries), or None."""
         with self.index.read() as conn:
-            total = vectors.entry_count(conn)
+            total = entries.total(conn)  # kept: every hybrid search asks
         if total <= self.config.semantic_max_entries:
             return None
         return (f"the log has {total} entries, more than search.semanticMaxEntries "

@@ -1,9 +1,12 @@
 """Load: many clients at once, and one client's maximal batch against everyone else's hook.
 
-    .venv/bin/python bench/load.py [--entries 100000] [--clients 50] [--calls 1000] [--json]
+    .venv/bin/python bench/load.py [--entries 100000] [--clients 50] [--calls 1000]
+                                   [--semantic off|auto] [--json]
 
-A real ``zettelclaw serve`` subprocess over a generated log (bench/generate.py), semantic search
-off (the keyword path; the hybrid one is bench/run.py's). Two runs:
+A real ``zettelclaw serve`` subprocess over a generated log (bench/generate.py). Semantic search
+is off by default (the keyword path, comparable with earlier runs); ``--semantic auto`` is the
+default install's hybrid search, measured once the background has embedded the whole log (its
+progress on stderr). Two runs:
 
 1. ``--clients`` connections, each making ``--calls`` calls one after another, spread over
    ``--procs`` client processes (so that the clients' own Python does not become the
@@ -84,9 +87,9 @@ def client_proc(sock: str, clients: int, calls: int, seed: int, out: Any) -> Non
     out.put(results)
 
 
-def start(home: Path, sock: Path, workspace: Path) -> subprocess.Popen[bytes]:
+def start(home: Path, sock: Path, workspace: Path, semantic: str) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "ANTHROPIC"))}
-    env["ZETTELCLAW_SEARCH_SEMANTIC"] = "off"
+    env["ZETTELCLAW_SEARCH_SEMANTIC"] = semantic
     env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
     proc = subprocess.Popen([ZETTELCLAW, "serve", "--home", str(home), "--socket", str(sock),
                              "--workspace", str(workspace)], env=env, stdout=subprocess.PIPE,
@@ -95,7 +98,26 @@ def start(home: Path, sock: Path, workspace: Path) -> subprocess.Popen[bytes]:
     assert b"listening on" in proc.stdout.readline()
     with Client(sock, timeout=3600) as client:  # the index built before measuring
         client.call("memory.search", {"query": "warm up"})
+    if semantic == "auto":
+        wait_embedded(sock)
     return proc
+
+
+def wait_embedded(sock: Path) -> None:
+    """Until the background has embedded every entry (semantic search over all of them)."""
+    started = time.monotonic()
+    with Client(sock, timeout=60) as client:
+        while True:
+            state = client.call("status")["search"]["semantic"]
+            if state.get("reason"):
+                raise SystemExit(f"semantic search is off: {state['reason']}")
+            covered, lines = int(state.get("coveredThroughLine") or 0), int(state.get("lines") or 1)
+            print(f"\rembedding: line {covered:,} of {lines:,} "
+                  f"({time.monotonic() - started:.0f} s)", end="", file=sys.stderr, flush=True)
+            if state.get("on") and covered >= lines:
+                print(file=sys.stderr)
+                return
+            time.sleep(2)
 
 
 def many_clients(sock: Path, clients: int, calls: int, procs: int) -> dict[str, Any]:
@@ -157,6 +179,9 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--procs", type=int, default=5)
     parser.add_argument("--hooks", type=int, default=2000)
+    parser.add_argument("--semantic", choices=["off", "auto"], default="off",
+                        help="the sidecar's search.semantic: off (default) or auto (hybrid "
+                             "search, as installed; measured once every entry is embedded)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="zc-load-", dir="/tmp"))
@@ -167,7 +192,7 @@ def main() -> int:
         workspace.mkdir()
         (workspace / "MEMORY.md").write_text("# Goals\n- keep the load bench honest\n")
         sock = root / "s.sock"
-        proc = start(home, sock, workspace)
+        proc = start(home, sock, workspace, args.semantic)
         try:
             load = many_clients(sock, args.clients, args.calls, args.procs)
             behind = hook_behind_batches(sock, args.hooks)
@@ -178,11 +203,12 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
     report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                          f"{platform.python_version()}", "entries": args.entries,
+              "semantic": args.semantic,
               "load": load, "hookBehindBatches": behind}
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{args.entries:,} entries; {report['machine']}")
+    print(f"{args.entries:,} entries, semantic search {args.semantic}; {report['machine']}")
     print(f"{load['clients']} clients x {load['callsEach']} calls: {load['calls']:,} calls in "
           f"{load['seconds']} s, {load['callsPerSecond']} calls/s")
     print(f"{'method':<24} {'n':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")

@@ -4,7 +4,8 @@
 words are searched in the term index, ``index/terms.py``, which follows this table); the invalid
 lines with their reasons; the workspace's Markdown memory files cut into chunks, with their own
 FTS5 table; embedding vectors, keyed by a hash of the text they embed (so a rebuild or a rename
-reuses them); and ``meta``: how far into the log the index has read, and a fingerprint of the
+reuses them); counts kept as entries change (``index/counts.py``, ``index/subject_counts.py``);
+and ``meta``: how far into the log the index has read, and a fingerprint of the
 log that tells an append (read on) from a rewrite (read again from the start). Deleting the file
 is always safe: it is rebuilt.
 

@@ -211,6 +211,7 @@ class Ingester:
             position = _position(meta)
             offset = new_offset(position.offset)
             _set_subject(conn, old_subject, new_subject, self.names()(new_subject))
+            subject_counts.settle(conn)  # the renamed entries' newest (the index is caught up)
             fd = os.open(self.log_path, os.O_RDONLY)
             try:
                 fingerprint = log_fingerprint.fingerprint(fd, offset)
@@ -246,7 +247,6 @@ def _set_subject(conn: sqlite3.Connection, old: str, new: str, name: str) -> Non
                  (new, name, old))
     conn.execute("DELETE FROM subject_names WHERE subject = ?", (old,))
     conn.execute("INSERT OR REPLACE INTO subject_names VALUES (?, ?)", (new, name))
-    subject_counts.settle(conn)
 
 
 def entry_text(content: str, detail: str | None) -> str:

@@ -297,6 +297,15 @@ def test_subjects_list(reads: Pair) -> None:
         ("auth-migration", 3, True), ("billing", 1, True)]
 
 
+def test_subjects_alone_lists_them(reads: Pair) -> None:
+    """At aecbe53 `zettelclaw subjects` exited 2 (an action required); `jobs` alone lists."""
+    listed = reads.same("subjects", "list", "--json").json()
+    assert alike(reads.same("subjects", "--json").json(), listed)
+    assert alike(reads.same("subjects", "--json", "list").json(), listed)
+    assert reads.same("subjects").out == reads.same("subjects", "list").out
+    assert "auth-migration" in reads.same("subjects").out
+
+
 def test_a_bad_since_exits_2_naming_the_field(reads: Pair) -> None:
     files, served = reads.run("search", "--since", "last tuesday")
     assert files.rc == served.rc == 2, (files, served)

@@ -226,7 +226,7 @@ def _search_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    if args.action == "list":
+    if args.action in (None, "list"):
         result = backend.call("subjects.list")
         show(result, as_json, lambda: render.subjects(result["subjects"]))
         return EXIT_OK

@@ -28,8 +28,9 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+def _json_flag(parser: argparse.ArgumentParser, default: object = False) -> None:
+    parser.add_argument("--json", action="store_true", default=default,
+                        help="print JSON for scripts")
 
 
 def _subcommand(group: Any, common: argparse.ArgumentParser, name: str, help_text: str,
@@ -85,28 +86,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     lookup.add_commands(command, _json_flag)
 
-    subjects = command("subjects", "list, add or rename subjects")
-    actions = subjects.add_subparsers(dest="action", metavar="ACTION", required=True)
+    subjects = command("subjects", "list, add or rename subjects",
+                       "List the subjects with their entries (the default action), register "
+                       "one, or rename one.")
+    _json_flag(subjects)  # `zettelclaw subjects --json`: the list
+    actions = subjects.add_subparsers(dest="action", metavar="ACTION")
 
     def action(name: str, help_text: str, description: str | None = None
                ) -> argparse.ArgumentParser:
-        return _subcommand(actions, common, name, help_text, description)
+        made = _subcommand(actions, common, name, help_text, description)
+        # an action's own default would overwrite `subjects --json ACTION`'s flag
+        _json_flag(made, default=argparse.SUPPRESS)
+        return made
 
-    listing = action("list", "list subjects with counts")
-    _json_flag(listing)
+    action("list", "list subjects with counts (the default)")
     add = action("add", "register a subject")
     add.add_argument("slug", help="kebab-case slug, e.g. auth-migration")
     add.add_argument("--type", default="project", help="project, person, system, ... "
                      "(default project)")
     add.add_argument("--display", help="display name (default: the slug in Title Case)")
-    _json_flag(add)
     rename = action(
         "rename", "rename a subject, or merge it into another",
         "Rename FROM to TO in the registry and in the subject field of log entries\n"
         "(never in free text). When TO exists, FROM is merged into it.")
     rename.add_argument("from_slug", metavar="FROM")
     rename.add_argument("to_slug", metavar="TO")
-    _json_flag(rename)
 
     jobs = command("jobs", "list extraction jobs that are pending, waiting or failed",
                    "List the extraction jobs in the spool (pending, waiting for the model, or "

@@ -34,13 +34,14 @@ def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[s
         agent = params.agent()
         async with agents.lease(agent) as app:
             await app.syncer.fresh_if_quick()  # during a long index build: its progress
-            result = await trio.to_thread.run_sync(memory_status, app)
-            extraction = await trio.to_thread.run_sync(app.extraction.status)
-            briefing = await trio.to_thread.run_sync(app.briefing.status)
-        return {**result, "agent": agent, "memory": app.memory, "extraction": extraction,
-                "briefing": briefing,
-                "agents": await trio.to_thread.run_sync(agent_rows, agents),
-                "server": server_info()}
+
+            def read() -> dict[str, Any]:  # one thread hand-off: under load each waits its turn
+                return {**memory_status(app), "agent": agent, "memory": app.memory,
+                        "extraction": app.extraction.status(), "briefing": app.briefing.status(),
+                        "agents": agent_rows(agents)}
+
+            result = await trio.to_thread.run_sync(read)
+        return {**result, "server": server_info()}
 
     return {
         "status": Method(StatusParams, status),

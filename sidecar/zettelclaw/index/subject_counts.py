@@ -52,9 +52,9 @@ WHEN OLD.replaced_by IS NULL AND OLD.subject IS NOT NEW.subject BEGIN
 END""",
 )
 
+# With max(), SQLite takes the bare column (timestamp) from the row that holds the maximum.
 _COUNT = ("SELECT subject, count(*), max(line), timestamp FROM entries"
           " WHERE subject IS NOT NULL AND replaced_by IS NULL GROUP BY subject")
-# With max(), SQLite takes the bare column (timestamp) from the row that holds the maximum.
 _NEWEST = ("SELECT line, timestamp FROM entries WHERE subject = ? AND replaced_by IS NULL"
            " ORDER BY line DESC LIMIT 1")
 

@@ -119,8 +119,9 @@ ADDED_INDEXES = {
 
 
 def new_epoch() -> str:
-    """A name for this index's entries, new whenever they are indexed from the start: the term
-    index (``index/terms.py``) starts over when it sees another one."""
+    """A name never used before: for this index's entries, new whenever they are indexed from
+    the start (the term index, ``index/terms.py``, starts over when it sees another one), and
+    for the memory files' chunks, new with each change (``vectors.chunks_stamp``)."""
     return uuid.uuid4().hex
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zettelclaw.errors import MarkersError, ZettelclawError
 from zettelclaw.index.chunking import chunk_markdown
-from zettelclaw.index.database import Index, text_hash
+from zettelclaw.index.database import Index, new_epoch, text_hash
 from zettelclaw.safe_open import read_capped
 from zettelclaw.workspace.markers import layout
 from zettelclaw.workspace.memory_files import is_memory_change, list_files, open_real
@@ -133,8 +133,9 @@ class WorkspaceIndexer:
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
                              (relative, mtime, size, digest))
             if changed:  # for vectors.chunks_stamp: a replaced chunk may get its id back
-                version = int(str(self.index.meta(conn).get("chunks_version", 0)))
-                Index.set_meta(conn, {"chunks_version": version + 1})
+                # a name never used before, not a counter: an index reset forgets the meta (not
+                # the chunks), and a counter starting again could repeat the stamp of a matrix
+                Index.set_meta(conn, {"chunks_version": new_epoch()})
         return changed
 
 

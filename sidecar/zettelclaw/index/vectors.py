@@ -60,7 +60,7 @@ def chunks_in_order(conn: sqlite3.Connection) -> Iterator[tuple[int, str]]:
 
 def chunks_stamp(conn: sqlite3.Connection) -> tuple[object, ...]:
     """Changes when chunks are added, removed or replaced: with their count and highest id,
-    the version file_chunks bumps with each change (a replaced last chunk gets its id back)."""
+    the version file_chunks renews with each change (a replaced last chunk gets its id back)."""
     row = conn.execute(
         "SELECT count(*), coalesce(max(id), 0),"
         " (SELECT value FROM meta WHERE key = 'chunks_version') FROM chunks").fetchone()

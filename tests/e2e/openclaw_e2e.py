@@ -214,6 +214,21 @@ class Sandbox:
         except FileNotFoundError:
             return ""
 
+    def last_words(self, lines: int = 25) -> list[str]:
+        """The plugin's last lines in the gateway log, and the hand-started sidecar's."""
+        said = [f"gateway.log: {line[:300]}" for line in self.gateway_log().splitlines()
+                if "zettelclaw" in line][-lines:]
+        try:
+            sidecar = (self.logs / "sidecar.log").read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            sidecar = []
+        said += [f"sidecar.log: {line[:300]}" for line in sidecar[-lines:]]
+        try:
+            extraction = self.sidecar_status().get("extraction")
+        except (SidecarUnavailableError, OSError) as exc:
+            return [*said, f"status: {exc}"]
+        return [*said, f"status: extraction {json.dumps(extraction)}"]
+
     def sidecar_status(self) -> dict[str, Any]:
         with Client(self.socket, timeout=5) as client:
             status: dict[str, Any] = client.call("status")
@@ -342,6 +357,9 @@ class E2E:
         print(f"{status} check {number}: {title} ({result.seconds:.1f} s)", flush=True)
         for line in details:
             print(f"       {line}", flush=True)
+        if not passed:  # CI keeps only this output: what the plugin and the sidecar said last
+            for line in self.box.last_words():
+                print(f"         | {line}", flush=True)
 
     def turn(self, message: str, session_key: str | None = None,
              agent: str = "main") -> dict[str, Any]:
@@ -679,7 +697,7 @@ class E2E:
                 lambda es: any(e["session"] == session and "GREENFINCH" in e["content"]
                                for e in es), timeout=90)
             sweeps = [line for line in box.gateway_log().splitlines()
-                      if "sweep (sidecar back)" in line]
+                      if "zettelclaw: sweep (" in line]  # (sidecar back), or a (retry)
             swept = sweeps[-1].split("zettelclaw: ")[-1] if sweeps else "?"
             notes.append(f"a turn while down: ok, {took} ms in the gateway; tools: unavailable "
                          f"+ action; after restart: {swept}")

@@ -34,6 +34,8 @@ export type PluginDeps = {
   /** Starts processes (the sidecar, the `zettelclaw` command); replaced in tests. */
   spawnProcess?: typeof spawn;
   env?: Env;
+  /** The first wait before a failed sweep is tried again (ms); shortened in tests. */
+  sweepRetryMs?: number;
 };
 
 export function createPlugin(deps: PluginDeps = {}) {
@@ -52,7 +54,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         loadStore: deps.sessionStore ?? openClawSessionStore,
         spawnProcess: deps.spawnProcess ?? spawn,
       };
-      const runSweep = sweeper(shim);
+      const runSweep = sweeper(shim, deps.sweepRetryMs);
       registerHooks(shim, runSweep);
       api.registerTool(
         (ctx: OpenClawPluginToolContext) => {

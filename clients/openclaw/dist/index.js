@@ -39,7 +39,7 @@ export function createPlugin(deps = {}) {
                 loadStore: deps.sessionStore ?? openClawSessionStore,
                 spawnProcess: deps.spawnProcess ?? spawn,
             };
-            const runSweep = sweeper(shim);
+            const runSweep = sweeper(shim, deps.sweepRetryMs);
             registerHooks(shim, runSweep);
             api.registerTool((ctx) => {
                 const owner = ctx.senderIsOwner;

@@ -1,6 +1,8 @@
 // The start-up sweep: the sessions the sidecar has not fully received (ended while it or the
 // gateway was down) are listed from OpenClaw's session store and sent for extraction. It runs in
-// the background, one at a time (a request during a run runs once more after it).
+// the background, one at a time (a request during a run runs once more after it). A sweep the
+// sidecar did not finish while the connection stayed up (a call past its deadline, an error) is
+// tried again after a backoff: no reconnection would ever come to run it.
 
 import { SidecarUnavailableError } from "./rpc.ts";
 import { SLOW_CALL_MS, compact, describe } from "./settings.ts";
@@ -8,11 +10,16 @@ import type { Shim } from "./shim.ts";
 import { agentIds, transcriptMessages } from "./transcripts.ts";
 
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
+export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
+const SWEEP_RETRY_MAX_MS = 300_000;
 
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
-export function sweeper(shim: Shim): (why: string) => Promise<void> {
+export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string) => Promise<void> {
   const { api, client, log, loadStore } = shim;
-  const sweep = singleFlight(async (why: string) => {
+  let retryMs = firstRetryMs;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+
+  const once = async (why: string) => {
     const store = await loadStore();
     const sessions: Record<string, unknown>[] = [];
     for (const agentId of agentIds(api.config)) {
@@ -39,16 +46,33 @@ export function sweeper(shim: Shim): (why: string) => Promise<void> {
       }
     }
     log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length} sent for extraction`);
+  };
+
+  // Each run, the first or one queued behind another, settles its own failure here.
+  const sweep = singleFlight(async (why: string) => {
+    if (retryTimer) clearTimeout(retryTimer); // this run is the retry
+    retryTimer = null;
+    try {
+      await once(why);
+      retryMs = firstRetryMs;
+    } catch (error) {
+      if (error instanceof SidecarUnavailableError && !client().connected) {
+        // The sidecar is not up yet (or down): the sweep runs when it answers (onReconnect).
+        log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
+        return;
+      }
+      log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}; trying again in ${retryMs / 1000} s`);
+      retryTimer = setTimeout(() => void run("retry"), retryMs);
+      retryTimer.unref?.();
+      retryMs = Math.min(retryMs * 2, SWEEP_RETRY_MAX_MS);
+    }
   });
-  return (why: string) => {
-    const done = sweep(why).catch((error) => {
-      // The sidecar is not up yet (or down): the sweep runs when it answers (onReconnect).
-      if (error instanceof SidecarUnavailableError) log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
-      else log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}`);
-    });
+  const run = (why: string): Promise<void> => {
+    const done = sweep(why);
     (globalThis as unknown as Record<symbol, Promise<void>>)[LAST_SWEEP] = done;
     return done;
   };
+  return run;
 }
 
 /** The sweep started last in this process, if any (tests await it). */

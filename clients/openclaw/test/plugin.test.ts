@@ -177,6 +177,33 @@ test("a sweep goes on past a session the sidecar refuses", async (t) => {
   assert.ok(api.logs.some((l) => /session bad skipped: bad session id/.test(l)));
 });
 
+test("a sweep the sidecar fails while connected is tried again; one that finds it down waits for it", async (t) => {
+  let fails = 2;
+  const sidecar = await new FakeSidecar((r) => {
+    if (r.method !== "hook.gatewayStart") return { accepted: true };
+    if (fails-- > 0) return new Fail(-32603, "Internal error: OSError");
+    return { sessions: [{ sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5", after: null }] };
+  }).start();
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const store = fakeStore();
+  createPlugin({ sessionStore: async () => store, sweepRetryMs: 20 }).register(api as never);
+  await api.fire("gateway_start", {}, {});
+  await until(() => sidecar.calls("hook.sessionEnd").length === 1, "the sweep, tried again, to send the transcript");
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "two failures, then the sweep that worked");
+  assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*OSError; trying again in 0.02 s/.test(l)), api.logs.join("\n"));
+  assert.ok(api.logs.some((l) => /sweep \(retry\) failed: .*trying again in 0.04 s/.test(l)), "the wait doubles");
+
+  await sidecar.stop(); // down: the reconnection runs the sweep, not a timer
+  const before = sidecar.requests.length;
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  assert.ok(api.logs.some((l) => /sweep \(gateway start\) waits for the sidecar/.test(l)));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(api.logs.filter((l) => /trying again/.test(l)).length, 2, "no timer while the sidecar is down");
+  assert.equal(sidecar.requests.length, before);
+});
+
 test("gateway_start sweeps: lists the sessions, then sends the transcripts the sidecar asks for", async (t) => {
   const { api, sidecar } = await setup(t, "full", (r) =>
     r.method === "hook.gatewayStart" ? { sessions: [{ sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5", after: null }], skipped: [], retried: [] } : { accepted: true },

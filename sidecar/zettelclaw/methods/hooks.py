@@ -13,6 +13,7 @@ created. A hook that carries ``workspaceDir`` also tells where that agent's work
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,8 @@ from zettelclaw.protocol.params import (
 )
 from zettelclaw.protocol.results import PromptContext
 
+logger = logging.getLogger(__name__)
+
 
 def methods(agents: Agents) -> dict[str, Method]:
     def transcript_hook(trigger: str) -> Callable[[HookTranscriptParams], Any]:
@@ -44,6 +47,10 @@ def methods(agents: Agents) -> dict[str, Method]:
                 result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
                 if "jobId" in result:
                     app.wake()
+                    # one line per conversation handed over: what a missing extraction is
+                    # traced back to (the job's own line follows when its entries are in)
+                    logger.info("agent %s: %s of session %s: %d new message(s), job %s", agent,
+                                trigger, params.session_id, result["messages"], result["jobId"])
             return result
 
         return handle
@@ -60,6 +67,9 @@ def methods(agents: Agents) -> dict[str, Method]:
                 result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
                 if result["retried"]:
                     app.wake()
+            logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
+                        "failed job(s) retried", agent, len(sessions), len(result["sessions"]),
+                        len(result["skipped"]), len(result["retried"]))
             for part, items in merged.items():
                 items.extend(result[part])
         return merged

@@ -1,0 +1,66 @@
+"""methods/hooks.py without a socket: each conversation handed over, and each sweep, leaves one
+line in the sidecar's log, so that an extraction that never came can be traced (the host's side
+logs what it sent; these lines say what arrived and what the sidecar made of it)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.direct import open_pool
+from zettelclaw.agents.pool import Agents
+from zettelclaw.home import Home
+from zettelclaw.methods import hooks as hook_methods
+from zettelclaw.protocol.params import GatewayStartParams, HookTranscriptParams
+
+SESSION = "58c12dc3-73d9-4119-ba35-8cba66b35ac5"
+MESSAGES = [
+    {"role": "user", "content": "We chose GREENFINCH for staging.", "timestamp": 1795234915428},
+    {"role": "assistant", "content": [{"type": "text", "text": "Noted."}],
+     "timestamp": 1795234916428},
+]
+
+
+@pytest.fixture
+def pool(home: Home, workspace: Path) -> Iterator[Agents]:
+    agents = open_pool(home, workspace)
+    yield agents
+    agents.close_all()
+
+
+def _handler(pool: Agents, method: str) -> Any:
+    return hook_methods.methods(pool)[method].handler
+
+
+def _lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "zettelclaw.methods.hooks"]
+
+
+async def test_a_spooled_conversation_is_logged_with_its_job(
+        pool: Agents, caplog: pytest.LogCaptureFixture) -> None:
+    params = HookTranscriptParams.model_validate(
+        {"sessionId": SESSION, "sessionKey": "agent:main:main", "messages": MESSAGES})
+    with caplog.at_level(logging.INFO, logger="zettelclaw.methods.hooks"):
+        first = await _handler(pool, "hook.beforeReset")(params)
+        again = await _handler(pool, "hook.beforeReset")(params)  # nothing new: no job, no line
+    assert "jobId" in first
+    assert "jobId" not in again
+    assert _lines(caplog) == [
+        f"agent main: beforeReset of session {SESSION}: 2 new message(s), job {first['jobId']}"]
+
+
+async def test_a_sweep_is_logged_per_agent_with_what_it_answered(
+        pool: Agents, caplog: pytest.LogCaptureFixture) -> None:
+    params = GatewayStartParams.model_validate({"sessions": [
+        {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999},
+        {"sessionId": "cron-run-7", "sessionKey": "agent:main:cron:nightly:run:7"}]})
+    with caplog.at_level(logging.INFO, logger="zettelclaw.methods.hooks"):
+        answer = await _handler(pool, "hook.gatewayStart")(params)
+    assert [s["sessionId"] for s in answer["sessions"]] == [SESSION]
+    assert [s["sessionId"] for s in answer["skipped"]] == ["cron-run-7"]
+    assert _lines(caplog) == ["agent main: sweep: 2 session(s) listed, 1 to send, 1 skipped, "
+                              "0 failed job(s) retried"]

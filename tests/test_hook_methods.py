@@ -64,3 +64,19 @@ async def test_a_sweep_is_logged_per_agent_with_what_it_answered(
     assert [s["sessionId"] for s in answer["skipped"]] == ["cron-run-7"]
     assert _lines(caplog) == ["agent main: sweep: 2 session(s) listed, 1 to send, 1 skipped, "
                               "0 failed job(s) retried"]
+
+
+async def test_an_agent_whose_memory_cannot_open_does_not_stop_the_sweep_of_the_others(
+        pool: Agents, home: Home, caplog: pytest.LogCaptureFixture) -> None:
+    (home.root / "agents").mkdir(exist_ok=True)
+    (home.root / "agents" / "family").write_text("not a directory")  # its memory cannot be made
+    params = GatewayStartParams.model_validate({"sessions": [
+        {"sessionId": "f-1", "sessionKey": "agent:family:main", "updatedAt": 1795234999999},
+        {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999}]})
+    with caplog.at_level(logging.INFO, logger="zettelclaw.methods.hooks"):
+        answer = await _handler(pool, "hook.gatewayStart")(params)
+    assert [s["sessionId"] for s in answer["sessions"]] == [SESSION]
+    [error] = answer["errors"]
+    assert error["agentId"] == "family"
+    assert error["message"].startswith("DataDirError: cannot use data directory")
+    assert _lines(caplog)[0] == "agent family: sweep failed"

@@ -1,10 +1,10 @@
 // The start-up sweep: the sessions the sidecar has not fully received (ended while it or the
 // gateway was down) are listed from OpenClaw's session store and sent for extraction. It runs in
 // the background, one at a time (a request during a run runs once more after it). A sweep the
-// sidecar did not finish while the connection stayed up (a call past its deadline, an error) is
-// tried again after a backoff: no reconnection would ever come to run it.
+// sidecar did not finish while the connection stayed up (a call past its deadline, an error, an
+// agent it could not sweep) is tried again after a backoff: no reconnection would come to run it.
 
-import { SidecarUnavailableError } from "./rpc.ts";
+import { RpcError, SidecarUnavailableError } from "./rpc.ts";
 import { SLOW_CALL_MS, compact, describe } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { agentIds, transcriptMessages } from "./transcripts.ts";
@@ -12,6 +12,7 @@ import { agentIds, transcriptMessages } from "./transcripts.ts";
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
 export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
 const SWEEP_RETRY_MAX_MS = 300_000;
+const PERMANENT = new Set([-32600, -32601, -32602]); // a malformed request, no such method, bad params
 
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
 export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string) => Promise<void> {
@@ -29,7 +30,11 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
         sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt: e.updatedAt }));
       }
     }
-    const answer = await client().call<{ sessions?: { sessionId: string }[] }>("hook.gatewayStart", { sessions }, SLOW_CALL_MS);
+    const answer = await client().call<{ sessions?: { sessionId: string }[]; errors?: { agentId?: string; message?: string }[] }>(
+      "hook.gatewayStart",
+      { sessions },
+      SLOW_CALL_MS,
+    );
     const wanted = answer?.sessions ?? [];
     const byId = new Map(sessions.map((s) => [s.sessionId, s]));
     for (const { sessionId } of wanted) {
@@ -46,6 +51,11 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
       }
     }
     log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length} sent for extraction`);
+    const errors = answer?.errors ?? [];
+    if (errors.length > 0) {
+      // the other agents are swept; these are swept again later (the retry below)
+      throw new Error(`the sidecar could not sweep ${errors.map((e) => `agent ${e.agentId} (${e.message})`).join(", ")}`);
+    }
   };
 
   // Each run, the first or one queued behind another, settles its own failure here.
@@ -59,6 +69,10 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
       if (error instanceof SidecarUnavailableError && !client().connected) {
         // The sidecar is not up yet (or down): the sweep runs when it answers (onReconnect).
         log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
+        return;
+      }
+      if (error instanceof RpcError && PERMANENT.has(error.code)) {
+        log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}`); // asking again would not help
         return;
       }
       log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}; trying again in ${retryMs / 1000} s`);

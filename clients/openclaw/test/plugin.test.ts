@@ -177,22 +177,31 @@ test("a sweep goes on past a session the sidecar refuses", async (t) => {
   assert.ok(api.logs.some((l) => /session bad skipped: bad session id/.test(l)));
 });
 
-test("a sweep the sidecar fails while connected is tried again; one that finds it down waits for it", async (t) => {
-  let fails = 2;
-  const sidecar = await new FakeSidecar((r) => {
-    if (r.method !== "hook.gatewayStart") return { accepted: true };
-    if (fails-- > 0) return new Fail(-32603, "Internal error: OSError");
-    return { sessions: [{ sessionId: "58c12dc3-73d9-4119-ba35-8cba66b35ac5", after: null }] };
-  }).start();
+const SWEPT = "58c12dc3-73d9-4119-ba35-8cba66b35ac5";
+
+async function sweepSetup(t: { after: (fn: () => unknown) => void }, handler: Handler) {
+  const sidecar = await new FakeSidecar(handler).start();
   t.after(() => sidecar.dispose());
   const api = new FakeApi("full", { socketPath: sidecar.socketPath });
   const store = fakeStore();
   createPlugin({ sessionStore: async () => store, sweepRetryMs: 20 }).register(api as never);
+  return { sidecar, api };
+}
+
+test("a sweep the sidecar fails, or answers in part, while connected is tried again; one that finds it down waits for it", async (t) => {
+  const answers: unknown[] = [
+    new Fail(-32603, "Internal error: OSError"),
+    { sessions: [{ sessionId: SWEPT, after: null }], errors: [{ agentId: "family", message: "DataDirError: cannot use data directory" }] },
+  ];
+  const { sidecar, api } = await sweepSetup(t, (r) =>
+    r.method === "hook.gatewayStart" ? (answers.shift() ?? { sessions: [{ sessionId: SWEPT, after: null }], errors: [] }) : { accepted: true },
+  );
   await api.fire("gateway_start", {}, {});
-  await until(() => sidecar.calls("hook.sessionEnd").length === 1, "the sweep, tried again, to send the transcript");
-  assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "two failures, then the sweep that worked");
+  await until(() => sidecar.calls("hook.sessionEnd").length === 2, "the sweep, tried again, to send the transcript");
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "a failure, an answer in part (its sessions sent), then a whole one; no more");
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*OSError; trying again in 0.02 s/.test(l)), api.logs.join("\n"));
-  assert.ok(api.logs.some((l) => /sweep \(retry\) failed: .*trying again in 0.04 s/.test(l)), "the wait doubles");
+  assert.ok(api.logs.some((l) => /sweep \(retry\) failed: the sidecar could not sweep agent family \(DataDirError.*trying again in 0.04 s/.test(l)), "the wait doubles");
 
   await sidecar.stop(); // down: the reconnection runs the sweep, not a timer
   const before = sidecar.requests.length;
@@ -202,6 +211,16 @@ test("a sweep the sidecar fails while connected is tried again; one that finds i
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(api.logs.filter((l) => /trying again/.test(l)).length, 2, "no timer while the sidecar is down");
   assert.equal(sidecar.requests.length, before);
+});
+
+test("a sweep refused for its params is not tried again: asking again would not help", async (t) => {
+  const { sidecar, api } = await sweepSetup(t, (r) => (r.method === "hook.gatewayStart" ? new Fail(-32602, "Invalid params: sessions.0.sessionId") : { accepted: true }));
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 1);
+  assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*Invalid params/.test(l)));
+  assert.ok(!api.logs.some((l) => /trying again/.test(l)));
 });
 
 test("gateway_start sweeps: lists the sessions, then sends the transcripts the sidecar asks for", async (t) => {

@@ -61,17 +61,26 @@ def methods(agents: Agents) -> dict[str, Method]:
             by_agent.setdefault(session.agent(), []).append(session.model_dump(by_alias=True))
         if not by_agent:
             by_agent[MAIN] = []  # still retry main's failed jobs
-        merged: dict[str, Any] = {"sessions": [], "skipped": [], "retried": []}
+        merged: dict[str, Any] = {"sessions": [], "skipped": [], "retried": [], "errors": []}
         for agent, sessions in sorted(by_agent.items()):
-            async with agents.lease(agent, create=True) as app:
-                result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
-                if result["retried"]:
-                    app.wake()
+            try:
+                async with agents.lease(agent, create=True) as app:
+                    result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
+                    if result["retried"]:
+                        app.wake()
+            except Exception as exc:
+                # One agent's memory that cannot open (its directory unwritable, a full disk)
+                # must not keep the others' missed conversations from being swept: the host
+                # sends what it got, and sweeps again later for this one (protocol.md).
+                logger.exception("agent %s: sweep failed", agent)
+                merged["errors"].append({"agentId": agent, "message": f"{type(exc).__name__}: "
+                                                                      f"{exc}"})
+                continue
             logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
                         "failed job(s) retried", agent, len(sessions), len(result["sessions"]),
                         len(result["skipped"]), len(result["retried"]))
-            for part, items in merged.items():
-                items.extend(result[part])
+            for part in ("sessions", "skipped", "retried"):
+                merged[part].extend(result[part])
         return merged
 
     async def before_prompt_build(params: BeforePromptBuildParams) -> PromptContext:

@@ -1,14 +1,15 @@
 // The start-up sweep: the sessions the sidecar has not fully received (ended while it or the
 // gateway was down) are listed from OpenClaw's session store and sent for extraction. It runs in
 // the background, one at a time (a request during a run runs once more after it). A sweep the
-// sidecar did not finish while the connection stayed up (a call past its deadline, an error) is
-// tried again after a backoff: no reconnection would ever come to run it.
-import { SidecarUnavailableError } from "./rpc.js";
+// sidecar did not finish while the connection stayed up (a call past its deadline, an error, an
+// agent it could not sweep) is tried again after a backoff: no reconnection would come to run it.
+import { RpcError, SidecarUnavailableError } from "./rpc.js";
 import { SLOW_CALL_MS, compact, describe } from "./settings.js";
 import { agentIds, transcriptMessages } from "./transcripts.js";
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
 export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
 const SWEEP_RETRY_MAX_MS = 300_000;
+const PERMANENT = new Set([-32600, -32601, -32602]); // a malformed request, no such method, bad params
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
 export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const { api, client, log, loadStore } = shim;
@@ -45,6 +46,11 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
             }
         }
         log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length} sent for extraction`);
+        const errors = answer?.errors ?? [];
+        if (errors.length > 0) {
+            // the other agents are swept; these are swept again later (the retry below)
+            throw new Error(`the sidecar could not sweep ${errors.map((e) => `agent ${e.agentId} (${e.message})`).join(", ")}`);
+        }
     };
     // Each run, the first or one queued behind another, settles its own failure here.
     const sweep = singleFlight(async (why) => {
@@ -59,6 +65,10 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
             if (error instanceof SidecarUnavailableError && !client().connected) {
                 // The sidecar is not up yet (or down): the sweep runs when it answers (onReconnect).
                 log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
+                return;
+            }
+            if (error instanceof RpcError && PERMANENT.has(error.code)) {
+                log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}`); // asking again would not help
                 return;
             }
             log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}; trying again in ${retryMs / 1000} s`);

@@ -37,6 +37,7 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
     );
     const wanted = answer?.sessions ?? [];
     const byId = new Map(sessions.map((s) => [s.sessionId, s]));
+    const unsent: string[] = []; // not sent for a reason that may pass: the next sweep sends them
     for (const { sessionId } of wanted) {
       const session = byId.get(sessionId) ?? {};
       const agentId = session.agentId as string | undefined;
@@ -47,15 +48,21 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
         await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages }), SLOW_CALL_MS);
       } catch (error) {
         if (error instanceof SidecarUnavailableError) throw error; // the next connection sweeps again
-        log.warn(`zettelclaw: sweep: session ${sessionId} skipped: ${describe(error)}`);
+        if (error instanceof RpcError && PERMANENT.has(error.code)) {
+          log.warn(`zettelclaw: sweep: session ${sessionId} skipped: ${describe(error)}`);
+          continue;
+        }
+        // the transcript could not be read (the store busy), or the sidecar failed to spool it
+        log.warn(`zettelclaw: sweep: session ${sessionId} not sent: ${describe(error)}`);
+        unsent.push(sessionId);
       }
     }
-    log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length} sent for extraction`);
-    const errors = answer?.errors ?? [];
-    if (errors.length > 0) {
-      // the other agents are swept; these are swept again later (the retry below)
-      throw new Error(`the sidecar could not sweep ${errors.map((e) => `agent ${e.agentId} (${e.message})`).join(", ")}`);
-    }
+    log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length - unsent.length} sent for extraction`);
+    // What is left is swept again later (the retry below); the rest is not sent twice: the
+    // sidecar no longer asks for a session whose messages it has.
+    const left = (answer?.errors ?? []).map((e) => `agent ${e.agentId} (${e.message})`);
+    if (unsent.length > 0) left.push(`${unsent.length} session(s) not sent`);
+    if (left.length > 0) throw new Error(`the sweep is not complete: ${left.join(", ")}`);
   };
 
   // Each run, the first or one queued behind another, settles its own failure here.

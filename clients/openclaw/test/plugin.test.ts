@@ -179,11 +179,10 @@ test("a sweep goes on past a session the sidecar refuses", async (t) => {
 
 const SWEPT = "58c12dc3-73d9-4119-ba35-8cba66b35ac5";
 
-async function sweepSetup(t: { after: (fn: () => unknown) => void }, handler: Handler) {
+async function sweepSetup(t: { after: (fn: () => unknown) => void }, handler: Handler, store: SessionStore = fakeStore()) {
   const sidecar = await new FakeSidecar(handler).start();
   t.after(() => sidecar.dispose());
   const api = new FakeApi("full", { socketPath: sidecar.socketPath });
-  const store = fakeStore();
   createPlugin({ sessionStore: async () => store, sweepRetryMs: 20 }).register(api as never);
   return { sidecar, api };
 }
@@ -201,7 +200,7 @@ test("a sweep the sidecar fails, or answers in part, while connected is tried ag
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "a failure, an answer in part (its sessions sent), then a whole one; no more");
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*OSError; trying again in 0.02 s/.test(l)), api.logs.join("\n"));
-  assert.ok(api.logs.some((l) => /sweep \(retry\) failed: the sidecar could not sweep agent family \(DataDirError.*trying again in 0.04 s/.test(l)), "the wait doubles");
+  assert.ok(api.logs.some((l) => /sweep \(retry\) failed: the sweep is not complete: agent family \(DataDirError.*trying again in 0.04 s/.test(l)), "the wait doubles");
 
   await sidecar.stop(); // down: the reconnection runs the sweep, not a timer
   const before = sidecar.requests.length;
@@ -211,6 +210,27 @@ test("a sweep the sidecar fails, or answers in part, while connected is tried ag
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(api.logs.filter((l) => /trying again/.test(l)).length, 2, "no timer while the sidecar is down");
   assert.equal(sidecar.requests.length, before);
+});
+
+test("a transcript the store could not read, or the sidecar could not spool, is sent by the next sweep", async (t) => {
+  const store = fakeStore();
+  const read = store.loadTranscriptEventsSync;
+  let busy = 1;
+  store.loadTranscriptEventsSync = (params) => {
+    if (busy-- > 0) throw new Error("SQLITE_BUSY: database is locked");
+    return read(params);
+  };
+  let spoolFails = 1;
+  const { sidecar, api } = await sweepSetup(t, (r) => {
+    if (r.method === "hook.gatewayStart") return { sessions: [{ sessionId: SWEPT, after: null }], errors: [] };
+    return spoolFails-- > 0 ? new Fail(-32603, "Internal error: LockTimeoutError") : { accepted: true, jobId: "j1" };
+  }, store);
+  await api.fire("gateway_start", {}, {});
+  await until(() => api.logs.some((l) => /sweep \(retry\): 4 session\(s\) listed, 1 sent/.test(l)), "the third sweep to send it");
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "busy store, refused spool, then sent");
+  assert.equal(sidecar.calls("hook.sessionEnd").length, 2, "the first sweep read nothing to send");
+  assert.ok(api.logs.some((l) => /session 58c12dc3-\S+ not sent: .*SQLITE_BUSY/.test(l)), api.logs.join("\n"));
+  assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: the sweep is not complete: 1 session\(s\) not sent; trying again/.test(l)));
 });
 
 test("a sweep refused for its params is not tried again: asking again would not help", async (t) => {

@@ -1,9 +1,10 @@
 // OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
 // reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
-// the sidecar is down the hooks do nothing.
+// the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 
 import { noteFact, promptParams, type AgentCtx } from "./audience.ts";
+import { refusedForGood } from "./rpc.ts";
 import { compact, describe, outageLogger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { conversation, transcriptMessages } from "./transcripts.ts";
@@ -19,6 +20,9 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
       outage.ok();
     } catch (error) {
       outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
+      // The sidecar answers, but not this (past the deadline, an error): no reconnection will
+      // come to sweep the conversation up, so sweep now; a sweep retries until it is sent.
+      if (client().connected && !refusedForGood(error)) void runSweep(`${method} not delivered`);
     }
   }
 

@@ -233,6 +233,25 @@ test("a transcript the store could not read, or the sidecar could not spool, is 
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: the sweep is not complete: 1 session\(s\) not sent; trying again/.test(l)));
 });
 
+test("a reset the sidecar fails to take while it answers is swept up at once; one refused for its params is not", async (t) => {
+  let refuse = new Fail(-32603, "Internal error: LockTimeoutError");
+  const { sidecar, api } = await sweepSetup(t, (r) => {
+    if (r.method === "hook.beforeReset") return refuse;
+    if (r.method === "hook.gatewayStart") return { sessions: [{ sessionId: SWEPT, after: null }], errors: [] };
+    return { accepted: true, jobId: "j1" };
+  });
+  const { event, ctx } = structuredClone(payloads["before_reset.sessions-reset-second"]);
+  await api.fire("before_reset", event, ctx);
+  await until(() => sidecar.calls("hook.sessionEnd").length === 1, "the sweep after the failed delivery");
+  assert.equal(sidecar.calls("hook.sessionEnd")[0]?.params?.reason, "sweep");
+  assert.ok(api.logs.some((l) => /sweep \(hook.beforeReset not delivered\): 4 session\(s\) listed, 1 sent/.test(l)), api.logs.join("\n"));
+
+  refuse = new Fail(-32602, "Invalid params: messages");
+  await api.fire("before_reset", event, ctx);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 1, "a sweep would be refused the same");
+});
+
 test("a sweep refused for its params is not tried again: asking again would not help", async (t) => {
   const { sidecar, api } = await sweepSetup(t, (r) => (r.method === "hook.gatewayStart" ? new Fail(-32602, "Invalid params: sessions.0.sessionId") : { accepted: true }));
   await api.fire("gateway_start", {}, {});

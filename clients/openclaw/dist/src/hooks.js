@@ -1,8 +1,9 @@
 // OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
 // reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
-// the sidecar is down the hooks do nothing.
+// the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 import { noteFact, promptParams } from "./audience.js";
+import { refusedForGood } from "./rpc.js";
 import { compact, describe, outageLogger } from "./settings.js";
 import { conversation, transcriptMessages } from "./transcripts.js";
 export function registerHooks(shim, runSweep) {
@@ -16,6 +17,10 @@ export function registerHooks(shim, runSweep) {
         }
         catch (error) {
             outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
+            // The sidecar answers, but not this (past the deadline, an error): no reconnection will
+            // come to sweep the conversation up, so sweep now; a sweep retries until it is sent.
+            if (client().connected && !refusedForGood(error))
+                void runSweep(`${method} not delivered`);
         }
     }
     async function readTranscript(agentId, sessionId, sessionKey) {

@@ -3,13 +3,12 @@
 // the background, one at a time (a request during a run runs once more after it). A sweep the
 // sidecar did not finish while the connection stayed up (a call past its deadline, an error, an
 // agent it could not sweep) is tried again after a backoff: no reconnection would come to run it.
-import { RpcError, SidecarUnavailableError } from "./rpc.js";
+import { SidecarUnavailableError, refusedForGood } from "./rpc.js";
 import { SLOW_CALL_MS, compact, describe } from "./settings.js";
 import { agentIds, transcriptMessages } from "./transcripts.js";
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
 export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
 const SWEEP_RETRY_MAX_MS = 300_000;
-const PERMANENT = new Set([-32600, -32601, -32602]); // a malformed request, no such method, bad params
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
 export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const { api, client, log, loadStore } = shim;
@@ -43,7 +42,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
             catch (error) {
                 if (error instanceof SidecarUnavailableError)
                     throw error; // the next connection sweeps again
-                if (error instanceof RpcError && PERMANENT.has(error.code)) {
+                if (refusedForGood(error)) {
                     log.warn(`zettelclaw: sweep: session ${sessionId} skipped: ${describe(error)}`);
                     continue;
                 }
@@ -76,7 +75,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
                 log.info(`zettelclaw: sweep (${why}) waits for the sidecar`);
                 return;
             }
-            if (error instanceof RpcError && PERMANENT.has(error.code)) {
+            if (refusedForGood(error)) {
                 log.warn(`zettelclaw: sweep (${why}) failed: ${describe(error)}`); // asking again would not help
                 return;
             }

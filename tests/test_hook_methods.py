@@ -80,3 +80,26 @@ async def test_an_agent_whose_memory_cannot_open_does_not_stop_the_sweep_of_the_
     assert error["agentId"] == "family"
     assert error["message"].startswith("DataDirError: cannot use data directory")
     assert _lines(caplog)[0] == "agent family: sweep failed"
+
+
+async def test_the_sweep_leaves_out_a_session_read_since_its_last_activity(pool: Agents) -> None:
+    """Without readAt every session with messages is listed at every sweep: the host stamps
+    its activity after the last message (and again at a reset), so the newest message received
+    is always older. With it, only a session active since it was read."""
+    read_at = 1795234990000
+    await _handler(pool, "hook.beforeReset")(HookTranscriptParams.model_validate(
+        {"sessionId": SESSION, "sessionKey": "agent:main:main", "messages": MESSAGES,
+         "readAt": read_at}))
+    await _handler(pool, "hook.sessionEnd")(HookTranscriptParams.model_validate(
+        {"sessionId": "other-1", "sessionKey": "agent:main:main", "messages": MESSAGES}))
+
+    def listing(updated: int) -> GatewayStartParams:
+        return GatewayStartParams.model_validate({"sessions": [
+            {"sessionId": s, "sessionKey": "agent:main:main", "updatedAt": updated}
+            for s in (SESSION, "other-1")]})
+
+    sweep = _handler(pool, "hook.gatewayStart")
+    answer = await sweep(listing(read_at))  # the reset's own stamp, no later than the read
+    assert [s["sessionId"] for s in answer["sessions"]] == ["other-1"]  # no readAt: sent again
+    answer = await sweep(listing(read_at + 1))  # a turn since
+    assert [s["sessionId"] for s in answer["sessions"]] == [SESSION, "other-1"]

@@ -17,6 +17,7 @@ provenance when a crash left them out, after which a redelivery is "nothing new"
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -415,3 +416,35 @@ def test_a_stretch_where_someone_else_speaks_is_not_extracted_nor_kept(
     assert not intake.provenance.path(SID).exists(), "nothing of it is kept"
     alone = intake.accept(call(session_id="other-session", messages=[owner]))
     assert alone["jobId"], "the owner's own words are extracted"
+
+
+# -- readAt: the transcript was read then (the sweep leaves the session out until it is active) --
+
+
+def test_read_at_is_remembered_whatever_the_stretch_brings(intake: Intake) -> None:
+    intake.accept(call(messages=conversation(), read_at=T0 + 10_000))
+    assert intake.provenance.seen(SID) == T0 + 10_000
+    result = intake.accept(call(messages=conversation(), read_at=T0 + 20_000))
+    assert result["skipped"].startswith("nothing new")
+    assert intake.provenance.seen(SID) == T0 + 20_000  # read again: still worth remembering
+    intake.accept(call(messages=conversation()))  # a host that does not say
+    assert intake.provenance.seen(SID) == T0 + 20_000
+
+
+def test_a_read_at_to_come_counts_as_now(intake: Intake) -> None:
+    before = time.time() * 1000
+    intake.accept(call(messages=conversation(), read_at=before + 86_400_000))
+    seen = intake.provenance.seen(SID)
+    assert seen is not None
+    assert before <= seen <= time.time() * 1000
+
+
+def test_a_stretch_that_could_not_be_spooled_is_not_marked_read(
+        intake: Intake, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full_disk(job: Job) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(intake.spool, "save", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        intake.accept(call(messages=conversation(), read_at=T0 + 10_000))
+    assert intake.provenance.seen(SID) is None  # so the next sweep still sends it

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
     GetParams,
+    HookTranscriptParams,
     SearchParams,
     StatusParams,
     SubjectsAddParams,
@@ -221,3 +222,20 @@ def test_raw_audience_facts_are_read_by_the_sidecar(facts: dict[str, object],
     assert params.audience().private_reason() == reason
     assert SearchParams.model_validate({"query": "x", "sessionKey": "agent:main:main",
                                         **facts}).restriction() == reason
+
+
+@pytest.mark.parametrize(("value", "millis"), [
+    (1795234915428, 1795234915428.0),
+    (1795234915, 1795234915000.0),  # seconds, as some hosts send them
+    ("2026-11-20T10:21:55.428Z", 1795170115428.0),
+    ("2026-11-20T10:21:55.428", 1795170115428.0),  # no zone: UTC
+    (None, None),
+])
+def test_read_at_in_the_shapes_updated_at_takes(value: Any, millis: float | None) -> None:
+    params = HookTranscriptParams.model_validate({"sessionId": "s", "readAt": value})
+    assert params.read_at_ms() == millis
+
+
+def test_a_read_at_that_is_no_time_is_refused() -> None:
+    [error] = errors_of(HookTranscriptParams, {"sessionId": "s", "readAt": "yesterday"})
+    assert "readAt: not epoch milliseconds or ISO 8601" in error["message"]

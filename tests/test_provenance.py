@@ -194,3 +194,30 @@ def test_unreadable_lines_are_skipped(prov: Provenance) -> None:
     prov.path(SID).write_bytes(b"garbage\n[1, 2]\n" + orjson.dumps(good.to_json()) + b"\n")
     assert prov.keys(SID) == {good.key}
     assert [r["text"] for r in prov.messages(SID)] == ["one"]
+
+
+# -- when the host last read a session's transcript (the sweep's filter) ---------------------------
+
+
+def test_seen_is_unknown_until_marked_and_the_newest_wins(prov: Provenance, home: Home) -> None:
+    assert prov.seen(SID) is None
+    prov.mark_seen(SID, 1795234915000.0)
+    prov.mark_seen(SID, 1795234914000.0)  # an older read (a slow hook) does not go back
+    assert prov.seen(SID) == 1795234915000.0
+    prov.mark_seen(SID, 1795234916000.5)
+    assert prov.seen(SID) == 1795234916000.5
+    assert Provenance(home).seen(SID) == 1795234916000.5  # on disk, for the next start
+    assert prov.keys(SID) == set()  # a mark is not a message
+
+
+def test_a_torn_seen_file_is_unknown(prov: Provenance) -> None:
+    prov.mark_seen(SID, 1795234915000.0)
+    (prov.dir / f"{SID}.seen").write_bytes(b"")  # as a crash before its data reached the disk
+    assert prov.seen(SID) is None
+    prov.mark_seen(SID, 1.0)
+    assert prov.seen(SID) == 1.0
+
+
+def test_no_seen_file_for_a_bad_session_id(prov: Provenance) -> None:
+    with pytest.raises(InvalidParamsError):
+        prov.mark_seen("../escape", 1.0)

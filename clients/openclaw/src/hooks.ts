@@ -59,9 +59,12 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
     return undefined;
   });
 
+  // readAt: taken before the transcript is read (here or by OpenClaw for the event), so that a
+  // message written meanwhile is newer than it and the sweep still sends it (protocol.md).
   api.on("before_reset", async (event, ctx) => {
     const sessionId = ctx.sessionId;
     if (!sessionId) return;
+    const readAt = Date.now();
     const messages = event.messages ? conversation(event.messages) : await readTranscript(ctx.agentId, sessionId, ctx.sessionKey);
     if (!messages) return;
     await deliver("hook.beforeReset", {
@@ -71,14 +74,16 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
       reason: event.reason,
       workspaceDir: ctx.workspaceDir,
       messages,
+      readAt,
     });
   });
 
   api.on("session_end", async (event, ctx) => {
     const agentId = ctx.agentId;
+    const readAt = Date.now();
     const messages = await readTranscript(agentId, event.sessionId, event.sessionKey);
     if (!messages) return;
-    await deliver("hook.sessionEnd", { sessionId: event.sessionId, sessionKey: event.sessionKey, agentId, reason: event.reason, messages });
+    await deliver("hook.sessionEnd", { sessionId: event.sessionId, sessionKey: event.sessionKey, agentId, reason: event.reason, messages, readAt });
   });
 
   api.on("gateway_start", () => {

@@ -42,9 +42,10 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
       const agentId = session.agentId as string | undefined;
       const sessionKey = session.sessionKey as string | undefined;
       try {
+        const readAt = Date.now(); // before the read: a message written meanwhile is newer
         const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
         if (messages.length === 0) continue;
-        await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages }), SLOW_CALL_MS);
+        await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
       } catch (error) {
         if (error instanceof SidecarUnavailableError) throw error; // the next connection sweeps again
         if (refusedForGood(error)) {

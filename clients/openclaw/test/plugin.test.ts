@@ -120,9 +120,12 @@ test("a sidecar that hangs costs the prompt hook its deadline, no more", async (
 test("before_reset sends the event's messages to hook.beforeReset", async (t) => {
   const { api, sidecar, store } = await setup(t, "full");
   const { event, ctx } = structuredClone(payloads["before_reset.sessions-reset-second"]);
+  const before = Date.now();
   await api.fire("before_reset", event, ctx);
   const [call] = sidecar.calls("hook.beforeReset");
-  assert.deepEqual(call?.params, {
+  const { readAt, ...params } = call?.params ?? {};
+  assert.ok(typeof readAt === "number" && readAt >= before && readAt <= Date.now(), `readAt ${readAt}: when the transcript was read`);
+  assert.deepEqual(params, {
     sessionId: ctx.sessionId,
     sessionKey: "agent:main:main",
     agentId: "main",
@@ -141,6 +144,7 @@ test("session_end reads the transcript through the session store and sends its m
   assert.deepEqual(store.loads, [{ agentId: "main", sessionId: event.sessionId, sessionKey: "agent:main:main" }]);
   const params = sidecar.calls("hook.sessionEnd")[0]?.params;
   assert.equal(params?.reason, "reset");
+  assert.equal(typeof params?.readAt, "number");
   const messages = params?.messages as { type: string; message: { role: string } }[];
   assert.ok(messages.length > 0);
   assert.ok(messages.every((m) => m.type === "message" && ["user", "assistant"].includes(m.message.role)));
@@ -278,6 +282,7 @@ test("gateway_start sweeps: lists the sessions, then sends the transcripts the s
   assert.equal(sent.length, 1);
   assert.equal(sent[0]?.params?.sessionKey, "agent:main:main");
   assert.equal(sent[0]?.params?.reason, "sweep");
+  assert.equal(typeof sent[0]?.params?.readAt, "number", "so the next sweep leaves it out");
 });
 
 test("memory_search forwards the query, the filters and memory-core's corpus names", async (t) => {

@@ -10,6 +10,7 @@ start (``recover``): the spool is written first, so nothing accepted is lost.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedE
 from zettelclaw.extraction.bookkeeping import record_locked
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
-from zettelclaw.extraction.transcript import normalize, read_jsonl, transcript_file
+from zettelclaw.extraction.transcript import Message, normalize, read_jsonl, transcript_file
 from zettelclaw.home import Home
 from zettelclaw.log.schema import now_timestamp
 from zettelclaw.session_keys import automated_reason
@@ -36,6 +37,7 @@ class HookCall:
     reason: str | None = None
     messages: Sequence[Any] | None = None
     transcript_path: str | None = None
+    read_at: float | None = None  # when the host read the transcript (epoch ms), if it says
 
 
 class Intake:
@@ -59,29 +61,39 @@ class Intake:
             return {"accepted": True, "skipped": reason}
         messages = normalize(self._items(call))
         with lock.exclusive(self.home.lock):
-            received = self.provenance.keys(session_id)
-            new = [m for m in messages if m.key not in received]
-            if not new:
-                return {"accepted": True, "skipped": "nothing new: these messages were already "
-                        "received", "messages": 0}
-            if any(m.role == "user" and m.from_owner is False for m in new):
-                # Someone else speaks here (a group routed into the main session, or a DM from
-                # another person): their words do not become the owner's memory. Not recorded
-                # as received, so nothing of it is kept either.
-                self._skip_locked(session_id, "someone other than the owner speaks in it")
-                return {"accepted": True, "skipped": "someone other than the owner speaks in "
-                        "this conversation", "messages": 0}
-            if not any(m.role == "user" for m in new):
-                self.provenance.append(session_id, new, None, durable=False)
-                self._skip_locked(session_id, "no user message in the new part of the transcript")
-                return {"accepted": True, "skipped": "no user message", "messages": len(new)}
-            job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
-                      agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
-                      created_at=now_timestamp(), messages=[m.to_json() for m in new])
-            self.spool.save(job)
-            failpoints.reach("after-spool")
-            self.provenance.append(session_id, new, job.job_id, durable=False)
-            failpoints.reach("after-provenance")
+            result = self._accept_locked(session_id, messages, call)
+            if call.read_at is not None:
+                # Only now that what it held is spooled or judged: a sweep may leave this
+                # session out until the host has newer activity in it. Never a time to come
+                # (one would hide the session's next activity from the sweep).
+                self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
+        return result
+
+    def _accept_locked(self, session_id: str, messages: Sequence[Message], call: HookCall
+                       ) -> dict[str, Any]:
+        received = self.provenance.keys(session_id)
+        new = [m for m in messages if m.key not in received]
+        if not new:
+            return {"accepted": True, "skipped": "nothing new: these messages were already "
+                    "received", "messages": 0}
+        if any(m.role == "user" and m.from_owner is False for m in new):
+            # Someone else speaks here (a group routed into the main session, or a DM from
+            # another person): their words do not become the owner's memory. Not recorded
+            # as received, so nothing of it is kept either.
+            self._skip_locked(session_id, "someone other than the owner speaks in it")
+            return {"accepted": True, "skipped": "someone other than the owner speaks in "
+                    "this conversation", "messages": 0}
+        if not any(m.role == "user" for m in new):
+            self.provenance.append(session_id, new, None, durable=False)
+            self._skip_locked(session_id, "no user message in the new part of the transcript")
+            return {"accepted": True, "skipped": "no user message", "messages": len(new)}
+        job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
+                  agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
+                  created_at=now_timestamp(), messages=[m.to_json() for m in new])
+        self.spool.save(job)
+        failpoints.reach("after-spool")
+        self.provenance.append(session_id, new, job.job_id, durable=False)
+        failpoints.reach("after-provenance")
         return {"accepted": True, "jobId": job.job_id, "messages": len(new)}
 
     def _items(self, call: HookCall) -> Sequence[Any]:

@@ -3,6 +3,11 @@
 Each stretch of transcript a hook delivers is appended to ``HOME/transcripts/<sessionId>.jsonl``
 (user and assistant text only, one message per line, fsynced). It is also what tells a new
 message from one already received: the keys of the lines in that file.
+
+``<sessionId>.seen`` holds when the host last read the session's transcript for a hook (its
+``readAt``, epoch ms): the sweep leaves out a session whose host activity is not newer. The
+newest message received cannot say that: the host stamps a session's activity after its last
+message, and a reset stamps it again, so every session would be sent at every sweep.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import orjson
 
 from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction.transcript import Message
-from zettelclaw.files import ends_with_newline, write_all
+from zettelclaw.files import atomic_write_bytes, ends_with_newline, write_all
 from zettelclaw.home import DIR_MODE, FILE_MODE, Home
 
 #: what a session id may look like before it names a file: no separators, no leading dot
@@ -116,6 +121,24 @@ class Provenance:
             raise NotFoundError(f"no transcript kept for session {session_id}",
                                 {"path": f"session:{session_id}"})
         return records
+
+    def seen(self, session_id: str) -> float | None:
+        """When the host last read this session's transcript for a hook (epoch ms), if known."""
+        try:
+            return float(self._seen_path(session_id).read_bytes())
+        except (FileNotFoundError, ValueError):  # never said, or a file torn by a crash
+            return None
+
+    def mark_seen(self, session_id: str, read_at: float) -> None:
+        """Remember that the host read the transcript at ``read_at``; an older time is ignored."""
+        current = self.seen(session_id)
+        if current is not None and current >= read_at:
+            return
+        self.dir.mkdir(mode=DIR_MODE, exist_ok=True)
+        atomic_write_bytes(self._seen_path(session_id), repr(float(read_at)).encode(), FILE_MODE)
+
+    def _seen_path(self, session_id: str) -> Path:
+        return self.dir / f"{check_session_id(session_id)}.seen"
 
     def last(self, session_id: str) -> dict[str, Any] | None:
         records = [record for _, record in self._lines(session_id)]

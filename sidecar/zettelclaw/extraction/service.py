@@ -211,8 +211,11 @@ class Extraction:
             if reason is not None:
                 skipped.append({"sessionId": session_id, "reason": reason})
                 continue
-            last = self.provenance.last(session_id)
             updated = session.get("updatedAt")
+            seen = self.provenance.seen(session_id)
+            if updated is not None and seen is not None and seen >= updated:
+                continue  # read for a hook since its last activity
+            last = self.provenance.last(session_id)
             if last is not None and updated is not None and _millis(last) >= updated:
                 continue
             need.append({"sessionId": session_id,

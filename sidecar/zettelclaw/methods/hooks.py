@@ -42,7 +42,8 @@ def methods(agents: Agents) -> dict[str, Method]:
             call = HookCall(trigger=trigger, session_id=params.session_id,
                             session_key=params.session_key, agent_id=agent,
                             reason=params.reason, messages=params.messages,
-                            transcript_path=params.transcript_path)
+                            transcript_path=params.transcript_path,
+                            read_at=params.read_at_ms())
             async with agents.lease(agent, create=True) as app:  # the host's agent: created
                 result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
                 if "jobId" in result:

@@ -201,6 +201,21 @@ class HookTranscriptParams(AgentParams):
     messages: Annotated[list[Any], Field(max_length=100_000)] | None = None
     transcript_path: Text | None = Field(None, alias="transcriptPath")
     workspace_dir: Text | None = Field(None, alias="workspaceDir")
+    # when the host read this transcript: the sweep leaves the session out until it is active
+    # again (protocol.md, hook.gatewayStart)
+    read_at: float | str | None = Field(None, alias="readAt")
+
+    @model_validator(mode="after")
+    def _read_at(self) -> HookTranscriptParams:
+        try:
+            object.__setattr__(self, "read_at", _millis(self.read_at))
+        except ValueError:
+            raise ValueError(f"readAt: not epoch milliseconds or ISO 8601: "
+                             f"{self.read_at!r}") from None
+        return self
+
+    def read_at_ms(self) -> float | None:
+        return self.read_at if isinstance(self.read_at, float) else None
 
 
 def _millis(value: float | str | None) -> float | None:

@@ -48,10 +48,13 @@ export function registerHooks(shim, runSweep) {
             noteFact(event.sessionKey, { isGroup: event.isGroup });
         return undefined;
     });
+    // readAt: taken before the transcript is read (here or by OpenClaw for the event), so that a
+    // message written meanwhile is newer than it and the sweep still sends it (protocol.md).
     api.on("before_reset", async (event, ctx) => {
         const sessionId = ctx.sessionId;
         if (!sessionId)
             return;
+        const readAt = Date.now();
         const messages = event.messages ? conversation(event.messages) : await readTranscript(ctx.agentId, sessionId, ctx.sessionKey);
         if (!messages)
             return;
@@ -62,14 +65,16 @@ export function registerHooks(shim, runSweep) {
             reason: event.reason,
             workspaceDir: ctx.workspaceDir,
             messages,
+            readAt,
         });
     });
     api.on("session_end", async (event, ctx) => {
         const agentId = ctx.agentId;
+        const readAt = Date.now();
         const messages = await readTranscript(agentId, event.sessionId, event.sessionKey);
         if (!messages)
             return;
-        await deliver("hook.sessionEnd", { sessionId: event.sessionId, sessionKey: event.sessionKey, agentId, reason: event.reason, messages });
+        await deliver("hook.sessionEnd", { sessionId: event.sessionId, sessionKey: event.sessionKey, agentId, reason: event.reason, messages, readAt });
     });
     api.on("gateway_start", () => {
         void runSweep("gateway start");

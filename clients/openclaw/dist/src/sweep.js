@@ -34,10 +34,11 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
             const agentId = session.agentId;
             const sessionKey = session.sessionKey;
             try {
+                const readAt = Date.now(); // before the read: a message written meanwhile is newer
                 const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
                 if (messages.length === 0)
                     continue;
-                await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages }), SLOW_CALL_MS);
+                await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
             }
             catch (error) {
                 if (error instanceof SidecarUnavailableError)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
+    GatewayStartParams,
     GetParams,
     HookTranscriptParams,
     SearchParams,
@@ -236,6 +237,11 @@ def test_read_at_in_the_shapes_updated_at_takes(value: Any, millis: float | None
     assert params.read_at_ms() == millis
 
 
-def test_a_read_at_that_is_no_time_is_refused() -> None:
+def test_a_time_that_is_no_time_is_refused_naming_its_field() -> None:
     [error] = errors_of(HookTranscriptParams, {"sessionId": "s", "readAt": "yesterday"})
-    assert "readAt: not epoch milliseconds or ISO 8601" in error["message"]
+    assert (error["field"], error["message"]) == (
+        "readAt", "not epoch milliseconds or ISO 8601: 'yesterday'")
+    [error] = errors_of(GatewayStartParams, {"sessions": [{"sessionId": "s"},
+                                                          {"sessionId": "t", "updatedAt": "x"}]})
+    assert (error["field"], error["message"]) == (
+        "sessions.1.updatedAt", "not epoch milliseconds or ISO 8601: 'x'")

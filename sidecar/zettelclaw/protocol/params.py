@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -188,6 +189,21 @@ def field_errors(errors: list[Any]) -> list[dict[str, str]]:
 
 # -- extraction ----------------------------------------------------------------------------------
 
+
+def _millis(value: float | str | None) -> float | None:
+    """A host's time as epoch milliseconds: a number (ms, or s if small) or an ISO string."""
+    if value is None or isinstance(value, float | int):
+        return None if value is None else float(value) * (1000 if value < 1e11 else 1)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"not epoch milliseconds or ISO 8601: {value!r}") from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp() * 1000
+
+
+#: a host's time (``updatedAt``, ``readAt``), read as epoch milliseconds (a float) or None
+EpochMillis = Annotated[float | str | None, AfterValidator(_millis)]
+
 Reason = Annotated[str, StringConstraints(max_length=64)]
 
 
@@ -203,43 +219,17 @@ class HookTranscriptParams(AgentParams):
     workspace_dir: Text | None = Field(None, alias="workspaceDir")
     # when the host read this transcript: the sweep leaves the session out until it is active
     # again (protocol.md, hook.gatewayStart)
-    read_at: float | str | None = Field(None, alias="readAt")
-
-    @model_validator(mode="after")
-    def _read_at(self) -> HookTranscriptParams:
-        try:
-            object.__setattr__(self, "read_at", _millis(self.read_at))
-        except ValueError:
-            raise ValueError(f"readAt: not epoch milliseconds or ISO 8601: "
-                             f"{self.read_at!r}") from None
-        return self
+    read_at: EpochMillis = Field(None, alias="readAt")
 
     def read_at_ms(self) -> float | None:
         return self.read_at if isinstance(self.read_at, float) else None
-
-
-def _millis(value: float | str | None) -> float | None:
-    """``updatedAt`` as epoch milliseconds: a number (ms, or s if small) or an ISO string."""
-    if value is None or isinstance(value, float | int):
-        return None if value is None else float(value) * (1000 if value < 1e11 else 1)
-    parsed = datetime.fromisoformat(value)
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp() * 1000
 
 
 class GatewaySession(AgentParams):
     session_id: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
         alias="sessionId")
     session_key: Text | None = Field(None, alias="sessionKey")
-    updated_at: float | str | None = Field(None, alias="updatedAt")
-
-    @model_validator(mode="after")
-    def _updated(self) -> GatewaySession:
-        try:
-            object.__setattr__(self, "updated_at", _millis(self.updated_at))
-        except ValueError:
-            raise ValueError(f"updatedAt: not epoch milliseconds or ISO 8601: "
-                             f"{self.updated_at!r}") from None
-        return self
+    updated_at: EpochMillis = Field(None, alias="updatedAt")
 
 
 class GatewayStartParams(Params):

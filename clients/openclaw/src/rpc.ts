@@ -27,14 +27,6 @@ export class SidecarUnavailableError extends Error {
 }
 
 /** The sidecar answered with a JSON-RPC error object. */
-/** JSON-RPC codes that say the request itself is wrong (malformed, no such method, bad params):
- * sending it again would be refused again. */
-const REFUSED_FOR_GOOD = new Set([-32600, -32601, -32602]);
-
-export function refusedForGood(error: unknown): boolean {
-  return error instanceof RpcError && REFUSED_FOR_GOOD.has(error.code);
-}
-
 export class RpcError extends Error {
   override name = "RpcError";
 
@@ -50,6 +42,14 @@ export class RpcError extends Error {
     this.code = code;
     this.data = data;
   }
+}
+
+/** JSON-RPC codes that say the request itself is wrong (malformed, no such method, bad params):
+ * sending it again would be refused again. */
+const REFUSED_FOR_GOOD = new Set([-32600, -32601, -32602]);
+
+export function refusedForGood(error: unknown): boolean {
+  return error instanceof RpcError && REFUSED_FOR_GOOD.has(error.code);
 }
 
 export type RpcClientOptions = {

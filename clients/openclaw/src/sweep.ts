@@ -10,7 +10,7 @@ import type { Shim } from "./shim.ts";
 import { agentIds, transcriptMessages } from "./transcripts.ts";
 
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
-export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
+const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
 const SWEEP_RETRY_MAX_MS = 300_000;
 
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
@@ -67,7 +67,7 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
 
   // Each run, the first or one queued behind another, settles its own failure here.
   const sweep = singleFlight(async (why: string) => {
-    if (retryTimer) clearTimeout(retryTimer); // this run is the retry
+    if (retryTimer) clearTimeout(retryTimer); // this run, the retry or a newer sweep, replaces it
     retryTimer = null;
     try {
       await once(why);

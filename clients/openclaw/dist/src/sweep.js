@@ -7,7 +7,7 @@ import { SidecarUnavailableError, refusedForGood } from "./rpc.js";
 import { SLOW_CALL_MS, compact, describe } from "./settings.js";
 import { agentIds, transcriptMessages } from "./transcripts.js";
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
-export const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
+const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
 const SWEEP_RETRY_MAX_MS = 300_000;
 /** Returns `run(why)`: starts a sweep (or queues one) and never rejects. */
 export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
@@ -64,7 +64,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     // Each run, the first or one queued behind another, settles its own failure here.
     const sweep = singleFlight(async (why) => {
         if (retryTimer)
-            clearTimeout(retryTimer); // this run is the retry
+            clearTimeout(retryTimer); // this run, the retry or a newer sweep, replaces it
         retryTimer = null;
         try {
             await once(why);

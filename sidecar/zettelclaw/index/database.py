@@ -28,8 +28,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import DataDirError, LockTimeoutError
 from zettelclaw.index import counts, subject_counts
+from zettelclaw.index.busy import BUSY_SECONDS, busy, use_wal
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +176,9 @@ class Index:
             logger.info("index %s has schema %s, not %s; rebuilding it", self.path, version,
                         SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
+            if busy(exc):  # held by another process, not damaged: its files are not ours
+                raise LockTimeoutError(f"the search index {self.path} stayed locked by another "
+                                       f"process for over {BUSY_SECONDS:g} s") from exc
             logger.warning("index %s is unreadable (%s); rebuilding it", self.path, exc)
         self._remove_files()
         conn = self._connect()
@@ -212,9 +216,13 @@ class Index:
         finally:
             os.close(fd)
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=30.0)
+                               timeout=BUSY_SECONDS)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
+        try:
+            use_wal(conn)
+        except sqlite3.Error:
+            conn.close()
+            raise
         # The index is derived: after a power loss it is checked against the log and rebuilt
         # if needed, so commits need not wait for the disk.
         conn.execute("PRAGMA synchronous=OFF")

@@ -2,7 +2,7 @@
 
 Covers ``atomic_write_bytes`` (the file is replaced whole, by a rename: a reader sees the old
 content or the new, never part; a failure before the rename leaves the old file intact and no
-temp file), ``write_all`` (short writes are continued), ``atomic_write_json`` and
+temp file; fsynced, file and directory, unless asked not to be durable), ``write_all`` (short writes are continued), ``atomic_write_json`` and
 ``read_json_object`` (None when missing, errors that name the file).
 """
 
@@ -125,3 +125,19 @@ def test_read_json_object_names_the_file_when_it_is_not_an_object(tmp_path: Path
         read_json_object(path)
     assert str(path) in str(info.value)
     assert kind in str(info.value)
+
+
+@pytest.mark.parametrize(("durable", "fsyncs"), [(True, 2), (False, 0)])
+def test_atomic_write_fsyncs_only_when_durable(target: Path, monkeypatch: pytest.MonkeyPatch,
+                                               durable: bool, fsyncs: int) -> None:
+    # durable: the file and then its directory; not durable (a mark whose loss is harmless):
+    # neither, and still replaced whole by a rename
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    with target.open("rb") as reader:
+        atomic_write_bytes(target, b"new\n", durable=durable)
+        assert reader.read() == b"old content\n"
+    assert target.read_bytes() == b"new\n"
+    assert len(calls) == fsyncs
+    assert os.listdir(target.parent) == [target.name]

@@ -22,10 +22,13 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *,
+                       durable: bool = True) -> None:
     """Replace ``path`` with ``data``: temp file, fsync, rename, fsync the directory.
 
-    The new file gets exactly ``mode``, whatever the umask.
+    The new file gets exactly ``mode``, whatever the umask. ``durable=False`` leaves out both
+    fsyncs, for a file whose loss or emptiness after a crash its reader takes as "not known":
+    readers still see the old content or the new, never a part.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -33,14 +36,16 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         try:
             os.fchmod(fd, mode)
             write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException:  # a failed write, fsync or rename leaves no temp file behind
         tmp.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def atomic_write_json(path: Path, value: Any) -> None:

@@ -135,7 +135,11 @@ class Provenance:
         if current is not None and current >= read_at:
             return
         self.dir.mkdir(mode=DIR_MODE, exist_ok=True)
-        atomic_write_bytes(self._seen_path(session_id), repr(float(read_at)).encode(), FILE_MODE)
+        # Not fsynced (two fsyncs doubled a hook's acknowledgement, bench/extraction.py): lost
+        # or left empty by a crash, the mark reads as unknown, and the next sweep sends the
+        # session once more, which is recognised as received.
+        atomic_write_bytes(self._seen_path(session_id), repr(float(read_at)).encode(), FILE_MODE,
+                           durable=False)
 
     def _seen_path(self, session_id: str) -> Path:
         return self.dir / f"{check_session_id(session_id)}.seen"

@@ -2,7 +2,7 @@
 written twice over many SIGKILLs at random moments during a stream of hooks.
 
     python bench/extraction.py [--hooks 2000] [--kills 100] [--rate 40] [--model-delay 0.05]
-                               [--json]
+                               [--no-read-at] [--json]
 
 A real ``zettelclaw serve`` subprocess, the real anthropic SDK, and a fake Messages API on
 127.0.0.1 whose reply names the session it was asked about, so every entry in the log can be
@@ -52,13 +52,19 @@ def reply_for(body: dict[str, Any], delay: float = 0.0) -> Reply:
                       f'{{"type":"handoff","content":"handoff of {name}"}}', delay=delay)
 
 
-def hook(i: int) -> dict[str, Any]:
+def hook(i: int, read_at: bool) -> dict[str, Any]:
+    """Session i's hook; with ``read_at`` as the OpenClaw plugin sends it (the sidecar then also
+    writes the session's ``.seen`` mark, atomically), without it as older hosts did."""
     base = 1_795_000_000_000 + i * 10_000
-    return {"sessionId": f"bench-{i}", "sessionKey": "agent:main:main", "reason": "new",
-            "messages": [{"role": "user", "content": f"message {i}: remember this",
-                          "timestamp": base},
-                         {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
-                          "timestamp": base + 1}]}
+    params: dict[str, Any] = {
+        "sessionId": f"bench-{i}", "sessionKey": "agent:main:main", "reason": "new",
+        "messages": [{"role": "user", "content": f"message {i}: remember this",
+                      "timestamp": base},
+                     {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                      "timestamp": base + 1}]}
+    if read_at:
+        params["readAt"] = time.time() * 1000
+    return params
 
 
 class Sidecar:
@@ -108,12 +114,12 @@ class Sidecar:
                 "jobsPerSecond": round(pending / seconds, 1) if seconds else 0.0}
 
 
-def latency(sidecar: Sidecar, hooks: int) -> dict[str, float]:
+def latency(sidecar: Sidecar, hooks: int, read_at: bool) -> dict[str, float]:
     samples = []
     with Client(sidecar.socket) as client:
         for i in range(hooks):
             start = time.perf_counter()
-            answer = client.call("hook.sessionEnd", hook(100_000 + i))
+            answer = client.call("hook.sessionEnd", hook(100_000 + i, read_at))
             samples.append(time.perf_counter() - start)
             assert answer["accepted"]
     samples.sort()
@@ -128,7 +134,8 @@ def log_lines(home: Path) -> int:
         return 0
 
 
-def kills(sidecar: Sidecar, count: int, rng: random.Random, rate: float) -> dict[str, Any]:
+def kills(sidecar: Sidecar, count: int, rng: random.Random, rate: float, read_at: bool
+          ) -> dict[str, Any]:
     """``count`` rounds of: start, a stream of hooks at ``rate`` a second (below what the worker
     drains, so that jobs are being extracted, not only spooled, when the kill lands), SIGKILL
     after a random 0.3-3 s. Each round records what was under way when it was killed."""
@@ -148,13 +155,13 @@ def kills(sidecar: Sidecar, count: int, rng: random.Random, rate: float) -> dict
                 with Client(sidecar.socket, timeout=10) as client:
                     while unanswered and not stop.is_set():  # the host re-sends these first
                         i = unanswered[0]
-                        client.call("hook.sessionEnd", hook(i))
+                        client.call("hook.sessionEnd", hook(i, read_at))
                         acknowledged.add(unanswered.pop(0))
                     while not stop.wait(1 / rate):
                         i = next_hook
                         next_hook += 1
                         sent.append(i)
-                        client.call("hook.sessionEnd", hook(i))
+                        client.call("hook.sessionEnd", hook(i, read_at))
                         acknowledged.add(i)
                         sent.remove(i)
             except (SidecarUnavailableError, ConnectionError, OSError):
@@ -174,7 +181,7 @@ def kills(sidecar: Sidecar, count: int, rng: random.Random, rate: float) -> dict
     sidecar.start()
     with Client(sidecar.socket) as client:
         for i in unanswered:
-            client.call("hook.sessionEnd", hook(i))
+            client.call("hook.sessionEnd", hook(i, read_at))
             acknowledged.add(i)
     drained = sidecar.drain()
     sidecar.stop()
@@ -215,6 +222,8 @@ def main() -> None:
                         help="hooks a second in the kill phase (default 40)")
     parser.add_argument("--model-delay", type=float, default=0.05,
                         help="seconds the fake model takes in the kill phase (default 0.05)")
+    parser.add_argument("--no-read-at", action="store_true",
+                        help="hooks without readAt, as hosts sent them before it")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     fake = FakeAnthropic().start()
@@ -226,14 +235,15 @@ def main() -> None:
         car = Sidecar(Path(tmp) / "lat", Path(tmp) / "l.sock", fake)
         car.start()
         try:
-            report["hookAck"] = latency(car, args.hooks)
+            report["hookAck"] = latency(car, args.hooks, not args.no_read_at)
             report["hookAck"]["drain"] = car.drain()
         finally:
             car.stop()
         fake.requests.clear()
         fake.respond = lambda body: reply_for(body, args.model_delay)
         report["kill9"] = kills(Sidecar(Path(tmp) / "kill", Path(tmp) / "k.sock", fake),
-                                args.kills, random.Random(args.seed), args.rate)
+                                args.kills, random.Random(args.seed), args.rate,
+                                not args.no_read_at)
     fake.stop()
     if args.json:
         print(json.dumps(report, indent=2))

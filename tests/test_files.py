@@ -2,8 +2,9 @@
 
 Covers ``atomic_write_bytes`` (the file is replaced whole, by a rename: a reader sees the old
 content or the new, never part; a failure before the rename leaves the old file intact and no
-temp file; fsynced, file and directory, unless asked not to be durable), ``write_all`` (short writes are continued), ``atomic_write_json`` and
-``read_json_object`` (None when missing, errors that name the file).
+temp file; fsynced, file and directory, unless asked not to be durable), ``write_all`` (short
+writes are continued), ``atomic_write_json`` and ``read_json_object`` (None when missing, errors
+that name the file).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ __all__ = [
 EXIT_CODES = f"""\
 exit codes:
   {EXIT_OK}   success
-  {EXIT_NO_RESULTS}   nothing found (search, log)
+  {EXIT_NO_RESULTS}   nothing found (search, log; get --from past the end)
   {EXIT_USAGE}   bad usage or invalid input
   {EXIT_NOT_FOUND}   no such entry, subject or file
   {EXIT_CONFLICT}   already exists (a subject; another sidecar serving this data directory)

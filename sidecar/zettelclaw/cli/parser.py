@@ -38,9 +38,25 @@ def _subcommand(group: Any, common: argparse.ArgumentParser, name: str, help_tex
     """A sub-command whose help wraps its description and ends with the exit codes."""
     parser: argparse.ArgumentParser = group.add_parser(
         name, parents=[common], help=help_text, epilog=EXIT_CODES,
-        description=textwrap.fill(description or help_text, 79),
+        description=fill(description or help_text),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     return parser
+
+
+def fill(text: str, width: int = 79) -> str:
+    """A description wrapped to the width, its layout kept: runs of plain lines are one
+    paragraph each; indented lines (examples, tables) and blank lines stay as they are."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line and not line[0].isspace():
+            run.append(line)
+            continue
+        if run:
+            out.append(textwrap.fill(" ".join(run), width))
+            run = []
+        out.append(line)
+    return "\n".join(out[:-1])
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,7 +46,10 @@ environment:
                         ~/.openclaw/zettelclaw)
   ZETTELCLAW_WORKSPACE  workspace with MEMORY.md (default $OPENCLAW_STATE_DIR/workspace or
                         ~/.openclaw/workspace; created when missing)
-  ZETTELCLAW_SOCKET     socket path (default HOME/sidecar.sock)
+  ZETTELCLAW_SOCKET     socket path (default: the OpenClaw plugin's socketPath in
+                        openclaw.json, else HOME/sidecar.sock)
+  ZETTELCLAW_<SECTION>_<KEY>  a setting (README, Configuration), e.g.
+                        ZETTELCLAW_AGENTS_SHARE=phone:main
 """
 
 

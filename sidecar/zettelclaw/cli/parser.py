@@ -15,7 +15,8 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="data directory (log.jsonl, subjects.json, state.json)")
     common.add_argument("--socket", metavar="PATH", default=argparse.SUPPRESS,
-                        help="the sidecar's Unix socket (default HOME/sidecar.sock)")
+                        help="the sidecar's Unix socket (default $ZETTELCLAW_SOCKET, else the "
+                             "OpenClaw plugin's socketPath, else HOME/sidecar.sock)")
     common.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
                         help="the agent workspace holding MEMORY.md and memory/*.md")
     common.add_argument("--agent", metavar="ID", default=argparse.SUPPRESS,

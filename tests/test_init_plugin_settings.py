@@ -109,6 +109,9 @@ def test_valid_settings_are_no_problem() -> None:
     assert [str(p) for p in problems({"timeoutms": 1000})] == [
         "plugins.entries.zettelclaw.config.timeoutms: unknown key; did you mean timeoutMs?"]
     assert [p.fix for p in problems({"timeoutMS": 1, "timeoutMs": 2000})] == [None]
+    # what is not known here: settings from an $include, an environment reference
+    assert problems({"$include": "./zettelclaw.json5"}) == []
+    assert problems({"timeoutMs": "${ZC_TIMEOUT_MS}"}) == []
 
 
 def test_the_schema_checked_is_the_plugins_manifest() -> None:

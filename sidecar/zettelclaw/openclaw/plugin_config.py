@@ -86,8 +86,8 @@ def problems(settings: Any) -> list[Problem]:
     the answer is the manifest's, not a copy of it."""
     import jsonschema
 
-    if settings is None:
-        return []
+    if settings is None or (isinstance(settings, Mapping) and "$include" in settings):
+        return []  # none; or in another file, which OpenClaw merges in: not ours to judge
     schema = config_schema()
     if not isinstance(settings, Mapping):
         return [Problem("", f"must be an object of settings, not {type(settings).__name__}")]
@@ -103,6 +103,8 @@ def problems(settings: Any) -> list[Problem]:
         found.append(Problem(key, f"unknown key{hint}", fix))
     validator = jsonschema.Draft7Validator({**schema, "additionalProperties": True})
     for error in validator.iter_errors(dict(settings)):
+        if isinstance(error.instance, str) and "${" in error.instance:
+            continue  # an environment reference: its value is not known here
         key = ".".join(str(p) for p in error.absolute_path)
         found.append(Problem(key, error.message))
     return found

@@ -26,8 +26,9 @@ from zettelclaw.config import (
     CronConfig,
     ExtractionConfig,
     load_config,
+    unknown_variables,
 )
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import EXIT_USAGE, DataDirError
 from zettelclaw.home import Home
 
 
@@ -84,6 +85,46 @@ def test_environment_variables_in_upper_snake(home: Home) -> None:
     assert config.extraction.max_transcript_chars == 5000
     assert config.briefing.max_lines == 40
     assert config.cron.timezone == "UTC"
+
+
+def test_the_agents_section_comes_from_the_environment_too(home: Home) -> None:
+    """Issue 27 #8: ZETTELCLAW_AGENTS_* were ignored (the pattern listed four sections)."""
+    config = load_config(home, env={"ZETTELCLAW_AGENTS_SHARE": "phone:main,tablet:main",
+                                    "ZETTELCLAW_AGENTS_IDLE_SECONDS": "90"})
+    assert config.agents.share == {"phone": "main", "tablet": "main"}
+    assert config.agents.idle_seconds == 90.0
+
+
+@pytest.mark.parametrize("section", list(Config.model_fields))
+def test_every_section_of_the_model_is_read_from_the_environment(home: Home,
+                                                                 section: str) -> None:
+    """A section added to Config is read from ZETTELCLAW_<SECTION>_<KEY> with nothing else to
+    change: an unknown key of each section is refused, naming the variable (so it was read)."""
+    var = f"ZETTELCLAW_{section.upper()}_NO_SUCH_KEY"
+    with pytest.raises(DataDirError) as info:
+        load_config(home, env={var: "1"})
+    assert info.value.message.startswith(f"${var}: unknown setting")
+
+
+def test_an_unknown_zettelclaw_variable_is_reported_not_refused(home: Home) -> None:
+    env = {"ZETTELCLAW_EXTRACTON_MODEL": "x", "ZETTELCLAW_HOME": "/x",
+           "ZETTELCLAW_SOCKET": "/s", "ZETTELCLAW_AGENTS_SHARE": "phone:main"}
+    load_config(home, env=env)  # no error: the variable may be another program's
+    warnings = unknown_variables(env)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("$ZETTELCLAW_EXTRACTON_MODEL is not a Zettelclaw setting")
+    assert "ZETTELCLAW_AGENTS_<KEY>" in warnings[0]
+
+
+def test_a_bad_setting_is_bad_input_exit_2(home: Home) -> None:
+    """Issue 27 #7: `serve --set nosuch.key=1` exited 5 ("data directory unusable")."""
+    for overrides in (["nosuch.key=1"], ["extraction.model"], ["extraction.modle=x"]):
+        with pytest.raises(DataDirError) as info:
+            load_config(home, env={}, overrides=overrides)
+        assert info.value.exit_code == EXIT_USAGE, overrides
+    with pytest.raises(DataDirError) as info:
+        load_config(home, env={}, overrides=["extraction.modle=x"])
+    assert "did you mean model?" in info.value.message
 
 
 def test_anthropic_variables(home: Home) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from tests.direct import open_pool
 from zettelclaw.agents.pool import Agents
+from zettelclaw.extraction.spool import Job
 from zettelclaw.home import Home
 from zettelclaw.methods import hooks as hook_methods
 from zettelclaw.protocol.params import GatewayStartParams, HookTranscriptParams
@@ -63,7 +64,27 @@ async def test_a_sweep_is_logged_per_agent_with_what_it_answered(
     assert [s["sessionId"] for s in answer["sessions"]] == [SESSION]
     assert [s["sessionId"] for s in answer["skipped"]] == ["cron-run-7"]
     assert _lines(caplog) == ["agent main: sweep: 2 session(s) listed, 1 to send, 1 skipped, "
-                              "0 failed job(s) retried"]
+                              "0 failed job(s) due for another try"]
+
+
+async def test_a_sweep_says_its_failed_jobs_are_due_again_not_retried_while_no_model(
+        pool: Agents, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 27 #7: "1 failed job(s) retried" while no model could be asked: the count is of
+    failed jobs made due again (extraction/service.py, sweep), which then wait for a model."""
+    async with pool.lease("main") as app:
+        app.extraction.spool.save(Job.model_validate({
+            "jobId": "20261126T000000.000000Z-abcdef", "sessionId": SESSION,
+            "trigger": "sessionEnd", "createdAt": "2026-11-26T00:00:00Z",
+            "messages": [{"key": "m1", "role": "user", "text": "hello"}],
+            "state": "failed", "attempts": 2}))
+    with caplog.at_level(logging.INFO, logger="zettelclaw.methods.hooks"):
+        answer = await _handler(pool, "hook.gatewayStart")(
+            GatewayStartParams.model_validate({"sessions": []}))
+    assert answer["retried"] == ["20261126T000000.000000Z-abcdef"]
+    [line] = _lines(caplog)
+    assert line.startswith("agent main: sweep: 0 session(s) listed, 0 to send, 0 skipped, "
+                           "1 failed job(s) due for another try (no model now, they wait for "
+                           "one: no Anthropic API key")
 
 
 async def test_an_agent_whose_memory_cannot_open_does_not_stop_the_sweep_of_the_others(

@@ -8,11 +8,21 @@
 Precedence, highest first: ``zettelclaw serve --set section.key=value`` (repeatable), then the
 environment (``ZETTELCLAW_<SECTION>_<KEY>``, e.g. ``ZETTELCLAW_EXTRACTION_MODEL``; the API key
 and base URL also come from ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL``), then the file, then
-the defaults. A bad value is an error that names where it came from.
+the defaults. A bad value is an error that names where it came from (``ConfigError``: the CLI
+exits 2).
+
+The environment's sections are the ``Config`` model's fields (``SECTIONS``), so a new section is
+read from the environment without being listed anywhere else. A variable naming a known section
+and an unknown key (``ZETTELCLAW_EXTRACTION_MODLE``) is refused like an unknown ``--set`` key.
+Any other ``ZETTELCLAW_*`` variable that is neither one of the command's own
+(``NON_SETTING_VARIABLES``) nor a section's is reported by ``unknown_variables``: ``serve``
+logs a warning and ``status`` prints one, without refusing (it may be meant for another
+program).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -22,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from zettelclaw import schedule
 from zettelclaw.agent_ids import check_agent_id
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import ConfigError, DataDirError
 from zettelclaw.files import read_json_object
 from zettelclaw.home import Home
 
@@ -132,9 +142,30 @@ class Config(_Section):
     agents: AgentsConfig = AgentsConfig()
 
 
+# the sections, from the model itself: a section added to Config is a section of config.json,
+# of --set and of the environment, with nothing else to list
 SECTIONS: dict[str, type[_Section]] = {
-    "extraction": ExtractionConfig, "briefing": BriefingConfig, "cron": CronConfig,
-    "search": SearchConfig, "agents": AgentsConfig}
+    name: field.annotation for name, field in Config.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)}
+assert len(SECTIONS) == len(Config.model_fields), "every Config field is a section"
+
+# ZETTELCLAW_* variables that are not settings: where things live, the plugin's mark, tests'
+NON_SETTING_VARIABLES = frozenset({
+    "ZETTELCLAW_HOME", "ZETTELCLAW_WORKSPACE", "ZETTELCLAW_SOCKET", "ZETTELCLAW_OPENCLAW_PLUGIN",
+    "ZETTELCLAW_FAILPOINT", "ZETTELCLAW_E2E_CACHE", "ZETTELCLAW_SKIP_E2E",
+    "ZETTELCLAW_REQUIRE_SOCAT"})
+_SETTING_VARIABLE = re.compile(
+    rf"ZETTELCLAW_({'|'.join(name.upper() for name in SECTIONS)})_([A-Z0-9_]+)")
+
+
+def unknown_variables(env: Mapping[str, str]) -> list[str]:
+    """The ``ZETTELCLAW_*`` variables that are neither a setting's nor one of the commands':
+    most likely a misspelt setting (``ZETTELCLAW_EXTRACTON_MODEL``), which would be ignored."""
+    sections = ", ".join(f"ZETTELCLAW_{name.upper()}_<KEY>" for name in SECTIONS)
+    return [f"${var} is not a Zettelclaw setting and is ignored (settings are {sections}; "
+            f"see README, Configuration)"
+            for var in sorted(env) if var.startswith("ZETTELCLAW_")
+            and var not in NON_SETTING_VARIABLES and not _SETTING_VARIABLE.fullmatch(var)]
 
 
 def _camel(snake: str) -> str:
@@ -169,16 +200,16 @@ def load_config(home: Home, env: Mapping[str, str] | None = None,
     try:
         data = read_json_object(home.root / "config.json") or {}
     except ValueError as exc:
-        raise DataDirError(str(exc)) from exc
+        raise ConfigError(str(exc)) from exc
     except OSError as exc:  # e.g. the data directory is a file
         raise DataDirError(f"cannot read {home.root / 'config.json'}: {exc.strerror}") from exc
     merged: dict[str, dict[str, Any]] = {}
     for section, value in data.items():
         if section not in SECTIONS:
-            raise DataDirError(f"{home.root / 'config.json'}: unknown section {section!r} "
+            raise ConfigError(f"{home.root / 'config.json'}: unknown section {section!r} "
                                f"(known: {', '.join(SECTIONS)})")
         if not isinstance(value, dict):
-            raise DataDirError(f"{home.root / 'config.json'}: {section!r} must be an object "
+            raise ConfigError(f"{home.root / 'config.json'}: {section!r} must be an object "
                                f"of settings, not {type(value).__name__}")
         merged[section] = dict(value)
     sources = dict.fromkeys(merged, f"{home.root / 'config.json'}")
@@ -187,13 +218,13 @@ def load_config(home: Home, env: Mapping[str, str] | None = None,
     if env.get("ANTHROPIC_BASE_URL"):
         merged.setdefault("extraction", {})["baseUrl"] = env["ANTHROPIC_BASE_URL"]
     for var, raw in env.items():
-        match = re.fullmatch(r"ZETTELCLAW_(EXTRACTION|BRIEFING|CRON|SEARCH)_([A-Z_]+)", var)
+        match = _SETTING_VARIABLE.fullmatch(var)
         if match:
             _apply(merged, sources, f"{match[1].lower()}.{match[2]}", raw, f"${var}")
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or "." not in key:
-            raise DataDirError(f"--set {item!r}: expected SECTION.KEY=VALUE")
+            raise ConfigError(f"--set {item!r}: expected SECTION.KEY=VALUE")
         _apply(merged, sources, key, raw, f"--set {key}")
     try:
         return Config.model_validate(merged)
@@ -204,18 +235,21 @@ def load_config(home: Home, env: Mapping[str, str] | None = None,
         # the source of that very key (env, --set), else of its section (the file)
         where = sources.get(key) or sources.get(section, "the configuration")
         field = ".".join(str(p) for p in error["loc"])
-        raise DataDirError(f"{where}: {field}: {error['msg']}") from None
+        raise ConfigError(f"{where}: {field}: {error['msg']}") from None
 
 
 def _apply(merged: dict[str, dict[str, Any]], sources: dict[str, str], key: str, raw: str,
            source: str) -> None:
     section, _, name = key.partition(".")
     if section not in SECTIONS:
-        raise DataDirError(f"{source}: unknown section {section!r} (known: {', '.join(SECTIONS)})")
+        raise ConfigError(f"{source}: unknown section {section!r} (known: {', '.join(SECTIONS)})")
     names = _key_names(SECTIONS[section])
     if name not in names:
-        known = ", ".join(sorted(set(names.values())))
-        raise DataDirError(f"{source}: unknown setting {section}.{name} (known: {known})")
+        known = sorted(set(names.values()))
+        close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], 1, 0.6)
+        hint = "".join(f"; did you mean {k}?" for k in known if close and k.lower() == close[0])
+        raise ConfigError(f"{source}: unknown setting {section}.{name}{hint} "
+                          f"(known: {', '.join(known)})")
     alias = names[name]
     merged.setdefault(section, {})[alias] = _coerce(SECTIONS[section], alias, raw)
     sources[f"{section}.{alias}"] = source

@@ -129,6 +129,15 @@ class DataDirError(ZettelclawError):
     default_message = "The data directory cannot be used"
 
 
+class ConfigError(DataDirError):
+    """A setting is wrong (``config.json``, ``ZETTELCLAW_<SECTION>_<KEY>``, ``serve --set``): the
+    person's input, so the CLI exits 2 (bad usage or input), not 5. It stays a DataDirError (its
+    code, -32010) for callers that catch that: the data directory cannot be served as set."""
+
+    exit_code = EXIT_USAGE
+    default_message = "A setting is invalid"
+
+
 class MarkersError(ZettelclawError):
     code = -32011
     exit_code = EXIT_USAGE

@@ -1,27 +1,24 @@
 // `openclaw zettelclaw <command> ...`: each runs the `zettelclaw` command with the same arguments.
+// The commands are every `zettelclaw` command (cli_commands.ts, generated from the CLI's parser).
+// OpenClaw's own CLI start-up comes first (several seconds; README, With OpenClaw): `zettelclaw`
+// runs the same commands without it.
 
+import { CLI_COMMANDS } from "./cli_commands.ts";
 import { zettelclawCommand } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 
-const CLI_COMMANDS: Record<string, string> = {
-  init: "Make Zettelclaw OpenClaw's memory: memory slot, hook access, memory-core off (zettelclaw init)",
-  log: "Show the newest memory entries (zettelclaw log)",
-  search: "Search memory by keywords and filters (zettelclaw search)",
-  get: "Read one entry, memory file or session by its path (zettelclaw get)",
-  call: "Call a sidecar protocol method and print its JSON result (zettelclaw call)",
-  subjects: "List, add or rename subjects (zettelclaw subjects)",
-  status: "Show where memory lives and the sidecar's state (zettelclaw status)",
-  briefing: "Generate the MEMORY.md briefing (zettelclaw briefing)",
-};
+const ROOT_DESCRIPTION =
+  "Zettelclaw long-term memory: runs `zettelclaw <command>` with the same arguments. " +
+  "Running `zettelclaw` directly is faster: it skips OpenClaw's CLI start-up.";
 
 export function registerCli(shim: Shim): void {
   shim.api.registerCli(
     ({ program }) => {
-      const root = program.command("zettelclaw").description("Zettelclaw long-term memory");
-      for (const [name, description] of Object.entries(CLI_COMMANDS)) {
+      const root = program.command("zettelclaw").description(ROOT_DESCRIPTION);
+      for (const [name, help] of Object.entries(CLI_COMMANDS)) {
         root
           .command(name)
-          .description(description)
+          .description(`${help} (zettelclaw ${name})`)
           .helpOption(false)
           .allowUnknownOption(true)
           .allowExcessArguments(true)
@@ -31,7 +28,7 @@ export function registerCli(shim: Shim): void {
           });
       }
     },
-    { descriptors: [{ name: "zettelclaw", description: "Zettelclaw long-term memory", hasSubcommands: true }] },
+    { descriptors: [{ name: "zettelclaw", description: ROOT_DESCRIPTION, hasSubcommands: true }] },
   );
 }
 

@@ -64,7 +64,8 @@ class FilesBackend:
 
     READS = frozenset({"memory.search", "memory.get", "subjects.list", "status", "agents.list"})
 
-    def __init__(self, home: Home, workspace: Path, *, explicit_workspace: bool = True) -> None:
+    def __init__(self, home: Home, workspace: Path, *, explicit_workspace: bool = True,
+                 socket: Path | None = None) -> None:
         # the heavy imports only when no sidecar answers
         from zettelclaw.agents.pool import open_agents
         from zettelclaw.agents.upgrade import move_foreign_jobs
@@ -77,7 +78,8 @@ class FilesBackend:
         self.agents = open_agents(home, workspace, load_config(home), serving=False,
                                   main_workspace_explicit=explicit_workspace)
         move_foreign_jobs(home, self.agents.roster.memory_of)  # as `serve` does, first
-        info = {"socket": None, "mode": "files (no sidecar answered)"}
+        info = {"socket": None, "mode": "files (no sidecar answered)",
+                "triedSocket": None if socket is None else str(socket)}
         self.dispatcher = Dispatcher(build_methods(self.agents, lambda: info))
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
@@ -123,7 +125,8 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
         except OSError as exc:  # not "nothing listens": the path itself cannot be used
             raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
     ensure_workspace(workspace, explicit=explicit_workspace)
-    return FilesBackend(home, workspace, explicit_workspace=explicit_workspace)
+    return FilesBackend(home, workspace, explicit_workspace=explicit_workspace,
+                        socket=None if files_only else socket)
 
 
 class ProgressBar:

@@ -34,7 +34,7 @@ __all__ = [
 EXIT_CODES = f"""\
 exit codes:
   {EXIT_OK}   success
-  {EXIT_NO_RESULTS}   nothing found (search, log)
+  {EXIT_NO_RESULTS}   nothing found (search, log; get --from past the end)
   {EXIT_USAGE}   bad usage or invalid input
   {EXIT_NOT_FOUND}   no such entry, subject or file
   {EXIT_CONFLICT}   already exists (a subject; another sidecar serving this data directory)
@@ -46,7 +46,10 @@ environment:
                         ~/.openclaw/zettelclaw)
   ZETTELCLAW_WORKSPACE  workspace with MEMORY.md (default $OPENCLAW_STATE_DIR/workspace or
                         ~/.openclaw/workspace; created when missing)
-  ZETTELCLAW_SOCKET     socket path (default HOME/sidecar.sock)
+  ZETTELCLAW_SOCKET     socket path (default: the OpenClaw plugin's socketPath in
+                        openclaw.json, else HOME/sidecar.sock)
+  ZETTELCLAW_<SECTION>_<KEY>  a setting (README, Configuration), e.g.
+                        ZETTELCLAW_AGENTS_SHARE=phone:main
 """
 
 

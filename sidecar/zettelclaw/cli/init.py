@@ -12,7 +12,15 @@ from typing import Any
 from zettelclaw.cli.exits import EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, print_json
 from zettelclaw.home import Home, resolve_home
 from zettelclaw.openclaw.config_file import resolve_config_path
-from zettelclaw.openclaw.init import DREAMING_NOTE, InitError, Outcome, Plan, apply, plan
+from zettelclaw.openclaw.init import (
+    DREAMING_NOTE,
+    InitError,
+    Outcome,
+    Plan,
+    apply,
+    plan,
+    repair,
+)
 from zettelclaw.openclaw.plugin_install import PluginInstallError, PluginReport, ensure_plugin
 
 DESCRIPTION = (
@@ -45,6 +53,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     home = Home(resolve_home(getattr(args, "home", None), env))
     plugin: PluginReport | None = None
     try:
+        # first, as OpenClaw's own commands refuse a config the plugin's schema refuses
+        fixed = repair(config_path, args.dry_run)
         if not args.no_plugin:
             plugin = ensure_plugin(env, dry_run=args.dry_run)
         # a dry run that would install the plugin plans the config as it will be then
@@ -52,6 +62,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         p = plan(config_path, home, getattr(args, "workspace", None), env,
                  force=args.force or would_install)
         outcome = None if args.dry_run else apply(p)
+        if outcome is not None and fixed.changes:  # written before the plugin was installed
+            p.changes[:0] = fixed.changes
+            outcome = Outcome(fixed.backup, True)
     except (InitError, PluginInstallError) as exc:
         if plugin is not None and plugin.action == "skipped":
             print(f"zettelclaw init: the plugin was not installed: {plugin.reason}",

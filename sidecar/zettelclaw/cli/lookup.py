@@ -12,7 +12,7 @@ import orjson
 
 from zettelclaw.cli import render
 from zettelclaw.cli.backend import Backend
-from zettelclaw.cli.exits import EXIT_OK, print_json
+from zettelclaw.cli.exits import EXIT_NO_RESULTS, EXIT_OK, print_json
 from zettelclaw.errors import InvalidParamsError
 
 GET_DESCRIPTION = """\
@@ -60,11 +60,16 @@ def get(args: argparse.Namespace, backend: Backend) -> int:
     if args.lines is not None:
         params["lines"] = args.lines
     result = backend.call("memory.get", params)
+    past_end = "entry" not in result and result["from"] > max(result["totalLines"], 1)
     if args.json:
         print_json(result)
+    elif past_end:
+        total = result["totalLines"]
+        print(f"zettelclaw: {result['path']} has {total} line{'s' * (total != 1)}: "
+              f"--from {result['from']} is past its end", file=sys.stderr)
     else:
         print(render.got(result))
-    return EXIT_OK
+    return EXIT_NO_RESULTS if past_end else EXIT_OK
 
 
 def call(args: argparse.Namespace, backend: Backend) -> int:

@@ -34,10 +34,9 @@ from zettelclaw.home import Home, ensure_workspace, resolve_home, resolve_worksp
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    args, extra = parser.parse_known_args(argv)
+    if extra or args.command is None:
+        return _usage(parser, args, extra)
     verbosity = getattr(args, "verbose", 0)
     default_level = logging.INFO if args.command == "serve" else logging.WARNING
     logging.basicConfig(
@@ -62,12 +61,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def _usage(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> int:
+    """No command: the help. Else argparse's "unrecognized arguments", with the way out when it
+    was a search word that starts with '-' (taken for an option)."""
+    if args.command is None and not extra:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    parser.print_usage(sys.stderr)
+    print(f"zettelclaw: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+    dashed = [word for word in extra if word.startswith("-") and word != "-"]
+    if args.command == "search" and dashed:
+        print(f"zettelclaw: to search for a word that starts with '-', put -- before the words: "
+              f"zettelclaw search -- {' '.join(dashed)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def socket_path(args: argparse.Namespace, env: Mapping[str, str], home: Home) -> Path:
+    """Where the sidecar listens, first found: ``--socket``; ``$ZETTELCLAW_SOCKET``; the OpenClaw
+    plugin's ``socketPath`` in openclaw.json (where the gateway's sidecar listens), unless
+    ``--home`` names another data directory than the gateway's; else ``HOME/sidecar.sock``.
+    (README, "Where things live".)"""
+    given = getattr(args, "socket", None) or env.get("ZETTELCLAW_SOCKET")
+    if given:
+        return Path(given).expanduser().absolute()
+    if home.root == resolve_home(None, env):  # the gateway's sidecar serves this directory
+        from zettelclaw.openclaw.plugin_config import socket_path as plugin_socket
+
+        found = plugin_socket(env)
+        if found is not None:
+            return found
+    return home.default_socket
+
+
 def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     home = Home(resolve_home(getattr(args, "home", None), env))
     explicit_workspace = getattr(args, "workspace", None) or env.get("ZETTELCLAW_WORKSPACE")
     workspace = resolve_workspace(getattr(args, "workspace", None), env)
-    socket_arg = getattr(args, "socket", None) or env.get("ZETTELCLAW_SOCKET")
-    socket = Path(socket_arg).expanduser().absolute() if socket_arg else home.default_socket
+    socket = socket_path(args, env, home)
     if args.command in ("init", "serve") and getattr(args, "agent", None) is not None:
         print(f"zettelclaw: {args.command} acts for every agent; --agent picks the memory of "
               "the other commands", file=sys.stderr)
@@ -77,7 +107,6 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
         return init_command.run(args, env)
     if args.command == "serve":
-        ensure_workspace(workspace, explicit=bool(explicit_workspace))
         return _serve(args, home, workspace, socket, bool(explicit_workspace))
     backend = open_backend(home, socket, workspace, getattr(args, "no_sidecar", False),
                            explicit_workspace=bool(explicit_workspace))
@@ -89,16 +118,20 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,
            explicit_workspace: bool) -> int:
-    from zettelclaw.config import load_config
+    from zettelclaw.config import load_config, unknown_variables
     from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
     from zettelclaw.serve import ServerConfig, run
 
+    # everything that can be refused is checked before anything is created on disk
     limit = args.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     if limit < 1024:
         print("zettelclaw: --max-message-bytes must be at least 1024", file=sys.stderr)
         return EXIT_USAGE
-    home.ensure()
     settings = load_config(home, overrides=args.set)
+    for warning in unknown_variables(os.environ):
+        logging.getLogger("zettelclaw.config").warning(warning)
+    ensure_workspace(workspace, explicit=explicit_workspace)
+    home.ensure()
     return run(ServerConfig(home=home, workspace=workspace, socket=socket,
                             max_message_bytes=limit, settings=settings,
                             briefing_schedule=True, workspace_explicit=explicit_workspace))
@@ -118,7 +151,11 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
 
 
 def _status(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    from zettelclaw.config import unknown_variables
+
     result = backend.call("status")
+    for warning in unknown_variables(os.environ):  # this shell's; `serve` logs the sidecar's
+        print(f"zettelclaw: warning: {warning}", file=sys.stderr)
     show(result, as_json, lambda: render.status(result, backend.where))
     return EXIT_OK
 

@@ -15,7 +15,8 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="data directory (log.jsonl, subjects.json, state.json)")
     common.add_argument("--socket", metavar="PATH", default=argparse.SUPPRESS,
-                        help="the sidecar's Unix socket (default HOME/sidecar.sock)")
+                        help="the sidecar's Unix socket (default $ZETTELCLAW_SOCKET, else the "
+                             "OpenClaw plugin's socketPath, else HOME/sidecar.sock)")
     common.add_argument("--workspace", metavar="DIR", default=argparse.SUPPRESS,
                         help="the agent workspace holding MEMORY.md and memory/*.md")
     common.add_argument("--agent", metavar="ID", default=argparse.SUPPRESS,
@@ -38,9 +39,25 @@ def _subcommand(group: Any, common: argparse.ArgumentParser, name: str, help_tex
     """A sub-command whose help wraps its description and ends with the exit codes."""
     parser: argparse.ArgumentParser = group.add_parser(
         name, parents=[common], help=help_text, epilog=EXIT_CODES,
-        description=textwrap.fill(description or help_text, 79),
+        description=fill(description or help_text),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     return parser
+
+
+def fill(text: str, width: int = 79) -> str:
+    """A description wrapped to the width, its layout kept: runs of plain lines are one
+    paragraph each; indented lines (examples, tables) and blank lines stay as they are."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line and not line[0].isspace():
+            run.append(line)
+            continue
+        if run:
+            out.append(textwrap.fill(" ".join(run), width))
+            run = []
+        out.append(line)
+    return "\n".join(out[:-1])
 
 
 def build_parser() -> argparse.ArgumentParser:

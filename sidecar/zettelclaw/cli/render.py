@@ -76,6 +76,8 @@ def got(result: Mapping[str, Any]) -> str:
         return "\n".join(lines)
     last = result["from"] + result["lines"] - 1
     more = " (truncated)" if result.get("truncated") else ""
+    if not result["lines"]:  # an empty file (a `from` past the end is `get`'s to say)
+        return f"-- {result['path']}: no lines (of {result['totalLines']}){more}"
     footer = (f"-- {result['path']}: lines {result['from']}-{last} of "
               f"{result['totalLines']}{more}")
     return str(result["text"]).rstrip("\n") + "\n" + footer
@@ -117,7 +119,8 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines.append(f"sidecar    pid {result['pid']}, up {_duration(server['uptimeSeconds'])}, "
                      f"socket {server['socket']}")
     else:
-        lines.append("sidecar    not running (this answer came from the files)")
+        tried = f" on {server['triedSocket']}" if server.get("triedSocket") else ""
+        lines.append(f"sidecar    not running{tried} (this answer came from the files)")
     if result.get("extraction"):
         lines += extraction(result["extraction"])
     if result.get("briefing"):

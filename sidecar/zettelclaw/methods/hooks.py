@@ -77,9 +77,15 @@ def methods(agents: Agents) -> dict[str, Method]:
                 merged["errors"].append({"agentId": agent, "message": f"{type(exc).__name__}: "
                                                                       f"{exc}"})
                 continue
+            # `retried`: failed jobs made due once more, not model calls made; with no model
+            # to ask now they wait for one (a host's offer or a key), and the line says so
+            choice = app.extraction.router.choose() if result["retried"] else None
+            waits = (f" (no model now, they wait for one: {choice.reason})"
+                     if choice is not None and choice.route is None else "")
             logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
-                        "failed job(s) retried", agent, len(sessions), len(result["sessions"]),
-                        len(result["skipped"]), len(result["retried"]))
+                        "failed job(s) due for another try%s", agent, len(sessions),
+                        len(result["sessions"]), len(result["skipped"]), len(result["retried"]),
+                        waits)
             for part in ("sessions", "skipped", "retried"):
                 merged[part].extend(result[part])
         return merged

@@ -8,6 +8,7 @@ agent it names, and only that one: an entry id of another agent's memory is not 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import trio
@@ -106,9 +107,17 @@ def entry_now(app: App, path: str) -> EntryWithChain | None:
     return read_now(app.index, NOW_SQLITE_SECONDS, lambda: _entry(app, path))
 
 
+# a bare word (no dot, no slash) names no file of the workspace: it was meant as an entry id
+BARE_WORD_RE = re.compile(r"^[0-9A-Za-z_-]+$")
+
+
 def get_path(app: App, path: str, params: GetParams) -> EntryWithChain | TextSlice:
     if ID_RE.match(path):
         return _entry(app, path)
+    if BARE_WORD_RE.match(path):
+        raise NotFoundError(f"no entry with id {path} in the log (an entry id has 12 "
+                            "characters; memory files are MEMORY.md and memory/NAME.md)",
+                            {"path": path})
     part = read_slice(app.workspace, path, params.from_, params.lines)
     return TextSlice(path=part.path, text=part.text, from_=part.start, lines=part.count,
                      total_lines=part.total, truncated=part.truncated)

@@ -19,6 +19,14 @@ config change causes), and logs that it did.
 The config is backed up before it is written; ``--dry-run`` prints the changes and writes
 nothing; a config that cannot be parsed, or whose edited sections come from ``$include`` files,
 is refused with nothing written.
+
+The plugin's own settings (``plugins.entries.zettelclaw.config``) are checked against the
+plugin's schema first (``plugin_config.problems``), before OpenClaw is run: OpenClaw refuses to
+start a gateway, or to install a plugin, while a plugin's settings break its schema, and
+``openclaw doctor --fix`` then turns the plugin off. A misspelt key with one close match
+(``timeoutMS``) is moved to that key (``repair``, written before the plugin is installed);
+anything else (an unknown key with no close match, a bad value) is refused, each key named, with
+nothing written. A plugin that is turned off (``enabled: false``) is turned on again.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from zettelclaw.openclaw.config_file import (
     read_config,
     write_config,
 )
+from zettelclaw.openclaw.plugin_config import plugin_settings, problems
 from zettelclaw.workspace import memory_md
 from zettelclaw.workspace.markers import layout, splice
 
@@ -247,12 +256,75 @@ def _memory_md(workspace: Path) -> tuple[Path, str]:
         return workspace / memory_md.NAMES[0], f"skip: {exc.message}"
 
 
-def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str, str],
-         force: bool = False) -> Plan:
+SETTINGS_PATH = ("plugins", "entries", PLUGIN_ID, "config")
+ENABLED = ".".join(("plugins", "entries", PLUGIN_ID, "enabled"))
+
+
+def _read(config_path: Path) -> ConfigFile:
     try:
-        config = read_config(config_path)
+        return read_config(config_path)
     except ConfigFileError as exc:
         raise InitError(f"{exc}; nothing was written") from exc
+
+
+def plugin_repairs(config: ConfigFile) -> tuple[dict[str, Any], list[Change]]:
+    """The config with the plugin's misspelt settings moved to the keys they were meant for, and
+    those moves; InitError naming every other setting OpenClaw would refuse."""
+    data = _copy(config.data)
+    settings = plugin_settings(data)
+    found = problems(settings)
+    if not found:
+        return data, []
+    moves: list[Change] = []
+    for problem in found:
+        if problem.fix is not None and isinstance(settings, dict):
+            value = settings.pop(problem.key)
+            settings[problem.fix] = value
+            prefix = ".".join(SETTINGS_PATH)
+            moves.append(Change(f"{prefix}.{problem.fix}", value, None, False,
+                                f"moved from {problem.key}: {problem.message}"))
+    left = problems(settings)
+    if left:
+        lines = "\n".join(f"  {p}" for p in left)
+        hint = "\n".join(f"  openclaw config unset {'.'.join(SETTINGS_PATH)}.{p.key}"
+                         for p in left if p.key and p.message.startswith("unknown key"))
+        raise InitError(
+            f"{config.path}: OpenClaw refuses these settings of the zettelclaw plugin (the "
+            "gateway would not start, and `openclaw doctor --fix` would turn the plugin off); "
+            f"nothing was written:\n{lines}"
+            + (f"\nremove the unknown ones:\n{hint}" if hint else ""))
+    return data, moves
+
+
+@dataclass(frozen=True)
+class Repair:
+    changes: list[Change]
+    backup: Path | None
+
+
+def repair(config_path: Path, dry_run: bool) -> Repair:
+    """Check the plugin's settings before OpenClaw is run (it refuses a config they break) and,
+    unless a dry run, write the moves ``plugin_repairs`` found (backed up first)."""
+    config = _read(config_path)
+    for setting in SETTINGS:
+        _check_path(config.data, setting, config_path)
+    data, moves = plugin_repairs(config)
+    if not moves or dry_run:
+        return Repair(moves, None)
+    try:
+        saved = backup(config_path)
+        write_config(config_path, data)
+    except ConfigFileError as exc:
+        raise InitError(f"{exc}; nothing was written") from exc
+    except OSError as exc:
+        raise InitError(f"cannot write {config_path}: {exc.strerror or exc}",
+                        usage=False) from exc
+    return Repair(moves, saved)
+
+
+def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str, str],
+         force: bool = False) -> Plan:
+    config = _read(config_path)
     for setting in SETTINGS:
         _check_path(config.data, setting, config_path)
     if not force and not plugin_known(config.data, env):
@@ -262,8 +334,7 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
             "a memory slot naming an unknown plugin. `zettelclaw init` installs the plugin "
             "when `openclaw` is on PATH (put it there and run this command again); "
             "--force writes the config anyway")
-    new = _copy(config.data)
-    changes: list[Change] = []
+    new, changes = plugin_repairs(config)  # a dry run's: else `repair` has written them
     unchanged: list[str] = []
     for setting in SETTINGS:
         found, current = _lookup(config.data, setting.path)
@@ -271,7 +342,11 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
             unchanged.append(setting.dotted)
             continue
         _set(new, setting.path, setting.value)
-        changes.append(Change(setting.dotted, setting.value, current, found, setting.why))
+        why = setting.why
+        if setting.dotted == ENABLED and found and current is False:
+            why = ("the plugin is turned on again (`openclaw doctor --fix` turns off a plugin "
+                   "whose settings OpenClaw refused)")
+        changes.append(Change(setting.dotted, setting.value, current, found, why))
     ws = workspace_for(workspace, config.data, env)
     memory_md, action = _memory_md(ws)
     warnings = []

@@ -123,6 +123,25 @@ def test_an_unreadable_file_is_set_aside(spool: Spool) -> None:
     assert spool.jobs() == [good]  # set aside once, not again and again
 
 
+@pytest.mark.parametrize("message", [
+    {"role": "user", "text": "no key", "timestamp": None},
+    {"key": "k1", "role": "user", "timestamp": None},
+    {"key": "k1", "role": "user", "text": 42, "timestamp": None},
+    "a message that is a string",
+])
+def test_a_job_whose_messages_are_not_messages_is_set_aside(spool: Spool, message: Any) -> None:
+    # a job file written or edited by hand: its messages are read only when the worker builds
+    # the prompt, where a missing key stopped the sidecar (KeyError: 'key'); read as a job, it
+    # must be refused whole, like any other file that is not a job
+    good = make_job("20261121T051500Z-000001")
+    spool.save(good)
+    bad = make_job("20261121T051600Z-bad003").model_dump(by_alias=True)
+    bad["messages"] = [MESSAGES[0].to_json(), message]
+    (spool.dir / "20261121T051600Z-bad003.json").write_bytes(orjson.dumps(bad))
+    assert spool.jobs() == [good]
+    assert (spool.dir / "20261121T051600Z-bad003.json.unreadable").exists()
+
+
 def test_summary(spool: Spool) -> None:
     job = make_job("job-1", attempts=1, lastError="boom", notBefore=12.5)
     assert job.summary() == {"jobId": "job-1", "sessionId": "sess-1", "state": "pending",

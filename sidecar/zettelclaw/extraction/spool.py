@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict  # pydantic's, before Python 3.12
 
 from zettelclaw.extraction.transcript import Message
 from zettelclaw.files import atomic_write_bytes, fsync_dir
@@ -27,6 +28,17 @@ from zettelclaw.home import DIR_MODE, Home
 logger = logging.getLogger(__name__)
 
 JobState = Literal["pending", "waiting", "failed"]
+
+
+class SpooledMessage(TypedDict):
+    """A message as a job keeps it (``Message.to_json``). Validated when a job is read, so that
+    a job file that someone edited or wrote by hand is set aside as unreadable instead of failing
+    the extraction loop when its messages are used."""
+
+    key: str
+    role: str
+    text: str
+    timestamp: str | None
 
 
 class Job(BaseModel):
@@ -39,7 +51,7 @@ class Job(BaseModel):
     trigger: str
     reason: str | None = None
     created_at: str = Field(alias="createdAt")
-    messages: list[dict[str, Any]]
+    messages: list[SpooledMessage]
     state: JobState = "pending"
     attempts: int = 0  # model calls that failed in a way that counts (not waiting for a key)
     last_error: str | None = Field(None, alias="lastError")

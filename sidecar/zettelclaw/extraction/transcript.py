@@ -14,7 +14,7 @@ session_end from the session store) is recognised as already received.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +40,7 @@ class Message:
                 "timestamp": self.timestamp}
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> Message:
+    def from_json(cls, value: Mapping[str, Any]) -> Message:
         return cls(str(value["key"]), str(value["role"]), str(value["text"]),
                    value.get("timestamp"))
 

@@ -98,6 +98,14 @@ def secrets(seed: int = 7, per_kind: int = 20) -> list[Secret]:
     add("Stripe secret key", lambda: f"rk_live_{_s(rng, 24)}", ["restricted key {s}."])
     add("Google API key", lambda: f"AIza{_s(rng, 35, URLSAFE)}",
         ["maps key {s}", "GOOGLE_API_KEY={s}", "?key={s}&q=cafe"])
+    add("Hugging Face token", lambda: f"hf_{_s(rng, 34)}", ["HF_TOKEN={s}", "hub token {s}"])
+    add("npm token", lambda: f"npm_{_s(rng, 36)}", ["//registry.npmjs.org/:_authToken={s}"])
+    add("GitLab token", lambda: f"glpat-{_s(rng, 20, URLSAFE)}", ["gitlab token {s}"])
+    add("SendGrid API key", lambda: f"SG.{_s(rng, 22, URLSAFE)}.{_s(rng, 43, URLSAFE)}",
+        ["SENDGRID_API_KEY={s}"])
+    add("Twilio API key", lambda: "SK" + _s(rng, 32, "0123456789abcdef"), ["twilio key {s}"])
+    add("Discord bot token", lambda: f"M{_s(rng, 25, URLSAFE)}.{_s(rng, 6, URLSAFE)}."
+        f"{_s(rng, 38, URLSAFE)}", ["discord bot token {s}"])
     add("JSON Web Token", lambda: _jwt(rng), ["session cookie {s}", "jwt={s}"])
     add("bearer token", lambda: _s(rng, 40, URLSAFE + "."),
         ["curl -H 'Authorization: Bearer {s}' https://api.example.com",
@@ -114,6 +122,11 @@ def secrets(seed: int = 7, per_kind: int = 20) -> list[Secret]:
          "postgres://admin:{s}@db.internal:5432/app", "our router password for the office is {s}"])
     add("password", lambda: rng.choice(["sunshine", "monkey", "football", "princess"]),
         ["my password is {s}", "her password was {s}."])
+    add("PIN", lambda: str(rng.randrange(1000, 99999999)),
+        ["my PIN is {s}", "PIN: {s}", "the pin code = {s}"])
+    add("password", lambda: "Zx" + _s(rng, 10),
+        ["dbPassword: {s}", "db.password={s}", "DB_PWD={s}", "mysql -u root --password={s}",
+         "login: rosa / pw: {s}"])
     for prefix, length in (("4", 16), ("51", 16), ("55", 16), ("34", 15), ("37", 15),
                            ("6011", 16), ("35", 16), ("2221", 16)):
         for _ in range(max(1, per_kind // 4)):
@@ -188,5 +201,15 @@ def lookalikes(seed: int = 11, per_kind: int = 20) -> list[str]:
         "secret_santa_group = family2026",
         "the meeting is 2026-11-26 14:30 in room 4B",
         "Blake2b digest 7f0e3c2a9d8b1e4f6a5c3d2e1f0a9b8c of the file",
+        "shipping: 5 days, mapping: done, typing: fast, topping: cheese",
+        "compass: north; bypass: on; passenger: Ana Lima",
+        "PWD=/home/rosa/projects and pwd: /tmp",
+        "password: ${DB_PASSWORD} comes from the environment",
+        'password = os.environ["DB_PASSWORD"]',
+        "password = getpass()",
+        "pin: true, pinned: yes",
+        "Pin the message: the pin is on the board",
+        "the bearer authentication-mechanism-explained in the docs",
+        "remember_password = false",
     ]
     return out

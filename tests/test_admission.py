@@ -158,3 +158,24 @@ def test_status_shows_the_policy_and_the_refusals(home: Home, workspace: Path) -
     finally:
         app.close()
     assert (status["refused"], status["refusedSessions"]) == (3, 2)
+
+
+def test_a_refusal_the_sweep_cannot_see_is_not_asked_for_again(home: Home,
+                                                                 workspace: Path) -> None:
+    """Refused by the hook's channel (the key does not show it): the session is marked as read,
+    so the next sweep leaves it out until the host has newer activity in it."""
+    app = open_app(home, workspace, settings=_policy(home, "admission.channels=signal"))
+    try:
+        refused = app.extraction.intake.accept(call(channel="signal", read_at=1_795_000_500_000))
+        assert refused["skipped"].startswith("admission policy: channel signal")
+        sweep = app.extraction.sweep([{"sessionId": "s1", "sessionKey": "agent:main:main",
+                                       "updatedAt": 1_795_000_400_000}])
+        assert sweep["sessions"] == []
+        later = app.extraction.sweep([{"sessionId": "s1", "sessionKey": "agent:main:main",
+                                       "updatedAt": 1_795_000_600_000}])
+        assert [s["sessionId"] for s in later["sessions"]] == ["s1"]
+    finally:
+        app.close()
+    # kept: the .seen mark (a time), no word of the conversation
+    assert [p.name for p in (home.root / "transcripts").iterdir()] == ["s1.seen"]
+    assert not (home.root / "spool").exists() or not any((home.root / "spool").iterdir())

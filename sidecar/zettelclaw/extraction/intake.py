@@ -69,6 +69,9 @@ class Intake:
             with lock.exclusive(self.home.lock):
                 record_locked(self.home, "skippedSessions", session_id, {"reason": refusal},
                               prune_days=self.config.prune_days, count=REFUSED_COUNT)
+                if call.read_at is not None:  # a channel or sender the sweep cannot see:
+                    # it leaves the session out until the host has newer activity in it
+                    self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
             return {"accepted": True, "skipped": refusal}
         reason = self.skip_reason(call.session_key)
         if reason is not None:

@@ -17,7 +17,7 @@ import zettelclaw
 
 PACKAGE = Path(zettelclaw.__file__).parent
 # what log/ may import: the foundation modules, which import nothing of zettelclaw above them
-LOG_MAY_IMPORT = {"errors", "failpoints", "files", "home", "lock", "log"}
+LOG_MAY_IMPORT = {"errors", "failpoints", "files", "home", "lock", "log", "scrub"}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
                  r"|CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE)\b", re.DOTALL)
 # built once, by app.build_app

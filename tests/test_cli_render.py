@@ -68,3 +68,19 @@ def test_a_cut_result_says_how_to_see_all_of_it() -> None:
              "content": "y" * 50, "contentTruncated": True}
     assert render.entry_block(entry).splitlines()[-1] == (
         "    (cut for the list: `zettelclaw get e00000000002` shows all of it)")
+
+
+def test_what_is_kept_and_the_admission_policy_are_shown() -> None:
+    shown = {**state("anthropic", "r"),
+             "transcripts": {"files": 3, "bytes": 2048, "oldest": "2026-11-01T00:00:00Z",
+                             "retentionDays": 30},
+             "admission": {"channels": ["whatsapp"], "senders": [], "sessionKeys": [],
+                           "agents": ["family"], "refused": 4, "refusedSessions": 2}}
+    lines = render.extraction(shown)
+    assert lines[2] == ("transcripts 3 kept, 2.0 KiB, oldest 2026-11-01T00:00:00Z; pruned after "
+                        "30 days")
+    assert lines[3] == ("admission  refused 4 time(s), 2 session(s): channels whatsapp; "
+                        "agents family")
+    # no policy: no line
+    assert not any(line.startswith("admission") for line in render.extraction(
+        {**shown, "admission": {**shown["admission"], "channels": [], "agents": []}}))

@@ -431,3 +431,18 @@ def test_any_reply_gives_valid_entries_and_exactly_one_handoff_last(text: str) -
     for e in entries:
         assert validate_entry(entry_to_dict(e)) == e
         assert (e.session, e.timestamp) == (SESSION, TIMESTAMP)
+
+
+def test_secrets_in_the_model_reply_never_reach_an_entry() -> None:
+    """The model may repeat a secret the conversation held: the entry gets the marker (the
+    entries are saved into the spooled job before the append, so nothing of it is written)."""
+    key = "sk-proj-" + "Ab1" * 20 + "T3BlbkFJ" + "Cd2" * 20
+    entries, _ = build(jl({"type": "fact", "content": f"The OpenAI key is {key}",
+                           "detail": "Bearer abcdefghijklmnop1234567890"},
+                          {"type": "handoff", "content": f"Set OPENAI_API_KEY={key}"}))
+    dumped = "\n".join(entry_to_line(e).decode() for e in entries)
+    assert key not in dumped
+    assert "abcdefghijklmnop1234567890" not in dumped
+    assert entries[0].content == "The OpenAI key is [redacted: OpenAI API key]"
+    assert entries[0].detail == "Bearer [redacted: bearer token]"
+    assert entries[-1].content == "Set OPENAI_API_KEY=[redacted: OpenAI API key]"

@@ -94,7 +94,8 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
         searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only
     syncer = Syncer(freshness, on_change=vectorizer.notify if vectorizer else None)
-    extraction = Extraction(home, freshness, settings.extraction, router, transcript_roots)
+    extraction = Extraction(home, freshness, settings.extraction, router, transcript_roots,
+                            admission=settings.admission, retention=settings.retention)
     worker = Worker(extraction, preload_after=syncer.first_catch_up) if serving else None
     briefing = Briefing(home, workspace, settings, syncer, router)
     return App(memory=memory, home=home, workspace=workspace, settings=settings,

@@ -134,12 +134,41 @@ class AgentsConfig(_Section):
         return share
 
 
+def _patterns(value: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p.strip() for p in value if p.strip())
+
+
+class AdmissionConfig(_Section):
+    """Conversations kept out of extraction altogether (extraction/admission.py): nothing of
+    them is kept. Each list holds glob patterns (``*``, ``?``, ``[...]``), matched
+    case-sensitively against what the hook says or its session key shows; any match refuses.
+    Metadata a hook does not carry matches nothing. On the command line: comma-separated."""
+
+    channels: tuple[str, ...] = ()  # "telegram", "whatsapp", "discord*"
+    senders: tuple[str, ...] = ()  # sender ids: "+15551234567", "123456789"
+    session_keys: tuple[str, ...] = Field((), alias="sessionKeys")  # "agent:*:scratch-*"
+    agents: tuple[str, ...] = ()  # agent ids: "family", "guest-*"
+
+    @field_validator("channels", "senders", "session_keys", "agents")
+    @classmethod
+    def _strip(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _patterns(value)
+
+
+class RetentionConfig(_Section):
+    # the copies of conversations (HOME/transcripts/<sessionId>.jsonl) are kept this long after
+    # their last message was received, then pruned (extraction/retention.py)
+    transcript_days: int = Field(30, ge=1, le=36_500, alias="transcriptDays")
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
     cron: CronConfig = CronConfig()
     search: SearchConfig = SearchConfig()
     agents: AgentsConfig = AgentsConfig()
+    admission: AdmissionConfig = AdmissionConfig()
+    retention: RetentionConfig = RetentionConfig()
 
 
 # the sections, from the model itself: a section added to Config is a section of config.json,

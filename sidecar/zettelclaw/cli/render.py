@@ -157,6 +157,17 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
     route = state.get("route") or {}
     counts = f"{jobs['pending']} pending, {jobs['waiting']} waiting, {jobs['failed']} failed"
     lines = [f"extraction {counts}", f"model      {_route(route)}"]
+    kept = state.get("transcripts")
+    if kept:
+        lines.append(f"transcripts {kept['files']} kept, {_bytes(kept['bytes'])}"
+                     + (f", oldest {kept['oldest']}" if kept.get("oldest") else "")
+                     + f"; pruned after {kept['retentionDays']} days")
+    admission = state.get("admission") or {}
+    rules = [f"{name} {', '.join(admission[name])}"
+             for name in ("channels", "senders", "sessionKeys", "agents") if admission.get(name)]
+    if rules:
+        lines.append(f"admission  refused {admission['refused']} time(s), "
+                     f"{admission['refusedSessions']} session(s): " + "; ".join(rules))
     if route.get("active") is None:
         lines.append(f"warning    extraction waits for a model: {route.get('reason')}; set "
                      "ANTHROPIC_API_KEY for the sidecar (or extraction.apiKey in "

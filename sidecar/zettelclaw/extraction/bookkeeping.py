@@ -34,9 +34,13 @@ def _recent(at: Any, cutoff: datetime) -> bool:
 
 
 def record_locked(home: Home, section: str, session_id: str, update: dict[str, Any], *,
-                  prune_days: int, clear: tuple[str, ...] = ()) -> None:
-    """Merge ``update`` into ``state[section][session_id]``; drop it from the ``clear`` sections."""
+                  prune_days: int, clear: tuple[str, ...] = (), count: str | None = None) -> None:
+    """Merge ``update`` into ``state[section][session_id]``; drop it from the ``clear`` sections;
+    add one to the counter ``state[count]`` (in the same write)."""
     state = load_state(home)
+    if count is not None:
+        previous_count = state.get(count)
+        state[count] = (previous_count if isinstance(previous_count, int) else 0) + 1
     _prune(state, prune_days)
     records = state.setdefault(section, {})
     previous = records.get(session_id) if isinstance(records.get(session_id), dict) else {}

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw import failpoints, lock
-from zettelclaw.config import ExtractionConfig
+from zettelclaw.config import AdmissionConfig, ExtractionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
+from zettelclaw.extraction.admission import REFUSED_COUNT, Admission, Subject
 from zettelclaw.extraction.bookkeeping import record_locked
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
@@ -38,13 +39,21 @@ class HookCall:
     messages: Sequence[Any] | None = None
     transcript_path: str | None = None
     read_at: float | None = None  # when the host read the transcript (epoch ms), if it says
+    channel: str | None = None  # the host's channel (telegram, ...), if it says
+    sender_id: str | None = None  # who spoke to the agent, if the host says
+
+    def subject(self) -> Subject:
+        return Subject(session_key=self.session_key, agent_id=self.agent_id,
+                       channel=self.channel, sender_id=self.sender_id)
 
 
 class Intake:
     def __init__(self, home: Home, config: ExtractionConfig, provenance: Provenance,
-                 spool: Spool, transcript_roots: Sequence[Path]) -> None:
+                 spool: Spool, transcript_roots: Sequence[Path], *,
+                 admission: AdmissionConfig | None = None) -> None:
         self.home = home
         self.config = config
+        self.admission = Admission(admission or AdmissionConfig())
         self.provenance = provenance
         self.spool = spool
         self.transcript_roots = [Path(os.path.realpath(r)) for r in transcript_roots]
@@ -55,6 +64,15 @@ class Intake:
     def accept(self, call: HookCall) -> dict[str, Any]:
         """Spool the new part of a transcript. Returns ``{accepted, jobId?, skipped?, ...}``."""
         session_id = check_session_id(call.session_id)
+        refusal = self.admission.refusal(call.subject())
+        if refusal is not None:  # before the transcript is read: nothing of it is kept
+            with lock.exclusive(self.home.lock):
+                record_locked(self.home, "skippedSessions", session_id, {"reason": refusal},
+                              prune_days=self.config.prune_days, count=REFUSED_COUNT)
+                if call.read_at is not None:  # a channel or sender the sweep cannot see:
+                    # it leaves the session out until the host has newer activity in it
+                    self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
+            return {"accepted": True, "skipped": refusal}
         reason = self.skip_reason(call.session_key)
         if reason is not None:
             self._skip(session_id, f"{reason} (key {call.session_key})")

@@ -4,6 +4,10 @@ Each stretch of transcript a hook delivers is appended to ``HOME/transcripts/<se
 (user and assistant text only, one message per line, fsynced). It is also what tells a new
 message from one already received: the keys of the lines in that file.
 
+After ``retention.transcriptDays`` without a new message, the text goes (``prune``,
+extraction/retention.py): ``<sessionId>.keys`` keeps each message's key and timestamp, so a
+conversation sent again is still known as received and is not extracted twice.
+
 ``<sessionId>.seen`` holds when the host last read the session's transcript for a hook (its
 ``readAt``, epoch ms): the sweep leaves out a session whose host activity is not newer. The
 newest message received cannot say that: the host stamps a session's activity after its last
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,7 @@ import orjson
 
 from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction.transcript import Message
-from zettelclaw.files import atomic_write_bytes, ends_with_newline, write_all
+from zettelclaw.files import atomic_write_bytes, ends_with_newline, fsync_dir, write_all
 from zettelclaw.home import DIR_MODE, FILE_MODE, Home
 
 #: what a session id may look like before it names a file: no separators, no leading dot
@@ -50,37 +54,59 @@ class Provenance:
 
     def _lines(self, session_id: str, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """(offset after the line, record) for each whole line from byte ``start``."""
-        path = self.path(session_id)
-        try:
-            data = path.read_bytes()[start:]
-        except FileNotFoundError:
-            return
-        offset = start
-        for raw in data.split(b"\n")[:-1]:  # a torn last line (no newline) is not a record
-            offset += len(raw) + 1
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(record, dict):
-                yield offset, record
+        return _records(self.path(session_id), start)
 
     def keys(self, session_id: str) -> set[str]:
-        """The keys of every message received for the session (read incrementally)."""
-        size, keys = self._keys.get(session_id, (0, set()))
+        """The keys of every message received for the session (read incrementally): those of
+        its transcript, and those kept after its text was pruned (``<sessionId>.keys``)."""
+        keys = self._file_keys(self.path(session_id),
+                               lambda start: self._lines(session_id, start))
+        pruned = self.keys_path(session_id)
+        if not pruned.exists():
+            return keys
+        return keys | self._file_keys(pruned, lambda start: _records(pruned, start))
+
+    def _file_keys(self, path: Path,
+                   read: Callable[[int], Iterator[tuple[int, dict[str, Any]]]]) -> set[str]:
+        size, keys = self._keys.get(path.name, (0, set()))
         try:
-            current = self.path(session_id).stat().st_size
+            current = path.stat().st_size
         except FileNotFoundError:
             current = 0
-        if current < size:  # the file was replaced or truncated by hand: read it again
+        if current < size:  # the file was replaced, truncated or pruned: read it again
             size, keys = 0, set()
         if current > size:
             keys = set(keys)
-            for offset, record in self._lines(session_id, size):
+            for offset, record in read(size):
                 keys.add(str(record.get("key")))
                 size = offset
-        self._keys[session_id] = (size, keys)
+        self._keys[path.name] = (size, keys)
         return keys
+
+    def keys_path(self, session_id: str) -> Path:
+        """What is left of a pruned transcript: each message's key and timestamp, no text, so
+        that a conversation the host sends again is still recognised as received."""
+        return self.dir / f"{check_session_id(session_id)}.keys"
+
+    def prune(self, session_id: str) -> int:
+        """Drop the session's transcript text, keeping the keys (``keys_path``). Returns the
+        bytes freed. The keys file is written (durably, atomically) before the text goes; a
+        crash between the two leaves both, and the next prune merges them again."""
+        path = self.path(session_id)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return 0
+        kept = [r for _, r in _records(self.keys_path(session_id))]
+        known = {r.get("key") for r in kept}
+        kept += [{"key": r.get("key"), "timestamp": r.get("timestamp")}
+                 for _, r in self._lines(session_id) if r.get("key") not in known]
+        atomic_write_bytes(self.keys_path(session_id),
+                           b"".join(orjson.dumps(r) + b"\n" for r in kept), FILE_MODE)
+        path.unlink()
+        fsync_dir(self.dir)
+        self._keys.pop(path.name, None)
+        return size
 
     def append(self, session_id: str, messages: Iterable[Message], job_id: str | None, *,
                durable: bool = True) -> None:
@@ -118,6 +144,10 @@ class Provenance:
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         records = [record for _, record in self._lines(session_id)]
         if not records and not self.path(session_id).exists():
+            if self.keys_path(session_id).exists():
+                raise NotFoundError(f"the transcript of session {session_id} was pruned "
+                                    "(retention.transcriptDays)",
+                                    {"path": f"session:{session_id}"})
             raise NotFoundError(f"no transcript kept for session {session_id}",
                                 {"path": f"session:{session_id}"})
         return records
@@ -146,4 +176,23 @@ class Provenance:
 
     def last(self, session_id: str) -> dict[str, Any] | None:
         records = [record for _, record in self._lines(session_id)]
+        if not records:  # pruned: the keys file still says where the session was received to
+            records = [record for _, record in _records(self.keys_path(session_id))]
         return records[-1] if records else None
+
+
+def _records(path: Path, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(offset after the line, record) for each whole line of ``path`` from byte ``start``."""
+    try:
+        data = path.read_bytes()[start:]
+    except FileNotFoundError:
+        return
+    offset = start
+    for raw in data.split(b"\n")[:-1]:  # a torn last line (no newline) is not a record
+        offset += len(raw) + 1
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            yield offset, record

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw import failpoints, lock, prompts_loader
-from zettelclaw.config import ExtractionConfig
+from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import NotFoundError
+from zettelclaw.extraction import retention
+from zettelclaw.extraction.admission import REASON_PREFIX, REFUSED_COUNT, Subject
 from zettelclaw.extraction.bookkeeping import record_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import build_entries
@@ -29,6 +31,7 @@ from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.route import Router
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
+from zettelclaw.state import load_state
 from zettelclaw.subjects.registry import SubjectRegistry
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
@@ -36,7 +39,9 @@ MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
 
 class Extraction:
     def __init__(self, home: Home, freshness: Freshness, config: ExtractionConfig,
-                 router: Router, transcript_roots: Sequence[Path] = ()) -> None:
+                 router: Router, transcript_roots: Sequence[Path] = (), *,
+                 admission: AdmissionConfig | None = None,
+                 retention: RetentionConfig | None = None) -> None:
         self.home = home
         self.freshness = freshness
         self.index: Index = freshness.index
@@ -46,7 +51,9 @@ class Extraction:
         self.provenance = Provenance(self.home)
         self.spool = Spool(self.home)
         self.store = LogStore(self.home)
-        self.intake = Intake(self.home, config, self.provenance, self.spool, transcript_roots)
+        self.intake = Intake(self.home, config, self.provenance, self.spool, transcript_roots,
+                             admission=admission)
+        self.retention = retention or RetentionConfig()
         self.pause = ModelPause()  # why and until when no job is started
 
     # -- start-up ------------------------------------------------------------------------------
@@ -70,6 +77,11 @@ class Extraction:
             job.not_before = None
             self.spool.save(job)
         return len(waiting)
+
+    def prune_transcripts(self, now: float | None = None) -> retention.Pruned:
+        """Drop the text of transcripts past ``retention.transcriptDays`` (retention.py)."""
+        return retention.prune(self.home, self.provenance, self.spool,
+                               self.retention.transcript_days, now)
 
     # -- one job -------------------------------------------------------------------------------
 
@@ -197,7 +209,18 @@ class Extraction:
                                        None)
         return {"model": self.config.model_id, "apiKey": bool(self.config.api_key),
                 "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
-                "concurrency": self.config.concurrency, "route": self.router.status()}
+                "concurrency": self.config.concurrency, "route": self.router.status(),
+                "admission": self._admission_status(),
+                "transcripts": retention.kept(self.provenance, self.retention.transcript_days)}
+
+    def _admission_status(self) -> dict[str, Any]:
+        state = load_state(self.home)
+        refused = state.get(REFUSED_COUNT)
+        skipped = state.get("skippedSessions") or {}
+        sessions = sum(1 for r in skipped.values() if isinstance(r, dict)
+                       and str(r.get("reason", "")).startswith(REASON_PREFIX))
+        return self.intake.admission.status(refused if isinstance(refused, int) else 0,
+                                            sessions)
 
     # -- the gateway sweep ---------------------------------------------------------------------
 
@@ -207,7 +230,9 @@ class Extraction:
         need, skipped = [], []
         for session in sessions:
             session_id = check_session_id(session["sessionId"])
-            reason = self.intake.skip_reason(session.get("sessionKey"))
+            reason = self.intake.admission.refusal(Subject(
+                session_key=session.get("sessionKey"), agent_id=session.get("agentId"))) \
+                or self.intake.skip_reason(session.get("sessionKey"))
             if reason is not None:
                 skipped.append({"sessionId": session_id, "reason": reason})
                 continue

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import TypedDict  # pydantic's, before Python 3.12
+from typing_extensions import NotRequired, TypedDict  # pydantic's, before Python 3.12
 
 from zettelclaw.extraction.transcript import Message
 from zettelclaw.files import atomic_write_bytes, fsync_dir
@@ -38,7 +38,7 @@ class SpooledMessage(TypedDict):
     key: str
     role: str
     text: str
-    timestamp: str | None
+    timestamp: NotRequired[str | None]
 
 
 class Job(BaseModel):

@@ -9,6 +9,9 @@ assistant messages are kept: tool calls, tool results, thinking and images are n
 Each message gets a key that is the same whichever form it came in (role, the message's own
 timestamp, and its text), so a stretch delivered twice (by before_reset inline and again by
 session_end from the session store) is recognised as already received.
+
+Secrets are replaced by markers here (scrub.py), before a message is keyed, spooled or kept in
+a provenance transcript: nothing downstream ever holds them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from zettelclaw.scrub import scrub
 
 KEPT_ROLES = ("user", "assistant")
 TEXT_BLOCKS = ("text", "input_text", "output_text")
@@ -103,7 +108,9 @@ def normalize(items: Iterable[Any]) -> list[Message]:
         role = message.get("role")
         if role not in KEPT_ROLES:
             continue
-        text = _text(message.get("content"))
+        # Secrets out before anything is kept or keyed: the key is a hash of the text, and a
+        # hash of "my password is hunter2" would let a dictionary find the password.
+        text = scrub(_text(message.get("content")))
         if not text:
             continue
         timestamp = _iso(message.get("timestamp")) or _iso(event_time)

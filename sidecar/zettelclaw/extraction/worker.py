@@ -15,6 +15,7 @@ import time
 import trio
 
 from zettelclaw import failpoints
+from zettelclaw.extraction import retention
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.spool import Job
 from zettelclaw.llm.anthropic_client import preload
@@ -60,6 +61,7 @@ class Worker:
         task_status.started()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._preload)
+            nursery.start_soon(self._retention)
             listed_at = -math.inf
             while True:
                 self._wake = trio.Event()
@@ -110,6 +112,16 @@ class Worker:
             else:
                 self._sdk_ready.set()
                 return
+
+    async def _retention(self) -> None:
+        """Prune the transcripts past their time now (the memory just opened), then hourly."""
+        while True:
+            try:
+                await trio.to_thread.run_sync(self.extraction.prune_transcripts)
+            except OSError:  # a full disk or a file that would not go: try again next time
+                logger.exception("pruning old transcripts failed; trying again in %g s",
+                                 retention.INTERVAL_SECONDS)
+            await trio.sleep(retention.INTERVAL_SECONDS)
 
     def _due(self, jobs: list[Job]) -> list[Job]:
         """Jobs to start now: due, not running, the first of their session, within capacity.

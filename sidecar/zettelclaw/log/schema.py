@@ -25,6 +25,8 @@ from pydantic import (
 )
 from typing_extensions import TypedDict  # pydantic's, before Python 3.12
 
+from zettelclaw.scrub import scrub
+
 # nanoid's URL-safe alphabet: 64 symbols, so 12 characters carry 72 random bits.
 ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
 ID_LENGTH = 12
@@ -34,6 +36,7 @@ SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 SLUG_RE = re.compile(SLUG_PATTERN)
 ENTRY_TYPES: tuple[str, ...] = ("task", "fact", "decision", "question", "handoff")
 TASK_STATUSES: tuple[str, ...] = ("open", "done")
+SCRUBBED = ("content", "detail")  # the fields of free text, where a secret could be
 
 EntryType = Literal["task", "fact", "decision", "question", "handoff"]
 TaskStatus = Literal["open", "done"]
@@ -213,7 +216,14 @@ def parse_entry_record(raw: bytes | str) -> EntryRecord:
 
 
 def validate_entry(value: Any) -> Entry:
-    """Validate an already-decoded object. Raises InvalidEntry with a one-line reason."""
+    """Validate an already-decoded object: how every writer of the sidecar makes an entry
+    (extraction's output, and any writer to come). Secrets in its text (``content``,
+    ``detail``) are replaced by markers first (scrub.py), so none reaches the log. Raises
+    InvalidEntry with a one-line reason. (A line read from the log is ``parse_entry_json``'s:
+    what a person wrote by hand is not rewritten.)"""
+    if isinstance(value, dict):
+        value = {**value, **{key: scrub(value[key]) for key in SCRUBBED
+                             if isinstance(value.get(key), str)}}
     try:
         return ENTRY_ADAPTER.validate_python(value)
     except ValidationError as exc:

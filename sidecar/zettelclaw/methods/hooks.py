@@ -43,7 +43,8 @@ def methods(agents: Agents) -> dict[str, Method]:
                             session_key=params.session_key, agent_id=agent,
                             reason=params.reason, messages=params.messages,
                             transcript_path=params.transcript_path,
-                            read_at=params.read_at_ms())
+                            read_at=params.read_at_ms(), channel=params.channel,
+                            sender_id=params.sender_id)
             async with agents.lease(agent, create=True) as app:  # the host's agent: created
                 result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
                 if "jobId" in result:

@@ -220,6 +220,9 @@ class HookTranscriptParams(AgentParams):
     # when the host read this transcript: the sweep leaves the session out until it is active
     # again (protocol.md, hook.gatewayStart)
     read_at: EpochMillis = Field(None, alias="readAt")
+    # what the admission policy matches besides the key and the agent (extraction/admission.py)
+    channel: Text | None = None
+    sender_id: Text | None = Field(None, alias="senderId")
 
     def read_at_ms(self) -> float | None:
         return self.read_at if isinstance(self.read_at, float) else None

@@ -1,0 +1,137 @@
+"""The secret scrubber (scrub.py): every kind of the corpus is replaced by a marker naming it,
+look-alikes come through unchanged, and it is idempotent. The corpus is
+tests/secrets_corpus.py (bench/scrubber.py prints the rates over several seeds)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.secrets_corpus import lookalikes, luhn_complete, secrets
+from zettelclaw.config import ExtractionConfig
+from zettelclaw.extraction.intake import HookCall, Intake
+from zettelclaw.extraction.provenance import Provenance
+from zettelclaw.extraction.spool import Spool
+from zettelclaw.home import Home
+from zettelclaw.log.schema import parse_entry_json, validate_entry
+from zettelclaw.scrub import MARKER, luhn, scrub
+
+CORPUS = secrets(seed=7, per_kind=8)
+KINDS = sorted({s.kind for s in CORPUS})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_secret_of_each_kind_is_replaced_by_its_marker(kind: str) -> None:
+    for case in (s for s in CORPUS if s.kind == kind):
+        out = scrub(case.text)
+        assert case.secret not in out, case.text
+        assert MARKER.format(kind) in out, (case.text, out)
+
+
+def test_the_marker_says_what_was_there_and_the_sentence_stays() -> None:
+    key = "sk-ant-api03-" + "aB3" * 31 + "AA"
+    assert scrub(f"my key is {key}, use it for the bot") == \
+        "my key is [redacted: Anthropic API key], use it for the bot"
+    assert scrub("DB_PASSWORD=hunter22 and PORT=5432") == \
+        "DB_PASSWORD=[redacted: password] and PORT=5432"
+    assert scrub("my password is sunshine.") == "my password is [redacted: password]"
+
+
+def test_lookalikes_come_through_unchanged() -> None:
+    changed = [(t, scrub(t)) for t in lookalikes(seed=11, per_kind=10) if scrub(t) != t]
+    assert changed == []
+
+
+def test_scrubbing_twice_changes_nothing_more() -> None:
+    for case in CORPUS:
+        once = scrub(case.text)
+        assert scrub(once) == once
+
+
+def test_a_private_key_goes_whole_even_when_cut_off() -> None:
+    block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nabc\n-----END RSA PRIVATE KEY-----"
+    assert scrub(f"key:\n{block}\nthanks") == "key:\n[redacted: private key]\nthanks"
+    cut = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\nbm9uZQ"
+    assert scrub(f"here {cut}") == "here [redacted: private key]"
+
+
+def test_an_aws_secret_is_known_by_its_context_only() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # noqa: S105  (a made-up one)
+    assert scrub(f"aws_secret_access_key = {secret}") == \
+        "aws_secret_access_key = [redacted: AWS secret access key]"
+    # the same shape with nothing saying what it is: kept (it could be any base64)
+    assert scrub(f"checksum {secret}") == f"checksum {secret}"
+
+
+def test_card_numbers_only_when_luhn_and_a_card_prefix_agree() -> None:
+    import random
+
+    rng = random.Random(1)
+    card = luhn_complete(rng, "4", 16)
+    assert scrub(f"card {card}") == "card [redacted: card number]"
+    spaced = " ".join(card[i:i + 4] for i in range(0, 16, 4))
+    assert scrub(f"card {spaced}!") == "card [redacted: card number]!"
+    bad = card[:-1] + str((int(card[-1]) + 1) % 10)
+    assert not luhn(bad)
+    assert scrub(f"order {bad}") == f"order {bad}"
+    not_a_card = luhn_complete(rng, "1", 16)  # Luhn-valid, but no network starts with 1
+    assert scrub(f"order {not_a_card}") == f"order {not_a_card}"
+
+
+@given(st.text(max_size=300))
+def test_any_text_scrubs_without_error_and_idempotently(text: str) -> None:
+    once = scrub(text)
+    assert scrub(once) == once
+
+
+def test_validate_entry_scrubs_content_and_detail() -> None:
+    key = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
+    entry = validate_entry({"id": "r7Wp3nKx_mZe", "timestamp": "2026-02-20T14:35:00Z",
+                            "type": "fact", "content": f"The CI token is {key}",
+                            "detail": "password: Tr0ub4dor&3", "session": "s1"})
+    assert entry.content == "The CI token is [redacted: GitHub token]"
+    assert entry.detail == "password: [redacted: password]"
+
+
+def test_a_line_written_by_hand_is_read_as_written() -> None:
+    """The log's hand-written lines are the person's: reading them does not rewrite them."""
+    key = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
+    line = ('{"id":"r7Wp3nKx_mZe","timestamp":"2026-02-20T14:35:00Z","type":"fact",'
+            f'"content":"token {key}","session":"manual"}}')
+    assert parse_entry_json(line).content == f"token {key}"
+
+
+# -- at intake: nothing of a secret reaches the spool or the transcript copy --------------------
+
+
+def test_intake_keeps_no_secret_in_the_spool_or_the_transcript(home: Home) -> None:
+    key = "sk-ant-api03-" + "Zq9" * 31 + "AA"
+    card = "4111 1111 1111 1111"
+    messages = [
+        {"role": "user", "content": f"Use {key} for the bot; bill my card {card}",
+         "timestamp": 1_795_000_000_000},
+        {"role": "assistant", "content": [{"type": "text", "text": f"Stored {key}."}],
+         "timestamp": 1_795_000_001_000}]
+    intake = Intake(home, ExtractionConfig(), Provenance(home), Spool(home), [])
+    call = HookCall(trigger="sessionEnd", session_id="s-secret", session_key="agent:main:main",
+                    messages=messages)
+    result = intake.accept(call)
+    assert result["messages"] == 2
+    kept = b"".join(p.read_bytes() for d in ("spool", "transcripts")
+                    for p in (home.root / d).iterdir())
+    assert key.encode() not in kept
+    assert b"1111 1111" not in kept
+    assert b"[redacted: Anthropic API key]" in kept
+    assert b"[redacted: card number]" in kept
+    [job] = intake.spool.jobs()
+    assert job.messages[0]["text"] == ("Use [redacted: Anthropic API key] for the bot; bill my "
+                                       "card [redacted: card number]")
+    # the same stretch again (session_end after before_reset) is recognised as received
+    assert intake.accept(call)["messages"] == 0
+
+
+def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:
+    digest = "be783f8cc6b36a64c29a4ba32d09a5410700419076a58652367d3528c5296b89"
+    assert luhn("5410700419076")  # a Mastercard prefix, and Luhn agrees: but inside a hash
+    assert scrub(f"sha256: {digest}") == f"sha256: {digest}"

@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -185,7 +186,7 @@ async def test_long_names_and_far_dates_are_bad_params_not_internal_errors(
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, server_config)
         async with await AsyncClient.connect(ready.socket) as client:
-            asked = [
+            asked: list[tuple[str, dict[str, Any]]] = [
                 ("memory.get", {"path": "memory/" + "a" * 300 + ".md"}),
                 ("briefing.generate", {"workspaceDir": str(workspace / ("b" * 300)),
                                        "dryRun": True}),

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.index import counts, ingest, subject_counts
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index

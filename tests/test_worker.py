@@ -14,7 +14,7 @@ import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
-from zettelclaw.config import load_config
+from zettelclaw.config import Config, load_config
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.spool import Job
 from zettelclaw.extraction.worker import Worker
@@ -50,7 +50,8 @@ def fake() -> Iterator[FakeAnthropic]:
     api.stop()
 
 
-def settings(home: Home, fake: FakeAnthropic, *, key: bool = True, timeout: float = 5.0):
+def settings(home: Home, fake: FakeAnthropic, *, key: bool = True, timeout: float = 5.0
+             ) -> Config:
     env = {"ANTHROPIC_BASE_URL": fake.url}
     if key:
         env["ANTHROPIC_API_KEY"] = "test-key"
@@ -81,7 +82,7 @@ async def settled(client: AsyncClient, *, failed: int = 0, waiting: int = 0) -> 
     """Wait until no job is pending (the spool holds only the expected failed/waiting ones)."""
     with trio.fail_after(15):
         while True:
-            listing = await client.call("jobs.list")
+            listing: dict[str, Any] = await client.call("jobs.list")
             states = [j["state"] for j in listing["jobs"]]
             if ("pending" not in states and states.count("failed") == failed
                     and states.count("waiting") == waiting):

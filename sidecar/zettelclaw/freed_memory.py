@@ -16,7 +16,8 @@ import functools
 import sys
 from collections.abc import Callable
 
-# A catch-up that indexed this many entries is worth a trim (~10 ms of the allocator's time).
+# A catch-up that indexed this many entries is worth a trim: below it the allocator's time to
+# trim buys back little (bench/README.md, "Memory").
 AFTER_ENTRIES = 10_000
 
 

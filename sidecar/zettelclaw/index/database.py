@@ -112,7 +112,7 @@ DEFERRABLE_INDEXES = {
 
 # Made at open where missing (indexes added after schema 3 was released): the last current
 # handoff, read at every start and after every change (recall/handoff.py): through the type
-# index it sorted every handoff by line, 0.1-0.2 s at 1M entries (80k handoffs).
+# index it sorted every handoff by line, which grows with the log (bench/README.md).
 ADDED_INDEXES = {
     "entries_current_handoffs": "CREATE INDEX IF NOT EXISTS entries_current_handoffs ON"
                                 " entries (line) WHERE type = 'handoff' AND replaced_by IS NULL",

@@ -39,9 +39,9 @@ MAX_PIECES = 256  # word pieces the model reads
 BATCH = 32  # texts the model reads at once, at most
 # and word pieces (texts x the longest's length), at most: attention's buffers grow with a
 # batch's texts times its length squared, and onnxruntime's arena keeps the largest batch's for
-# good: batches of 32 texts of up to 256 pieces (a memory file's pieces) took a process from
-# 229 MB to 1.0-1.7 GB, 512 pieces a batch to 286 MB, and ran faster (69 against 58 long
-# texts/s; log entries, ~25 pieces, ~20 a batch, at the same speed: bench/README.md)
+# good. Capped in pieces, batches of long texts (a memory file's) keep the process small and run
+# no slower; log entries, short, still go many a batch (bench/README.md, "Memory: the model's
+# batches").
 BATCH_PIECES = 512
 BACKGROUND_NICE = 10  # the background embedding yields the cores to requests (CFS: ~1/10 weight)
 T = TypeVar("T")
@@ -87,8 +87,8 @@ def _session(threads: int) -> Any:
     # no busy-waiting between batches: the sidecar's own requests need those cores
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # No memory plan per input shape: every batch has a width of its own, and the plans kept
-    # for them held ~90-190 MB more (bench/README.md); the arena stays (without it a batch of
-    # long texts ran 20-40% slower, and freed buffers fragmented the heap: a higher peak)
+    # for them only held memory; the arena stays: without it batches of long texts ran slower
+    # and freed buffers fragmented the heap, to a higher peak (bench/README.md, "Memory")
     options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model_file()), options,
                                         providers=["CPUExecutionProvider"])

@@ -23,8 +23,9 @@ from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
 
-# A rare word's postings in a 1M-entry log: ~9,000, searched in ~0.5 ms (a word in a third of the
-# entries has ~330,000 and takes several ms: a thread's).
+# Postings past which a search is a thread's, not the event loop's: a rare word's, even in a
+# 1M-entry log, stay below it and are quick; a common word's are many times more and take long
+# enough to stall the loop (bench/README.md, "The thread hand-off").
 NOW_POSTINGS = 20_000
 NOW_SQLITE_SECONDS = 0.003  # past it, the loop gives the search to a thread
 

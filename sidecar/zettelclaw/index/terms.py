@@ -17,8 +17,8 @@ boosted by its IDF over all the shards searched).
 
 Entries a later one replaced live in shards of their own (``replaced``, by the same split),
 searched only when a search asks for them: a search of current entries needs no clause to leave
-them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word (a
-word in a third of the entries: 0.84 ms a shard as a bare term, 1.8 with the clause).
+them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word, which
+then costs about twice as much (bench/README.md, "Two common words").
 
 Each shard's marker document (line 0) holds the ``terms_epoch`` of the SQLite index it was built
 from and how far it was fed: a rebuilt SQLite index has a new epoch, and the shards start over in

@@ -168,11 +168,10 @@ class Background:
     """A thread at a lower priority (nice + ``BACKGROUND_NICE``) that makes a session and runs
     the jobs it is given, which use it. onnxruntime's worker threads are made by the thread that
     makes the session, and inherit its priority (Linux keeps a nice value per thread): so all of
-    the background's compute yields to the sidecar's requests. Measured at 100k entries: the hook's
-    p99 while embedding went from 4.5 to 2.5-3.0 ms, the embedding rate unchanged (bench/README.md,
-    "Semantic search without torch"). One session only: onnxruntime folds the int8 weights into
-    float32 ones when it optimizes the graph (~100 MB a session; without that a query takes 23
-    ms instead of 3.7)."""
+    the background's compute yields to the sidecar's requests: the hook's tail while embedding
+    shrank, the embedding rate unchanged (bench/README.md, "Semantic search without torch"). One
+    session only: onnxruntime folds the int8 weights into float32 ones when it optimizes the
+    graph, which makes a session large, and without that a query is several times slower."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
         self.session: Any = None  # made by the thread, before __init__ returns

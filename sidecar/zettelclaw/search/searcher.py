@@ -2,8 +2,8 @@
 search when it is on; the memory files are brought up to date before each query.
 
 ``search`` is for a worker thread. ``search_now`` is for the event loop itself, when the search
-is known to be quick: a thread hand-off and the wake-ups around it cost 0.3-0.5 ms on a small
-virtual machine, while a rare word's whole search costs about 1 ms (bench/README.md). It answers
+is known to be quick: a thread hand-off and the wake-ups around it cost about half of a rare
+word's whole search (bench/README.md, "The thread hand-off"). It answers
 only when nothing it needs is busy (the index, the memory files' look), nothing needs walking,
 no semantic part runs, the words have few postings, and its SQLite reads fit a small budget;
 otherwise it answers None, having changed nothing, and the caller runs ``search`` in a thread.

@@ -431,7 +431,10 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,
                                               "messages": STRETCH_1})
     with trio.fail_after(10):  # polling the server: there is no event to wait on
-        while not (await client.call("status"))["extraction"]["waitingFor"]:  # noqa: ASYNC110
+        while True:  # both calls in flight answered 429, their jobs saved as waiting
+            jobs = (await client.call("jobs.list"))["jobs"]
+            if [j["state"] for j in jobs].count("waiting") == 2:
+                break
             await trio.sleep(0.02)
     status = await client.call("status")
     assert "rate limited" in status["extraction"]["waitingFor"]

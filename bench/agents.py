@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import generate  # noqa: E402  (bench/ is not a package)
+sys.path.insert(0, str(BENCH.parent))  # bench/ is a namespace package under the root
+from bench import generate  # noqa: E402
+
 from zettelclaw.client import Client  # noqa: E402
 
 ZETTELCLAW = str(Path(sys.executable).with_name("zettelclaw"))

@@ -62,13 +62,13 @@ def words(source: itertools.cycle[str], n: int) -> str:
 
 
 def job(turns: int, source: itertools.cycle[str]) -> Job:
-    messages = []
+    messages: list[dict[str, Any]] = []
     for i in range(turns):
         for role, n in (("user", USER_WORDS), ("assistant", AGENT_WORDS)):
             messages.append({"key": f"m{len(messages)}", "role": role, "text": words(source, n),
                              "timestamp": f"2026-11-20T10:{i % 60:02d}:00.000Z"})
-    return Job(jobId=f"bench-{turns}", sessionId=f"bench-session-{turns}", trigger="sessionEnd",
-               createdAt="2026-11-20T11:00:00Z", messages=messages)
+    return Job(job_id=f"bench-{turns}", session_id=f"bench-session-{turns}", trigger="sessionEnd",
+               created_at="2026-11-20T11:00:00Z", messages=messages)
 
 
 def main() -> int:

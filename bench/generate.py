@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import base64
 import itertools
+import math
 import os
 import random
 import string
@@ -296,7 +297,7 @@ class Sampler:
 
 def subject_count(n: int) -> int:
     """A few hundred subjects at 1M entries, fewer for smaller logs."""
-    return max(12, min(1000, round(12 * n ** 0.25)))
+    return max(12, min(1000, round(12 * math.sqrt(math.sqrt(n)))))
 
 
 def make_subjects(rng: random.Random, count: int) -> dict[str, tuple[str, str]]:

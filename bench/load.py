@@ -40,8 +40,9 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-sys.path.insert(0, str(BENCH))
-import generate  # noqa: E402  (bench/ is not a package)
+sys.path.insert(0, str(BENCH.parent))  # bench/ is a namespace package under the root
+from bench import generate  # noqa: E402
+
 from zettelclaw.client import Client  # noqa: E402
 
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
@@ -56,7 +57,10 @@ MIX = ([("hook.beforePromptBuild", {"sessionKey": "agent:main:main"})] * 4
 
 def percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
     return {"n": len(ordered), "p50": round(pick(0.5) * 1000, 2),
             "p99": round(pick(0.99) * 1000, 2), "max": round(ordered[-1] * 1000, 2)}
 

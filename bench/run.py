@@ -53,8 +53,8 @@ import orjson
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 OUT = BENCH / "out"
-sys.path.insert(0, str(BENCH))
-import generate  # noqa: E402  (bench/ is not a package)
+sys.path.insert(0, str(BENCH.parent))  # bench/ is a namespace package under the root
+from bench import generate  # noqa: E402
 
 try:
     from zettelclaw.client import Client
@@ -647,8 +647,11 @@ def _round_trips(r: dict[str, Any], args: argparse.Namespace, home: Path, worksp
         r["rg"] = {"runs": len(rg_ms), "median": statistics.median(rg_ms), "min": min(rg_ms),
                    "lines": rg_count}
         for name, words in (("rgCommon", (w1,)), ("rgTwoWord", (w1, w2))):
-            times, lines = measured(name, lambda words=words: rg_times(
-                _tool("rg"), words[0], log, args.rg_runs, *words[1:]))
+
+            def rg_words(words: tuple[str, ...] = words) -> tuple[list[float], int]:
+                return rg_times(_tool("rg"), words[0], log, args.rg_runs, *words[1:])
+
+            times, lines = measured(name, rg_words)
             r[name] = {"runs": len(times), "median": statistics.median(times),
                        "min": min(times), "lines": lines}
         sidecar.stop()

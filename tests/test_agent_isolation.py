@@ -165,10 +165,11 @@ async def test_the_briefing_of_an_agent_writes_its_own_memory_into_its_own_works
 async def test_an_unknown_or_malformed_agent_is_an_error_not_an_empty_answer(
         server: Ready, two: dict[str, Path]) -> None:
     async with await AsyncClient.connect(server.socket) as client:
-        for method, params in [("memory.search", {"query": "x"}), ("memory.get", {"path": "x"}),
-                               ("subjects.list", {}), ("status", {}), ("jobs.list", {}),
-                               ("index.rebuild", {}), ("briefing.generate", {"dryRun": True}),
-                               ("hook.beforePromptBuild", {})]:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("memory.search", {"query": "x"}), ("memory.get", {"path": "x"}),
+            ("subjects.list", {}), ("status", {}), ("jobs.list", {}), ("index.rebuild", {}),
+            ("briefing.generate", {"dryRun": True}), ("hook.beforePromptBuild", {})]
+        for method, params in calls:
             with pytest.raises(UnknownAgentError) as raised:
                 await client.call(method, {**params, "agentId": "nobody",
                                            **({"sessionKey": "agent:nobody:main"}

@@ -70,7 +70,7 @@ async def test_the_model_argument_overrides_the_config(fake: FakeAnthropic) -> N
 
 
 async def test_no_key_waits_without_a_request(fake: FakeAnthropic) -> None:
-    config = ExtractionConfig(baseUrl=fake.url, timeoutSeconds=TIMEOUT)
+    config = ExtractionConfig(base_url=fake.url, timeout_seconds=TIMEOUT)
     with pytest.raises(ModelWaiting) as info:
         await complete(config, "p")
     assert info.value.reason == NO_KEY
@@ -146,8 +146,8 @@ async def test_a_closed_port_waits() -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = ExtractionConfig(apiKey="k", baseUrl=f"http://127.0.0.1:{port}",
-                              timeoutSeconds=TIMEOUT)
+    config = ExtractionConfig(api_key="k", base_url=f"http://127.0.0.1:{port}",
+                              timeout_seconds=TIMEOUT)
     with pytest.raises(ModelWaiting) as info:
         await complete(config, "p")
     assert f"127.0.0.1:{port}" in info.value.reason
@@ -165,7 +165,7 @@ async def test_a_reply_without_text_fails(fake: FakeAnthropic, text: str) -> Non
 async def test_one_request_per_call(fake: FakeAnthropic) -> None:
     fake.add(Reply(text="a"), Reply(status=529), Reply(text="b"), Reply(status=500),
              Reply(status=429))
-    outcomes = []
+    outcomes: list[str] = []
     for _ in range(5):
         try:
             outcomes.append(await complete(config_for(fake), f"prompt {len(outcomes)}"))

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pytest
 
-from conftest import entry
+from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw import lock
 from zettelclaw.errors import (

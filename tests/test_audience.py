@@ -3,6 +3,7 @@ audience a host passes for an agent in a chat (the OpenClaw plugin's tools do)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,7 +27,8 @@ NOT_PRIVATE = [{"sessionKey": "agent:main:telegram:group:-100123:topic:4"},
 
 
 @pytest.fixture
-async def secret(server: Ready, write_log: Any) -> dict[str, Any]:
+async def secret(server: Ready, write_log: Callable[..., list[dict[str, Any]]]
+                 ) -> dict[str, Any]:
     return write_log(entry("fact", "the safe combination is 31-17-42"))[0]
 
 

@@ -122,8 +122,10 @@ async def test_a_recent_run_means_no_run_at_start(
 async def test_a_run_older_than_a_day_runs_at_start(
         make: Callable[..., tuple[Scheduler, Clock]], home: Home) -> None:
     scheduler, _ = make(last_run=NOW - 25 * HOUR, stop_at=NOW)
-    assert scheduler.due_at_start(scheduler.briefing.stamp(NOW - 25 * HOUR))
-    assert not scheduler.due_at_start(scheduler.briefing.stamp(NOW - 23 * HOUR))
+    briefing = scheduler.briefing
+    assert isinstance(briefing, Briefing)
+    assert scheduler.due_at_start(briefing.stamp(NOW - 25 * HOUR))
+    assert not scheduler.due_at_start(briefing.stamp(NOW - 23 * HOUR))
     assert scheduler.due_at_start(None)
     assert scheduler.due_at_start("not a time")
     async with trio.open_nursery() as nursery:

@@ -83,7 +83,7 @@ def test_a_subject_whose_only_recent_entry_was_replaced_is_not_active(
 
 
 def test_windows_follow_the_config(sections_of: Callable[..., Sections]) -> None:
-    config = BriefingConfig(activeWindow=1, decisionWindow=30, staleThreshold=60)
+    config = BriefingConfig(active_window=1, decision_window=30, stale_threshold=60)
     found = sections_of(config=config)
     assert [a.slug for a in found.active] == ["auth-migration"]  # only 02-20 entries
     assert ids(found.decisions.items) == ["d000000bun01", "d000000queue", "d00000000go1",
@@ -106,7 +106,7 @@ def test_a_stale_subject_is_not_referenced_by_its_own_entries(
              subject="billing"),
            e("f00000000002", "2026-02-20T10:00:00Z", "fact", "The maximum billing-cycle is 30d",
              subject="zettelclaw")]
-    found = sections_of(log, config=BriefingConfig(staleThreshold=10))
+    found = sections_of(log, config=BriefingConfig(stale_threshold=10))
     assert found.stale == ()  # "billing-cycle" is another word; "maximum" is not "max"
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import entry
+from tests.conftest import entry
 from zettelclaw.home import Home
 from zettelclaw.index import counts
 from zettelclaw.index.database import ADDED_INDEXES, SCHEMA_VERSION, Index

@@ -23,7 +23,7 @@ def ago(days: float) -> str:
 
 @pytest.fixture
 def memory(home: Home, workspace: Path) -> Iterator[Direct]:
-    m = Direct.open(home, workspace, SearchConfig(semantic="off", candidateWindow=50))
+    m = Direct.open(home, workspace, SearchConfig(semantic="off", candidate_window=50))
     yield m
     m.close()
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.index import entries as query
 from zettelclaw.index.database import Index

@@ -135,7 +135,12 @@ def test_atomic_write_fsyncs_only_when_durable(target: Path, monkeypatch: pytest
     # neither, and still replaced whole by a rename
     calls: list[int] = []
     real = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     with target.open("rb") as reader:
         atomic_write_bytes(target, b"new\n", durable=durable)
         assert reader.read() == b"old content\n"

@@ -10,11 +10,12 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from tests.test_cli import ZETTELCLAW, clean_env
 from zettelclaw.client import Client
 from zettelclaw.errors import DataDirError
@@ -73,8 +74,9 @@ def test_a_full_disk_is_answered_minus_32010_and_nothing_is_lost(tmpfs: Path,
             with (home / "log.jsonl").open("ab") as f:
                 f.write(line(late))  # the index must grow to take it in: it cannot
             filler = fill(tmpfs)
-            for method, params in [("hook.sessionEnd", hook),
-                                   ("subjects.add", {"slug": "new-one", "display": "New"})]:
+            writes: list[tuple[str, dict[str, Any]]] = [
+                ("hook.sessionEnd", hook), ("subjects.add", {"slug": "new-one", "display": "New"})]
+            for method, params in writes:
                 with pytest.raises(DataDirError, match="the disk is full"):
                     client.call(method, params)
             # reads go on, from the index as it is (c7e1242, and this commit's parent: -32603)

@@ -24,7 +24,7 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from tests.direct import open_pool
 from zettelclaw.errors import BY_CODE
 from zettelclaw.home import Home

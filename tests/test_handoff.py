@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import entry
+from tests.conftest import entry
 from zettelclaw.recall.handoff import MAX_ITEMS, MAX_TEXT, format_handoff
 
 SPEC_HANDOFF = {

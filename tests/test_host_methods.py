@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -43,18 +44,18 @@ def setup(app: App) -> tuple[Router, Dispatcher, list[int]]:
     return app.router, Dispatcher(host.methods(pool)), woken
 
 
-async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, object]:
+async def offer(dispatcher: Dispatcher, params: dict[str, object]) -> dict[str, Any]:
     line = await dispatcher.dispatch(orjson.dumps(
         {"jsonrpc": "2.0", "id": 1, "method": "host.offer", "params": params}))
     assert line is not None
-    answer: dict[str, object] = orjson.loads(line)
+    answer: dict[str, Any] = orjson.loads(line)
     return answer
 
 
 async def test_an_offer_needs_a_connection(app: App) -> None:
     router, dispatcher, woken = setup(app)
     answer = await offer(dispatcher, {"capabilities": ["llm.complete"]})
-    assert answer["error"]["code"] == -32600  # type: ignore[index]
+    assert answer["error"]["code"] == -32600
     assert router.choose().route is None
     assert woken == []
 
@@ -72,7 +73,7 @@ async def test_an_offer_lasts_as_long_as_its_connection(app: App) -> None:
     result = answer["result"]
     assert result["accepted"] == ["llm.complete"]
     assert result["ignored"] == ["tea.make"]
-    assert result["route"]["active"] == "host"  # type: ignore[index]
+    assert result["route"]["active"] == "host"
     assert router.status()["hosts"] == [{"client": {"name": "openclaw", "version": "2026.9.6"},
                                          "model": "fake/fake-model"}]
     assert woken == [1]  # the waiting jobs were told
@@ -90,7 +91,7 @@ async def test_an_empty_offer_withdraws_the_connections_earlier_one(app: App) ->
         answer = await offer(dispatcher, {"capabilities": []})
     finally:
         current_peer.reset(token)
-    assert answer["result"]["accepted"] == []  # type: ignore[index]
+    assert answer["result"]["accepted"] == []
     assert router.choose().route is None
     assert woken == [1]
 
@@ -98,4 +99,4 @@ async def test_an_empty_offer_withdraws_the_connections_earlier_one(app: App) ->
 async def test_bad_params_are_refused(app: App) -> None:
     _, dispatcher, _ = setup(app)
     answer = await offer(dispatcher, {"capabilities": "llm.complete"})
-    assert answer["error"]["code"] == -32602  # type: ignore[index]
+    assert answer["error"]["code"] == -32602

@@ -49,11 +49,23 @@ class KeylessSidecar(Sidecar):
         if failpoint:
             env["ZETTELCLAW_FAILPOINT"] = failpoint
         sets = [a for s in ["search.semantic=off", *self.settings] for a in ("--set", s)]
-        self.proc = subprocess.Popen(
-            [ZETTELCLAW, "serve", "--home", str(self.home), "--socket", str(self.socket),
-             *sets], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        with self.stderr.open("ab") as stderr:  # the sidecar's log, for wait_logged
+            self.proc = subprocess.Popen(
+                [ZETTELCLAW, "serve", "--home", str(self.home), "--socket", str(self.socket),
+                 *sets], stdout=subprocess.PIPE, stderr=stderr, env=env)
         assert self.proc.stdout is not None
         assert b"listening on" in self.proc.stdout.readline()
+
+    @property
+    def stderr(self) -> Path:
+        return self.home.parent / "sidecar.stderr"
+
+    def wait_logged(self, text: str) -> None:
+        """Wait until the sidecar's log says ``text``."""
+        deadline = time.monotonic() + 20
+        while text not in self.stderr.read_text():
+            assert time.monotonic() < deadline, f"never logged: {text}"
+            time.sleep(0.02)
 
     def jobs(self) -> list[dict[str, Any]]:
         listed: list[dict[str, Any]] = self.call("jobs.list")["jobs"]
@@ -199,8 +211,10 @@ def test_a_host_that_does_not_answer_in_time_is_a_failed_attempt(
     sidecar.call("hook.sessionEnd", HOOK)
     job = sidecar.wait_job(lambda j: j["attempts"] == 1, "the attempt to count")
     assert job["lastError"] == "the host's model did not answer within 0.3 s"
-    slow.release()  # the late answer is dropped: nothing reaches the log
-    time.sleep(0.2)
+    slow.release()
+    # the late answer arrives and is dropped: the sidecar says so as it reads it, and so nothing
+    # from it can reach the log afterwards
+    sidecar.wait_logged("a reply to no waiting request")
     assert not (sidecar.home / "log.jsonl").exists() or entries(sidecar.home) == []
     assert sidecar.call("status")["pid"]  # and the sidecar is fine
 

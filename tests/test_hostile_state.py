@@ -8,9 +8,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -84,6 +86,18 @@ def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
     env = {**clean_env(), "ANTHROPIC_API_KEY": "unused"}
     proc = subprocess.Popen([sys.executable, "-c", FEW_FDS, *serve_argv(home, sock)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines: list[str] = []
+    import_failures = threading.Semaphore(0)
+
+    def read_log() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            lines.append(raw.decode(errors="replace"))
+            if "loading the Anthropic SDK failed" in lines[-1]:
+                import_failures.release()
+
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
     try:
         assert proc.stdout is not None
         assert b"listening on" in proc.stdout.readline()
@@ -92,7 +106,9 @@ def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(os.fspath(sock))
             flood.append(s)
-        time.sleep(3)  # the SDK's import runs into the limit meanwhile
+        for attempt in ("the SDK's import", "its retry a second later"):  # into the limit
+            assert import_failures.acquire(timeout=30), f"{attempt} never failed: {lines}"
+            assert proc.poll() is None, "".join(lines)
         for s in flood:
             s.close()
         deadline = time.monotonic() + 30
@@ -108,8 +124,11 @@ def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
         assert proc.poll() is None
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=30)
-    lines = err.decode().splitlines()
+        proc.wait(timeout=30)
+        reader.join(30)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     assert sum("accept returned EMFILE" in line for line in lines) <= 2  # not ten a second
 
 
@@ -167,7 +186,7 @@ async def test_long_names_and_far_dates_are_bad_params_not_internal_errors(
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, server_config)
         async with await AsyncClient.connect(ready.socket) as client:
-            asked = [
+            asked: list[tuple[str, dict[str, Any]]] = [
                 ("memory.get", {"path": "memory/" + "a" * 300 + ".md"}),
                 ("briefing.generate", {"workspaceDir": str(workspace / ("b" * 300)),
                                        "dryRun": True}),

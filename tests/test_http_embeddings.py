@@ -30,7 +30,7 @@ def fake() -> Iterator[FakeEmbeddings]:
 
 
 def config(url: str, **more: Any) -> SearchConfig:
-    return SearchConfig(embeddings="http", embeddingUrl=url, embeddingModel="nomic-embed-text",
+    return SearchConfig(embeddings="http", embedding_url=url, embedding_model="nomic-embed-text",
                         **more)
 
 

@@ -5,7 +5,7 @@ torn tail, a hand-written line without its newline), rewrite detection (new inod
 in-place edits of the first and last indexed bytes), duplicate ids and invalid lines with their
 line numbers, a build interrupted between batches, and a property: catching up chunk by
 chunk gives the same index as one fresh build, and the same current entries as the pure
-resolver. (The index file itself, unreadable or of another version: test_index.py.)
+resolver. (The index file itself, unreadable or of another version: test_database.py.)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from zettelclaw.home import Home
 from zettelclaw.index import counts, ingest, subject_counts
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index

@@ -106,7 +106,8 @@ def call(**fields: Any) -> HookCall:
 
 
 def skipped_sessions(home: Home) -> dict[str, Any]:
-    return load_state(home).get("skippedSessions", {})
+    skipped: dict[str, Any] = load_state(home).get("skippedSessions", {})
+    return skipped
 
 
 # -- new and repeated stretches ----------------------------------------------------------------
@@ -192,7 +193,7 @@ def test_automated_sessions_are_skipped_and_recorded(intake: Intake, home: Home,
 
 
 def test_configured_skip_session_types(home: Home, roots: Path) -> None:
-    config = ExtractionConfig(skipSessionTypes=("telegram",))
+    config = ExtractionConfig(skip_session_types=("telegram",))
     intake = Intake(home, config, Provenance(home), Spool(home), [roots])
     skipped = intake.accept(call(session_key="agent:main:telegram:direct:123",
                                  messages=conversation()))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from tests.conftest import entry, held_by_another_thread
 from tests.direct import open_pool
@@ -124,28 +125,48 @@ async def test_entry_now_declines_a_busy_index_or_a_spent_budget(
 async def test_at_most_a_core_each_of_a_batch_s_searches_run_at_once(
         pool: Agents, monkeypatch: pytest.MonkeyPatch) -> None:
     """Searches past SEARCH_THREADS wait in trio, not at the GIL (bench/load.py: the quick
-    calls' latency under load). Each search holds its thread until a third one would run beside
-    it, or 0.2 s: with the limit gone, a third runs at once and the peak is above 2."""
+    calls' latency under load). Each search holds its thread until the test lets it go, which
+    is once two run and the other four wait at the limiter (nothing can start then), or once a
+    third runs beside them: with the limit gone, the peak is above 2."""
     monkeypatch.setattr(memory_methods, "SEARCH_THREADS", 2)
     await _search(pool)(SearchParams.model_validate({"query": "warm up"}))
     search = Searcher.search
-    running = threading.Condition()
+    go = threading.Event()
+    counted = threading.Lock()
     active = peak = 0
 
     def held(searcher: Searcher, request: Any) -> Any:
         nonlocal active, peak
-        with running:
+        with counted:
             active += 1
             peak = max(peak, active)
-            running.notify_all()
-            running.wait_for(lambda: active > 2, timeout=0.2)
+        go.wait(10)
+        with counted:
             active -= 1
         return search(searcher, request)
 
     monkeypatch.setattr(Searcher, "search", held)
+    table = memory_methods.methods(pool)
+    (limiter,) = [cell.cell_contents for cell in table["memory.search"].handler.__closure__ or ()
+                  if isinstance(cell.cell_contents, trio.CapacityLimiter)]
     batch = [{"jsonrpc": "2.0", "id": n, "method": "memory.search",
               "params": {"query": "tree"}} for n in range(6)]
-    answers = await Dispatcher(memory_methods.methods(pool)).dispatch_decoded(batch)
-    assert answers is not None
-    assert answers.count(b'"content"') == 12
+    answers: list[bytes | None] = []
+
+    async def dispatch() -> None:
+        answers.append(await Dispatcher(table).dispatch_decoded(batch))
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(dispatch)
+            with trio.fail_after(10):  # the searches run in threads: polled
+                while not (peak > 2 or (active == 2  # noqa: ASYNC110
+                                        and limiter.statistics().tasks_waiting == 4)):
+                    await trio.sleep(0.01)
+            go.set()
+    finally:
+        go.set()
+    (answer,) = answers
+    assert answer is not None
+    assert answer.count(b'"content"') == 12
     assert peak == 2

@@ -28,6 +28,7 @@ from zettelclaw.extraction.transcript import Message
 from zettelclaw.log.schema import (
     ID_RE,
     Entry,
+    TaskEntry,
     entry_to_dict,
     entry_to_line,
     parse_entry_json,
@@ -231,13 +232,15 @@ def test_subject_with_nothing_left_is_dropped_but_the_entry_kept(given: str) -> 
 
 def test_task_without_status_is_open() -> None:
     entries, _ = build(jl({"type": "task", "content": "Rotate the API keys"}))
-    assert (entries[0].type, entries[0].status) == ("task", "open")
+    assert isinstance(entries[0], TaskEntry)
+    assert entries[0].status == "open"
 
 
 @pytest.mark.parametrize(("given", "status"), [("done", "done"), ("DONE", "done"),
                                                (" Open ", "open"), ("in progress", "open")])
 def test_task_status_is_normalized(given: str, status: str) -> None:
     entries, _ = build(jl({"type": "task", "content": "Rotate the API keys", "status": given}))
+    assert isinstance(entries[0], TaskEntry)
     assert entries[0].status == status
 
 

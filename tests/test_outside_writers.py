@@ -14,7 +14,7 @@ import orjson
 import pytest
 import trio
 
-from conftest import entry, line
+from tests.conftest import entry, line
 from tests.direct import Direct
 from zettelclaw import lock
 from zettelclaw.home import Home

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,7 @@ def test_a_package_without_the_compiled_plugin_is_a_clear_error(
     broken = tmp_path / "shipped-plugin"
     broken.mkdir()
     (broken / "package.json").write_text('{"version": "0.0.0"}')
-    monkeypatch.setattr(plugin_install.resources, "files", lambda _name: tmp_path)
+    # plugin_install reads its package through importlib.resources.files
+    monkeypatch.setattr(resources, "files", lambda _name: tmp_path)
     with pytest.raises(plugin_install.PluginInstallError, match=r"dist/index\.js"):
         plugin_install.shipped_plugin()

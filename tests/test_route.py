@@ -97,6 +97,7 @@ async def test_the_host_routes_failures(answer: Any, kind: type[Exception], reas
     with pytest.raises(kind) as info:
         await r.complete("p", purpose="extraction")
     assert str(info.value).startswith(reason)
+    assert isinstance(info.value, ModelWaiting | ModelFailed)
     assert info.value.route == "host"
 
 
@@ -110,7 +111,7 @@ async def test_model_calls_are_bounded_for_the_whole_process() -> None:
     """Every agent's memory shares the one router: extraction.concurrency bounds them all."""
     fake = FakeAnthropic().start()
     fake.default = Reply(text='{"type":"handoff","content":"x"}', hold=True)
-    config = ExtractionConfig(apiKey="k", baseUrl=fake.url, concurrency=2)
+    config = ExtractionConfig(api_key="k", base_url=fake.url, concurrency=2)
     router = Router(config, HostModels())
     done: list[str] = []
 

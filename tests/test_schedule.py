@@ -28,8 +28,8 @@ from zettelclaw.schedule import local_zone, parse, schedule, zone, zone_name
 DETROIT = ZoneInfo("America/Detroit")
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 def runs(expression: str, after: datetime, n: int, zone: ZoneInfo | None = None

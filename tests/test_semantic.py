@@ -5,6 +5,7 @@ honest fallback when semantic search cannot run."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -65,7 +66,7 @@ def memory(home: Home, workspace: Path, write_log: Any,
     (workspace / "MEMORY.md").write_text("# Preferences\n- Aisle seats on long flights\n")
     m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
     counting = Counting(embedder)
-    m.searcher.semantic.use(counting)  # type: ignore[arg-type]
+    m.searcher.semantic.use(counting)
     m.sync()
     yield m, counting
     m.close()
@@ -139,8 +140,12 @@ def test_the_chunks_matrix_is_kept_while_entries_are_embedded(
     search(m, query="where do I like to sit on planes")  # made with every vector
     looked: list[str] = []
     real = vectors.vector
-    monkeypatch.setattr(vectors, "vector", lambda conn, model, digest: (
-        looked.append(digest), real(conn, model, digest))[1])
+
+    def vector(conn: sqlite3.Connection, model: str, digest: str) -> bytes | None:
+        looked.append(digest)
+        return real(conn, model, digest)
+
+    monkeypatch.setattr(vectors, "vector", vector)
     write_log(entry("fact", "The shed key hangs by the back door"))
     m.sync()
     fill(m)  # a vector more: for an entry
@@ -185,7 +190,7 @@ def test_a_new_model_makes_new_vectors(memory: tuple[Direct, Counting],
     fill(m)
     other = Counting(embedder)
     other.name = "some/other-model"
-    m.searcher.semantic.use(other)  # type: ignore[arg-type]
+    m.searcher.semantic.use(other)
     with m.index.read() as conn:
         models = {r[0] for r in conn.execute("SELECT DISTINCT model FROM vectors")}
     assert models == set(), "the old model's vectors are dropped"
@@ -196,7 +201,7 @@ def test_a_new_model_makes_new_vectors(memory: tuple[Direct, Counting],
 def test_too_large_a_log_falls_back_to_keywords_and_says_why(
         home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
     write_log(*[entry("fact", f"note {i}") for i in range(5)])
-    m = Direct.open(home, workspace, SearchConfig(semantic="auto", semanticMaxEntries=3))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto", semantic_max_entries=3))
     try:
         m.searcher.semantic.use(embedder)
         m.sync()

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -62,8 +63,12 @@ class Serve:
         return self.finish()
 
 
+class Spawner(Protocol):
+    def __call__(self, home: str = "home", sock: Path | None = None) -> Serve: ...
+
+
 @pytest.fixture
-def spawn(tmp_path: Path, short_dir: Path) -> Iterator[type[Serve]]:
+def spawn(tmp_path: Path, short_dir: Path) -> Iterator[Spawner]:
     """Start serve processes (``spawn()``); any still running at the end are killed."""
     started: list[Serve] = []
 
@@ -91,7 +96,7 @@ def is_socket(path: Path) -> bool:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_one_ready_line_then_a_clean_exit_on_signal(spawn: type[Serve], short_dir: Path,
+def test_one_ready_line_then_a_clean_exit_on_signal(spawn: Spawner, short_dir: Path,
                                                     signum: int) -> None:
     server = spawn()
     line = server.ready_line()
@@ -106,7 +111,7 @@ def test_one_ready_line_then_a_clean_exit_on_signal(spawn: type[Serve], short_di
     assert not os.path.lexists(server.socket)
 
 
-def test_a_second_serve_on_the_same_home_exits_4_naming_the_first(spawn: type[Serve],
+def test_a_second_serve_on_the_same_home_exits_4_naming_the_first(spawn: Spawner,
                                                                    short_dir: Path) -> None:
     first = spawn()
     first.ready_line()
@@ -118,7 +123,7 @@ def test_a_second_serve_on_the_same_home_exits_4_naming_the_first(spawn: type[Se
     assert status(first.socket)["pid"] == first.proc.pid  # the first serves on, undisturbed
 
 
-def test_a_second_serve_on_a_live_socket_exits_4_and_leaves_it(spawn: type[Serve]) -> None:
+def test_a_second_serve_on_a_live_socket_exits_4_and_leaves_it(spawn: Spawner) -> None:
     first = spawn()
     first.ready_line()
     second = spawn(home="other-home")  # another data directory, the same socket path
@@ -127,7 +132,7 @@ def test_a_second_serve_on_a_live_socket_exits_4_and_leaves_it(spawn: type[Serve
     assert status(first.socket)["pid"] == first.proc.pid
 
 
-def test_a_socket_left_by_sigkill_is_replaced_by_the_next_serve(spawn: type[Serve]) -> None:
+def test_a_socket_left_by_sigkill_is_replaced_by_the_next_serve(spawn: Spawner) -> None:
     killed = spawn()
     killed.ready_line()
     assert killed.stop(signal.SIGKILL) == -signal.SIGKILL
@@ -141,7 +146,7 @@ def test_a_socket_left_by_sigkill_is_replaced_by_the_next_serve(spawn: type[Serv
     assert status(successor.socket)["pid"] == successor.proc.pid
 
 
-def test_a_regular_file_at_the_socket_path_is_never_deleted(spawn: type[Serve],
+def test_a_regular_file_at_the_socket_path_is_never_deleted(spawn: Spawner,
                                                             short_dir: Path) -> None:
     path = short_dir / "s.sock"
     path.write_text("not a socket")
@@ -152,7 +157,7 @@ def test_a_regular_file_at_the_socket_path_is_never_deleted(spawn: type[Serve],
     assert path.read_text() == "not a socket"
 
 
-def test_a_socket_path_over_107_bytes_exits_5_saying_why(spawn: type[Serve],
+def test_a_socket_path_over_107_bytes_exits_5_saying_why(spawn: Spawner,
                                                         short_dir: Path) -> None:
     server = spawn(sock=short_dir / ("s" * 110))
     assert server.finish() == 5

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from zettelclaw.index.terms import TermIndex
 from zettelclaw.index.terms_follower import Follower
 
 
-def _log(write_log: Any, count: int) -> list[dict[str, Any]]:
+def _log(write_log: Callable[..., list[dict[str, Any]]], count: int) -> list[dict[str, Any]]:
     return write_log(*[entry("fact", f"note {i} about the ledger") for i in range(count)])
 
 
@@ -136,8 +137,12 @@ def test_a_rebuild_goes_through_the_follower_and_starts_the_terms_over(
         monkeypatch.setattr(terms_follower, "FOLLOW_BYTES", 1000)
         finished: list[bool] = []
         finish = Follower.finish
-        monkeypatch.setattr(Follower, "finish",
-                            lambda self: finished.append(finish(self)) or finished[-1])
+
+        def finish_kept(self: Follower) -> bool:
+            finished.append(finish(self))
+            return finished[-1]
+
+        monkeypatch.setattr(Follower, "finish", finish_kept)
         report = direct.app.freshness.rebuild()
         assert report.entries == 120
         assert finished == [True]

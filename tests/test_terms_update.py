@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import tantivy
 
 from tests.conftest import entry
 from zettelclaw.home import Home
@@ -74,7 +75,7 @@ def test_a_crash_between_the_shards_commits(index: Index, home: Home, write_log:
         updates.append(self)
         real_commit(self)
 
-    def first_shard_only(writer: Any) -> None:  # the others' commits never happen
+    def first_shard_only(writer: tantivy.IndexWriter) -> None:  # the others' never happen
         assert updates[-1].writers[1] is not None  # both current shards had work
         if writer is not updates[-1].writers[0]:
             raise RuntimeError("killed between the shards' commits")

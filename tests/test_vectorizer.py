@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pytest
 import trio
-import trio.testing
 
 from tests.conftest import entry
 from tests.direct import open_app
@@ -54,21 +53,37 @@ def app(home: Home, workspace: Path) -> Iterator[App]:
 
 
 async def _run_until_idle(app: App, embedder: Hashing) -> None:
+    """Run the vectorizer until it has finished its pass, the trim after it included: until it
+    has found nothing left to embed twice. Its loop is sequential, so the second look comes only
+    after everything the first one led to."""
     assert app.vectorizer is not None
-    app.searcher.semantic.use(embedder)  # type: ignore[arg-type]
-    await app.syncer.fresh()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(app.vectorizer.run)
-        for _ in range(3000):  # at most 30 s (a batch runs in a thread: polled)
-            upto, lines = app.searcher.semantic.coverage()
-            if upto == lines:
-                break
-            await trio.sleep(0.01)
-        else:
-            raise AssertionError(f"vectors up to line {upto} of {lines} after 30 s")
-        # asleep, nothing left: the last batch's thread (a few ms) came back long ago
-        await trio.testing.wait_all_tasks_blocked(0.2)
-        nursery.cancel_scope.cancel()
+    semantic = app.searcher.semantic
+    semantic.use(embedder)
+    nothing_left = 0
+    embed_pending = semantic.embed_pending
+
+    def counted() -> int:
+        nonlocal nothing_left
+        done = embed_pending()
+        nothing_left += done == 0
+        return done
+
+    setattr(semantic, "embed_pending", counted)  # noqa: B010 (a method, shadowed for a while)
+    try:
+        await app.syncer.fresh()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(app.vectorizer.run)
+            with trio.fail_after(30):  # a batch runs in a thread: polled
+                while nothing_left == 0:  # noqa: ASYNC110
+                    await trio.sleep(0.01)
+                app.vectorizer.notify()  # look again now rather than after IDLE_POLL_SECONDS
+                while nothing_left == 1:  # noqa: ASYNC110
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    finally:
+        delattr(semantic, "embed_pending")
+    upto, lines = semantic.coverage()
+    assert upto == lines, f"vectors up to line {upto} of {lines}"
 
 
 async def test_every_current_entry_gets_a_vector_in_batches(

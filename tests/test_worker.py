@@ -14,8 +14,10 @@ import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
-from zettelclaw.config import load_config
+from zettelclaw.config import Config, load_config
 from zettelclaw.extraction.intake import HookCall
+from zettelclaw.extraction.spool import Job
+from zettelclaw.extraction.worker import Worker
 from zettelclaw.home import Home
 from zettelclaw.serve import Ready, ServerConfig, serve
 
@@ -48,7 +50,8 @@ def fake() -> Iterator[FakeAnthropic]:
     api.stop()
 
 
-def settings(home: Home, fake: FakeAnthropic, *, key: bool = True, timeout: float = 5.0):
+def settings(home: Home, fake: FakeAnthropic, *, key: bool = True, timeout: float = 5.0
+             ) -> Config:
     env = {"ANTHROPIC_BASE_URL": fake.url}
     if key:
         env["ANTHROPIC_API_KEY"] = "test-key"
@@ -79,7 +82,7 @@ async def settled(client: AsyncClient, *, failed: int = 0, waiting: int = 0) -> 
     """Wait until no job is pending (the spool holds only the expected failed/waiting ones)."""
     with trio.fail_after(15):
         while True:
-            listing = await client.call("jobs.list")
+            listing: dict[str, Any] = await client.call("jobs.list")
             states = [j["state"] for j in listing["jobs"]]
             if ("pending" not in states and states.count("failed") == failed
                     and states.count("waiting") == waiting):
@@ -89,6 +92,24 @@ async def settled(client: AsyncClient, *, failed: int = 0, waiting: int = 0) -> 
 
 def log_entries(home: Home) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in home.log.read_bytes().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def starts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str], bool]]:
+    """Every job the worker starts, as it starts it: its session, the sessions of the jobs
+    running then (itself and any started in the same pass included; trio runs a pass's new
+    tasks in any order), and whether the queue was paused. A wrong start shows here
+    whenever it happens, where a look at the fake after a fixed wait could come too soon."""
+    started: list[tuple[str, list[str], bool]] = []
+    run = Worker._run
+
+    async def recorded(self: Worker, listed: Job) -> None:
+        started.append((listed.session_id, sorted(self._running.values()),
+                        self.extraction.pause.active()))
+        await run(self, listed)
+
+    monkeypatch.setattr(Worker, "_run", recorded)
+    return started
 
 
 async def test_a_conversation_becomes_entries(start: Any, fake: FakeAnthropic, home: Home) -> None:
@@ -364,7 +385,8 @@ async def test_hooks_answer_while_the_model_is_still_thinking(
 
 
 async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahead(
-        start: Any, fake: FakeAnthropic, home: Home) -> None:
+        start: Any, fake: FakeAnthropic, home: Home,
+        starts: list[tuple[str, list[str], bool]]) -> None:
     """Two jobs of one session run in order (the second may correct the first); a job of
     another session, spooled after both, takes the free slot instead."""
     fake.default = Reply(text=GOOD_REPLY, hold=True)
@@ -377,9 +399,7 @@ async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahe
     with trio.fail_after(10):
         while len(fake.requests) < 2:  # noqa: ASYNC110 (the fake lives in another thread)
             await trio.sleep(0.01)
-    await trio.sleep(0.2)  # a wrong third call would have been made by now
-    in_flight = sorted(fake.prompts(), key=lambda p: "Session s-B" in p)  # answered any order
-    assert len(in_flight) == 2
+    in_flight = sorted(fake.prompts()[:2], key=lambda p: "Session s-B" in p)  # any order
     assert "Session s-A" in in_flight[0]
     assert "We will use Postgres for billing" in in_flight[0]  # s-A's first stretch
     assert "Session s-B" in in_flight[1]  # not s-A's second stretch
@@ -389,6 +409,10 @@ async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahe
     assert "Session s-A" in fake.prompts()[2]
     assert "invoices go out on the first Monday" in fake.prompts()[2]
     assert [e["session"] for e in log_entries(home)].count("s-A") == 6
+    # whenever a job started, at most two ran (extraction.concurrency), never two of a session:
+    # s-A's second stretch waited for its first, and no third job ran beside the two held ones
+    assert sorted(session for session, _, _ in starts) == ["s-A", "s-A", "s-B"], starts
+    assert all(len(running) == len(set(running)) <= 2 for _, running, _ in starts), starts
 
 
 def test_prompt_file_is_the_one_in_prompts() -> None:
@@ -397,7 +421,8 @@ def test_prompt_file_is_the_one_in_prompts() -> None:
 
 
 async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
-        start: Any, fake: FakeAnthropic, home: Home) -> None:
+        start: Any, fake: FakeAnthropic, home: Home,
+        starts: list[tuple[str, list[str], bool]]) -> None:
     fake.add(Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}),
              Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}))
     fake.default = Reply(text=GOOD_REPLY)
@@ -406,15 +431,20 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,
                                               "messages": STRETCH_1})
     with trio.fail_after(10):  # polling the server: there is no event to wait on
-        while not (await client.call("status"))["extraction"]["waitingFor"]:  # noqa: ASYNC110
+        while True:  # both calls in flight answered 429, their jobs saved as waiting
+            jobs = (await client.call("jobs.list"))["jobs"]
+            if [j["state"] for j in jobs].count("waiting") == 2:
+                break
             await trio.sleep(0.02)
-    await trio.sleep(0.5)  # a paused queue makes no calls, whatever is spooled
-    assert len(fake.requests) <= 2, "only the calls already in flight (concurrency 2)"
     status = await client.call("status")
     assert "rate limited" in status["extraction"]["waitingFor"]
     await client.call("jobs.retry")
     await settled(client)
     assert len(log_entries(home)) == 18
+    # a paused queue starts nothing, whatever is spooled: every job started before the pause
+    # (the two answered 429) or after the retry lifted it
+    assert [paused for _, _, paused in starts] == [False] * 8, starts
+    assert len(fake.requests) == 8, "the two rate-limited calls, then the six jobs"
 
 
 async def test_a_stale_copy_of_a_job_never_runs_it_twice(

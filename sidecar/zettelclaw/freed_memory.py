@@ -2,8 +2,8 @@
 
 glibc's allocator keeps what Python frees in its heap for reuse, and returns the top of the
 heap only: after a cold index build, the build's transient objects (lines, dicts, rows) stay in
-the sidecar's resident size for as long as it runs, although nothing uses them (at 1M entries
-in process: 215 MB after the build, 73 MB after ``malloc_trim``). ``give_back`` asks glibc to
+the sidecar's resident size for as long as it runs, although nothing uses them (bench/README.md,
+"Memory"). ``give_back`` asks glibc to
 return every free page; it is called after work that freed a lot (a large catch-up, a rebuild,
 a pass of the embedding model over what had no vector). Elsewhere (musl, macOS) it does nothing.
 """
@@ -16,7 +16,8 @@ import functools
 import sys
 from collections.abc import Callable
 
-# A catch-up that indexed this many entries is worth a trim (~10 ms of the allocator's time).
+# A catch-up that indexed this many entries is worth a trim: below it the allocator's time to
+# trim buys back little (bench/README.md, "Memory").
 AFTER_ENTRIES = 10_000
 
 

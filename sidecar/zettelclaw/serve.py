@@ -123,9 +123,10 @@ async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketList
         task_status.started(Ready(config.socket, config.home.root, os.getpid()))
 
 
-# How long a thread holds the GIL when another wants it (Python's default: 5 ms). Indexing and
-# embedding run in worker threads; at 5 ms, the hook waited up to 5 ms behind them (p99 5.1 ms
-# while the whole log was embedded, bench/README.md); switching every 0.5 ms keeps it near 1 ms.
+# How long a thread holds the GIL when another wants it. Indexing and embedding run in worker
+# threads, and the hook, on the event loop, waits behind them for up to a whole interval: at
+# Python's default that was the hook's tail while the log was embedded; a tenth of it keeps the
+# hook near its idle time (bench/README.md, "A 100 ms stall").
 GIL_SWITCH_SECONDS = 0.0005
 
 

@@ -552,7 +552,7 @@ class E2E:
                 "the second extraction",
                 lambda es: any(e["session"] == session and "Friday" in e["content"] for e in es))
             prompts = box.extraction_requests()[before:]
-            mine = [p for p in prompts if session in p]
+            mine = [p for p in prompts if session and session in p]
             expect(len(mine) == 1, f"expected one extraction for the session, saw {len(mine)}")
             transcript = mine[0][mine[0].index("## Transcript"):]
             expect("ZC-TURN-FIVE" in transcript and "ZC-TURN-TWO" in transcript,

@@ -25,6 +25,8 @@ export class FakeSidecar {
   readonly requests: Request[] = [];
   /** The client's replies to the requests this fake sent it (`ask`). */
   readonly replies: Reply[] = [];
+  /** Connections accepted, all starts counted. */
+  connections = 0;
   readonly socketPath: string;
   private readonly dir: string;
   private server: Server | null = null;
@@ -44,6 +46,7 @@ export class FakeSidecar {
 
   async start(): Promise<this> {
     this.server = createServer((socket) => {
+      this.connections += 1;
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
       let buffer = "";

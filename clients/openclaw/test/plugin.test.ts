@@ -196,12 +196,22 @@ test("a sweep the sidecar fails, or answers in part, while connected is tried ag
     new Fail(-32603, "Internal error: OSError"),
     { sessions: [{ sessionId: SWEPT, after: null }], errors: [{ agentId: "family", message: "DataDirError: cannot use data directory" }] },
   ];
+  // The sweep's retry timer is a fake: each sweep is awaited, each retry is a tick, and a
+  // retry that should not come is shown absent by ticking far past any backoff.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const { sidecar, api } = await sweepSetup(t, (r) =>
     r.method === "hook.gatewayStart" ? (answers.shift() ?? { sessions: [{ sessionId: SWEPT, after: null }], errors: [] }) : { accepted: true },
   );
   await api.fire("gateway_start", {}, {});
-  await until(() => sidecar.calls("hook.sessionEnd").length === 2, "the sweep, tried again, to send the transcript");
-  await new Promise((r) => setTimeout(r, 100));
+  await lastSweep(); // a failure: tried again in 20 ms
+  t.mock.timers.tick(20);
+  await lastSweep(); // an answer in part, its session sent: tried again in 40 ms
+  t.mock.timers.tick(40);
+  await lastSweep(); // a whole one
+  assert.equal(sidecar.calls("hook.sessionEnd").length, 2, "the sweep, tried again, sent the transcript");
+  const whole = lastSweep();
+  t.mock.timers.tick(600_000);
+  assert.equal(lastSweep(), whole, "no sweep after a whole one");
   assert.equal(sidecar.calls("hook.gatewayStart").length, 3, "a failure, an answer in part (its sessions sent), then a whole one; no more");
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*OSError; trying again in 0.02 s/.test(l)), api.logs.join("\n"));
   assert.ok(api.logs.some((l) => /sweep \(retry\) failed: the sweep is not complete: agent family \(DataDirError.*trying again in 0.04 s/.test(l)), "the wait doubles");
@@ -211,8 +221,10 @@ test("a sweep the sidecar fails, or answers in part, while connected is tried ag
   await api.fire("gateway_start", {}, {});
   await lastSweep();
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) waits for the sidecar/.test(l)));
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(api.logs.filter((l) => /trying again/.test(l)).length, 2, "no timer while the sidecar is down");
+  const waiting = lastSweep();
+  t.mock.timers.tick(600_000);
+  assert.equal(lastSweep(), waiting, "no timer while the sidecar is down");
+  assert.equal(api.logs.filter((l) => /trying again/.test(l)).length, 2);
   assert.equal(sidecar.requests.length, before);
 });
 
@@ -251,16 +263,23 @@ test("a reset the sidecar fails to take while it answers is swept up at once; on
   assert.ok(api.logs.some((l) => /sweep \(hook.beforeReset not delivered\): 4 session\(s\) listed, 1 sent/.test(l)), api.logs.join("\n"));
 
   refuse = new Fail(-32602, "Invalid params: messages");
-  await api.fire("before_reset", event, ctx);
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(sidecar.calls("hook.gatewayStart").length, 1, "a sweep would be refused the same");
+  const swept = lastSweep();
+  t.mock.timers.enable({ apis: ["setTimeout"] }); // a sweep put off by a timer would show below
+  await api.fire("before_reset", event, ctx); // the hook's delivery, and its failure, awaited
+  assert.equal(sidecar.calls("hook.beforeReset").length, 2, "the refused delivery was made");
+  t.mock.timers.tick(600_000);
+  assert.equal(lastSweep(), swept, "a sweep would be refused the same");
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 1);
 });
 
 test("a sweep refused for its params is not tried again: asking again would not help", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] }); // a retry, however late, would show below
   const { sidecar, api } = await sweepSetup(t, (r) => (r.method === "hook.gatewayStart" ? new Fail(-32602, "Invalid params: sessions.0.sessionId") : { accepted: true }));
   await api.fire("gateway_start", {}, {});
-  await lastSweep();
-  await new Promise((r) => setTimeout(r, 100));
+  const refused = lastSweep();
+  await refused;
+  t.mock.timers.tick(600_000);
+  assert.equal(lastSweep(), refused, "not tried again");
   assert.equal(sidecar.calls("hook.gatewayStart").length, 1);
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: .*Invalid params/.test(l)));
   assert.ok(!api.logs.some((l) => /trying again/.test(l)));

@@ -64,7 +64,8 @@ test("a lost connection fails what is in flight, and reconnection runs the recon
   await until(() => sidecar.calls("hang").length === 1, "the call to arrive");
   await sidecar.stop();
   await assert.rejects(inFlight, /lost the sidecar connection/);
-  await new Promise((r) => setTimeout(r, 120)); // a few background attempts fail meanwhile
+  // a background attempt fails (the socket is gone): that is no reconnection
+  await until(() => /ENOENT|ECONNREFUSED/.test(client.lastFailure), "a background attempt to fail");
   assert.equal(reconnects, 0);
   await sidecar.start();
   await until(() => reconnects === 1, "the background reconnection");
@@ -107,7 +108,8 @@ test("the sidecar's requests are answered by their handler on the same connectio
 test("onConnect runs on every connection, the first included, and keeps the client connected", async (t) => {
   const sidecar = await new FakeSidecar(() => "ok").start();
   t.after(() => sidecar.dispose());
-  const client = new RpcClient(sidecar.socketPath, { minBackoffMs: 20, maxBackoffMs: 50 });
+  // its clock read at each use, so that the fake clock below is the client's too
+  const client = new RpcClient(sidecar.socketPath, { minBackoffMs: 20, maxBackoffMs: 50, now: () => Date.now() });
   t.after(() => client.close());
   let connects = 0;
   const remove = client.onConnect(() => (connects += 1));
@@ -119,12 +121,25 @@ test("onConnect runs on every connection, the first included, and keeps the clie
   await sidecar.start();
   await until(() => connects === 2, "the reconnection");
   remove();
+  // From here the clock and a retry timer, if the client armed one, are fakes: ticked far past
+  // any backoff below, it would have fired and connected.
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
   await sidecar.stop();
-  await new Promise((r) => setTimeout(r, 120));
+  for (let turns = 0; client.connected; turns++) {
+    assert.ok(turns < 10_000, "the loss to be seen");
+    await new Promise((r) => setImmediate(r));
+  }
   await sidecar.start();
-  await new Promise((r) => setTimeout(r, 120));
+  const before = sidecar.connections;
+  t.mock.timers.tick(600_000);
+  // A connection the client had started would be in the listening socket's queue ahead of the
+  // probe's, so the fake has accepted it by the time the probe has its answer.
+  const probe = new RpcClient(sidecar.socketPath);
+  assert.equal(await probe.call("status"), "ok");
+  probe.close();
+  assert.equal(sidecar.connections, before + 1, "the probe's only: no background reconnection");
   assert.equal(connects, 2, "removed: no more listener calls");
-  assert.equal(client.connected, false, "and no background reconnection");
+  assert.equal(client.connected, false);
 });
 
 test("errors are recognized across copies of the module (OpenClaw loads it once per registration mode)", async () => {

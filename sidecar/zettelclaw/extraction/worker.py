@@ -32,7 +32,8 @@ LIST_INTERVAL = 0.2
 class Worker:
     def __init__(self, extraction: Extraction, preload_after: trio.Event | None = None) -> None:
         """``preload_after``: the SDK is imported once it is set (the index's first catch-up:
-        at a million entries the import's second of GIL lengthened the cold build by as much)."""
+        the import holds the GIL, and beside a cold build it lengthened the build by its own
+        time; bench/README.md)."""
         self.extraction = extraction
         self._preload_after = preload_after
         self._wake = trio.Event()
@@ -94,9 +95,9 @@ class Worker:
         # It can fail (out of file descriptors right after start): tried again, never fatal.
         if not self.extraction.router.may_use_anthropic():
             # Only the Anthropic route needs the SDK. Without a key (the OpenClaw plugin's host
-            # model) its import would cost a second of CPU, ~40 MB, and a stall of the event
-            # loop: the import holds the GIL for up to ~100 ms at a time, and a hook a few
-            # seconds after start waited that long (bench/README.md).
+            # model) its import would cost CPU, memory and a stall of the event loop: the import
+            # holds the GIL for long stretches, and a hook soon after start waited behind it
+            # (bench/README.md, "A 100 ms stall").
             return
         if self._preload_after is not None:
             await self._preload_after.wait()

@@ -56,8 +56,7 @@ CREATE TABLE entries (
     subject_name TEXT,          -- the subject's display name, searched with the text
     text_hash TEXT NOT NULL     -- of content and detail: the key of its embedding vector
 );
--- each with ts: a filter's newest entries are read in order, not sorted (subject: 0.3 -> 0.03 ms
--- for a subject with 800 entries at 1M)
+-- each with ts: a filter's newest entries are read in order, not sorted
 CREATE INDEX entries_type ON entries (type, ts);
 CREATE INDEX entries_ts ON entries (ts);
 CREATE TABLE subject_names (   -- the display name each subject's entries are indexed under
@@ -112,7 +111,7 @@ DEFERRABLE_INDEXES = {
 
 # Made at open where missing (indexes added after schema 3 was released): the last current
 # handoff, read at every start and after every change (recall/handoff.py): through the type
-# index it sorted every handoff by line, 0.1-0.2 s at 1M entries (80k handoffs).
+# index it sorted every handoff by line, which grows with the log (bench/README.md).
 ADDED_INDEXES = {
     "entries_current_handoffs": "CREATE INDEX IF NOT EXISTS entries_current_handoffs ON"
                                 " entries (line) WHERE type = 'handoff' AND replaced_by IS NULL",

@@ -5,8 +5,9 @@ changed since the last look (``workspace/watch.py``, inotify: one read of an emp
 then, or when another process committed to the index meanwhile (SQLite's ``data_version``), is
 each memory file (MEMORY.md, memory/**/*.md) ``stat``ed. Only a file whose mtime or size changed
 is read, and only one whose content hash changed is cut into chunks again (its old chunks
-replaced). Files that disappeared lose their chunks. A year of daily notes (365 files) cost
-11-22 ms a search to walk; with nothing changed, the look now costs microseconds.
+replaced). Files that disappeared lose their chunks. Walking a year of daily notes before every
+search was a large part of it; with nothing changed, the look is all but free (bench/README.md,
+"A year of daily notes").
 """
 
 from __future__ import annotations

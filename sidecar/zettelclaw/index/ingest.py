@@ -43,8 +43,8 @@ logger = logging.getLogger(__name__)
 BATCH = 20_000
 DEFER_INDEXES_BYTES = 16 << 20  # a build from the start of a log larger than this (~60k
 # entries) makes some indexes at its end (database.DEFERRABLE_INDEXES)
-IDS_IN_MEMORY_BYTES = 1 << 30  # and the ids' too, up to a log of this size (~4M entries, their
-# ids ~0.5 GB in memory meanwhile); a larger log's build keeps the ids' index
+IDS_IN_MEMORY_BYTES = 1 << 30  # and the ids' too, up to a log of this size (~4M entries; their
+# ids are held in memory meanwhile); a larger log's build keeps the ids' index
 MAX_WARNINGS = 20
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
@@ -76,7 +76,8 @@ class Ingester:
         self.index = index
         self.log_path = log_path
         # the subjects' display names as they are now (searched with the entries' words), asked
-        # once per batch: a stat of subjects.json per subject per batch was 0.4 s of a 1M build
+        # once per batch: a stat of subjects.json per subject per batch was a visible share of a
+        # large build (bench/README.md, "The thread hand-off")
         self.names = names
         self._dropped = False  # the deferrable indexes, by a large build not finished yet
         self._ids: tuple[dict[str, int], int] | None = None  # its ids, and the offset they reach

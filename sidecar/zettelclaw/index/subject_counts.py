@@ -1,8 +1,8 @@
 """Per subject: how many of its entries are current, and the newest of them. Kept, not counted.
 
 ``subjects.list`` (and ``zettelclaw subjects``) shows these. Counted, they are a scan of every
-entry with a subject: ~600 ms at a million entries, holding the index while every search
-waited. So SQLite keeps them, in ``subject_stats``, by triggers on ``entries`` that run in the
+entry with a subject, long on a large log, holding the index while every search waited. So
+SQLite keeps them, in ``subject_stats``, by triggers on ``entries`` that run in the
 transaction of each change, whatever code makes it: an insert counts one more and is the
 subject's newest (the log is indexed in order); a replacement counts one less; a rename moves
 one from a subject to another.

@@ -23,8 +23,8 @@ KINDS: tuple[tuple[str, str | None], ...] = (  # (type, status), by the number a
     ("handoff", None))
 _KIND_NUMBER = {kind: number for number, kind in enumerate(KINDS)}
 # An entry's kind and time to the second in one fast field, ``stamp``: a search reads two fast
-# fields of its hits (line and stamp) instead of three, and a call costs ~21 us whatever the
-# number of documents asked for. Seconds from 1698 to 2242 (±2**33 around 1970); a time outside
+# fields of its hits (line and stamp) instead of three, and a call costs about the same whatever
+# the number of documents asked for. Seconds from 1698 to 2242 (±2**33 around 1970); a time outside
 # is clamped, which only the ranking's recency weight sees.
 _EPOCH_OFFSET = 1 << 33
 _LAST_SECOND = (1 << 34) - 1
@@ -71,11 +71,11 @@ def schema() -> tantivy.Schema:
 
 def document(row: Row | sqlite3.Row) -> str:
     """The document of an entry (a row of ``FIELDS``), as JSON: one call into tantivy instead
-    of one per field (4.6 against 5.8 us an entry, which a cold build of a million feels)."""
+    of one per field (a cold build makes one per entry: bench/README.md)."""
     (line, kind, status, subject, session, ts, content, detail, subject_name, replaced) = row
     # content and subject name twice, detail once: BM25 weighs a word of the content about 1.4
     # times one of the detail (FTS5 weighed the columns 1 : 0.5). One field, not three: a query
-    # of two common words over three fields took 7.6 ms at 1M entries, over one 5.9 ms.
+    # of common words over three fields is slower (bench/README.md, "The thread hand-off").
     fields: dict[str, object] = {
         "line": line, "type": kind, "session": session, "ts": float(ts),
         "replaced": bool(replaced), "stamp": stamp(ts, _KIND_NUMBER[kind, status]),

@@ -17,8 +17,8 @@ boosted by its IDF over all the shards searched).
 
 Entries a later one replaced live in shards of their own (``replaced``, by the same split),
 searched only when a search asks for them: a search of current entries needs no clause to leave
-them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word (a
-word in a third of the entries: 0.84 ms a shard as a bare term, 1.8 with the clause).
+them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word, which
+then costs about twice as much (bench/README.md, "Two common words").
 
 Each shard's marker document (line 0) holds the ``terms_epoch`` of the SQLite index it was built
 from and how far it was fed: a rebuilt SQLite index has a new epoch, and the shards start over in
@@ -59,7 +59,7 @@ FORMAT = 4  # of the documents: another value, another directory (the old one is
 # how far a shard was fed in its marker
 SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
 # A query whose postings in a shard are fewer than this searches the shards one after the other
-# on the caller's thread: a rare word takes ~0.08 ms a shard, about what a hand-off costs.
+# on the caller's thread: a rare word's search of a shard costs about what a hand-off does.
 PARALLEL_POSTINGS = 20_000
 T = TypeVar("T")
 
@@ -124,7 +124,7 @@ class TermIndex:
         found = self._each(len(parts), lambda number: queries[number].best(
             searchers[number], limit), wide=postings >= PARALLEL_POSTINGS)
         # the best of all shards first (each shard's hits are best first: ties keep that
-        # order), then the fast fields of those only (~21 us a call, however few documents)
+        # order), then the fast fields of those only (a call's cost hardly depends on how many)
         best = sorted((-score, rank, number) for number, hits in enumerate(found)
                       for rank, (score, _) in enumerate(hits))[:limit]
         fields: list[dict[int, tuple[Any, Any]]] = []

@@ -35,7 +35,8 @@ FOLLOW_BYTES = 32 << 20  # a catch-up of more log than this (~125k entries) is f
 POLL_SECONDS = 0.1  # how often the child looks for newly committed rows
 # The child and tantivy's threads yield the cores to the parent, whose parse-and-insert is the
 # build's critical path: at the same priority their three threads took a share of the parent's
-# core (1M entries here: 24-26 s; at nice +10, 19.3-19.5 s, the child still done 0.3 s after).
+# core and lengthened the build; lower, the child still ends soon after the parent
+# (bench/README.md, "The cold build").
 # A request the sidecar answers meanwhile comes first too.
 FOLLOWER_NICE = 10
 FINISH_SECONDS = 600.0  # the child's last pull and commit; far more than a million entries take

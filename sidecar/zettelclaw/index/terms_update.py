@@ -30,11 +30,11 @@ logger = logging.getLogger(__name__)
 
 # Bytes across the current shards' writers, each with one thread: a writer writes a segment
 # when its heap is full, in the background while it is fed, and what is left at its commit. The
-# commits run side by side: one after the other, a cold build's follower ended 1.0-1.3 s after
-# the parent's build, now 0.5 s (at 1M, two segments a shard; 64 MB a shard made three, and each
-# segment costs a rare word's search ~15 us).
+# commits run side by side, which ends a cold build's follower sooner than one after the other;
+# the heap is large enough for few segments a shard, since each segment adds to a rare word's
+# search (bench/README.md, "Two common words").
 WRITER_HEAP = 200_000_000
-REPLACED_HEAP = 20_000_000  # a replaced shard's writer: few documents (tantivy's least: 15 MB)
+REPLACED_HEAP = 20_000_000  # a replaced shard's writer: few documents (just over tantivy's least)
 FEED_BATCH = 20_000
 # A shard given nothing in an update keeps its marker, so the next update reads again the lines
 # since it (to skip them): its marker is brought forward once it lags this many lines.

@@ -40,8 +40,8 @@ def preload() -> None:
 @functools.cache
 def tls_context() -> ssl.SSLContext:
     """One TLS context for every call. The SDK's default HTTP client builds a new one per client,
-    loading the system's CA bundle each time: some 20 ms of CPU on the event loop's thread for
-    every job (py-spy: 17% of the sidecar while it drained a backlog of jobs)."""
+    loading the system's CA bundle each time, on the event loop's thread, for every job: a
+    visible share of the sidecar's CPU while it drained a backlog (bench/README.md)."""
     return ssl.create_default_context()
 
 

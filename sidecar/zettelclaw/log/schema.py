@@ -207,7 +207,7 @@ def parse_entry_json(raw: bytes | str) -> Entry:
 
 def parse_entry_record(raw: bytes | str) -> EntryRecord:
     """``parse_entry_json`` without the model: a dict of the same fields, for readers of every
-    line of the log (an index build: 3-4 us a line instead of 6-7). Raises InvalidEntry with
+    line of the log (an index build: about half the time a line). Raises InvalidEntry with
     the same reason."""
     try:
         return cast(EntryRecord, RECORD_ADAPTER.validate_json(raw))

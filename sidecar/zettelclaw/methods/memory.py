@@ -34,10 +34,9 @@ from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
 from zettelclaw.workspace.memory_files import read_slice
 
 # Searches in worker threads, at most one a core. Under load the GIL is what calls wait for: with
-# every call in trio's default pool (up to 40 threads), a memory.get, ~0.1 ms of work, waited
-# its turn among dozens of searches (bench/load.py, 50 clients: get p50 55 ms, status 248 ms).
-# Searches past the cores wait in trio, where waiting costs nothing, and the other calls'
-# threads get the GIL sooner.
+# every call in trio's default pool, a quick memory.get waited its turn among dozens of searches
+# (bench/README.md, "Searches one a core at once"). Searches past the cores wait in trio, where
+# waiting costs nothing, and the other calls' threads get the GIL sooner.
 SEARCH_THREADS = max(2, os.cpu_count() or 2)
 
 

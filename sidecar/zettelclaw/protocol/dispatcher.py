@@ -1,12 +1,29 @@
 """The trio dispatcher: one JSON-RPC message (a line) in, one response line (or none) out.
 
-jsonrpcserver's ``async_dispatch`` gathers batch calls with ``asyncio.gather`` and so cannot run
-under trio. This module keeps the library's parts that are not tied to asyncio: its JSON schema
-of a request, ``create_request`` with its NOID sentinel for notifications, and its response
-tuples and serializers. It adds what the sidecar needs on top: orjson, params validated by
-pydantic models (-32602 with field-level detail), the domain errors of ``zettelclaw.errors``,
-and batches run concurrently in a trio nursery. Each element of a batch is validated on its own,
-so one bad element gets its own -32600 instead of failing the whole batch (JSON-RPC 2.0 §6).
+Why jsonrpcserver's parts rather than its public API. jsonrpcserver 5.0.9's public API is
+``dispatch``/``dispatch_to_response``/``dispatch_to_serializable`` (and their ``async_``
+forms), ``method``, ``Success``/``Error``/``InvalidParams`` and ``JsonRpcError``; none of it can
+do what the sidecar needs:
+
+- the synchronous ``dispatch*`` call each method synchronously, and the sidecar's handlers are
+  trio coroutines; the ``async_dispatch*`` run a batch's calls with ``asyncio.gather``, which
+  fails under trio;
+- they validate the whole message against the request schema at once, so one invalid element
+  turns a whole batch into a single -32600, where JSON-RPC 2.0 §6 asks for one error per
+  element;
+- they take a string (the connection has already parsed each line with orjson, to tell replies
+  to the sidecar's own requests from requests) and give methods their params as arguments and
+  expect a ``Result`` back, with no place for pydantic params and -32602 field details.
+
+So this module keeps the library's parts that are not tied to asyncio, all outside its public
+API: the request JSON schema (``jsonrpcserver.main.schema``, applied here per batch element),
+``jsonrpcserver.dispatcher.create_request`` with the ``NOID`` sentinel for notifications
+(``jsonrpcserver.sentinels``, with ``NODATA``), and the response tuples and serializers of
+``jsonrpcserver.response``. pyproject.toml pins jsonrpcserver exactly so that these cannot change
+under it, and tests/test_jsonrpcserver_parts.py fails loudly, naming the part, if an upgrade
+moves or changes one. On top the module adds orjson, params validated by pydantic models (-32602
+with field-level detail), the domain errors of ``zettelclaw.errors``, and batches run
+concurrently in a trio nursery.
 """
 
 from __future__ import annotations
@@ -56,10 +73,10 @@ _REQUEST_KEYS = frozenset(_element_schema["properties"])
 
 
 def plainly_valid(obj: Any) -> bool:
-    """A request the schema accepts, told without it: the common case, in ~1 us where the
-    schema takes ~25 (a tenth of a hook's time on the sidecar's thread). Accepts only what the
-    schema accepts (tests/test_dispatcher.py checks it over generated objects); anything else is
-    left to the schema, which says what is wrong."""
+    """A request the schema accepts, told without it: the common case, in a small fraction of
+    the schema's time (which was a tenth of a hook's time on the sidecar's thread; protocol.md).
+    Accepts only what the schema accepts (tests/test_dispatcher.py checks it over generated
+    objects); anything else is left to the schema, which says what is wrong."""
     if type(obj) is not dict or not obj.keys() <= _REQUEST_KEYS:
         return False
     request_id = obj.get("id")

@@ -54,7 +54,7 @@ def day_bounds(value: str, end: bool) -> float:
 
 class AgentParams(Params):
     """Whose memory: ``agentId``, else the agent part of ``sessionKey`` (``agent:<id>:...``),
-    else ``main`` (agents/ids.py). A malformed id, or an ``agentId`` and a key that name two
+    else ``main`` (agent_ids.py). A malformed id, or an ``agentId`` and a key that name two
     different agents, is an invalid-params error: never a fallback to another memory."""
 
     agent_id: Text | None = Field(None, alias="agentId")

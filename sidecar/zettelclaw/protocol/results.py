@@ -82,7 +82,7 @@ class SearchResult(Result):
 
 def search_wire(answer: Answer) -> dict[str, Any]:
     """``memory.search``'s answer as sent: ``SearchResult``'s wire form, built directly (through
-    the models, ten results took ~0.1 ms, a tenth of a filter's whole call through the socket).
+    the models it was a sizeable share of a quick search's whole call; bench/README.md).
     ``search_result`` checks it against the models, which stay the contract;
     tests/test_results.py holds the two equal, key order included, over generated answers."""
     out: dict[str, Any] = {"results": [

@@ -39,9 +39,9 @@ MAX_PIECES = 256  # word pieces the model reads
 BATCH = 32  # texts the model reads at once, at most
 # and word pieces (texts x the longest's length), at most: attention's buffers grow with a
 # batch's texts times its length squared, and onnxruntime's arena keeps the largest batch's for
-# good: batches of 32 texts of up to 256 pieces (a memory file's pieces) took a process from
-# 229 MB to 1.0-1.7 GB, 512 pieces a batch to 286 MB, and ran faster (69 against 58 long
-# texts/s; log entries, ~25 pieces, ~20 a batch, at the same speed: bench/README.md)
+# good. Capped in pieces, batches of long texts (a memory file's) keep the process small and run
+# no slower; log entries, short, still go many a batch (bench/README.md, "Memory: the model's
+# batches").
 BATCH_PIECES = 512
 BACKGROUND_NICE = 10  # the background embedding yields the cores to requests (CFS: ~1/10 weight)
 T = TypeVar("T")
@@ -87,8 +87,8 @@ def _session(threads: int) -> Any:
     # no busy-waiting between batches: the sidecar's own requests need those cores
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # No memory plan per input shape: every batch has a width of its own, and the plans kept
-    # for them held ~90-190 MB more (bench/README.md); the arena stays (without it a batch of
-    # long texts ran 20-40% slower, and freed buffers fragmented the heap: a higher peak)
+    # for them only held memory; the arena stays: without it batches of long texts ran slower
+    # and freed buffers fragmented the heap, to a higher peak (bench/README.md, "Memory")
     options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model_file()), options,
                                         providers=["CPUExecutionProvider"])
@@ -168,11 +168,10 @@ class Background:
     """A thread at a lower priority (nice + ``BACKGROUND_NICE``) that makes a session and runs
     the jobs it is given, which use it. onnxruntime's worker threads are made by the thread that
     makes the session, and inherit its priority (Linux keeps a nice value per thread): so all of
-    the background's compute yields to the sidecar's requests. Measured at 100k entries: the hook's
-    p99 while embedding went from 4.5 to 2.5-3.0 ms, the embedding rate unchanged (bench/README.md,
-    "Semantic search without torch"). One session only: onnxruntime folds the int8 weights into
-    float32 ones when it optimizes the graph (~100 MB a session; without that a query takes 23
-    ms instead of 3.7)."""
+    the background's compute yields to the sidecar's requests: the hook's tail while embedding
+    shrank, the embedding rate unchanged (bench/README.md, "Semantic search without torch"). One
+    session only: onnxruntime folds the int8 weights into float32 ones when it optimizes the
+    graph, which makes a session large, and without that a query is several times slower."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
         self.session: Any = None  # made by the thread, before __init__ returns

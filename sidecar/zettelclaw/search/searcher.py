@@ -2,8 +2,8 @@
 search when it is on; the memory files are brought up to date before each query.
 
 ``search`` is for a worker thread. ``search_now`` is for the event loop itself, when the search
-is known to be quick: a thread hand-off and the wake-ups around it cost 0.3-0.5 ms on a small
-virtual machine, while a rare word's whole search costs about 1 ms (bench/README.md). It answers
+is known to be quick: a thread hand-off and the wake-ups around it cost about half of a rare
+word's whole search (bench/README.md, "The thread hand-off"). It answers
 only when nothing it needs is busy (the index, the memory files' look), nothing needs walking,
 no semantic part runs, the words have few postings, and its SQLite reads fit a small budget;
 otherwise it answers None, having changed nothing, and the caller runs ``search`` in a thread.
@@ -23,8 +23,9 @@ from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
 
-# A rare word's postings in a 1M-entry log: ~9,000, searched in ~0.5 ms (a word in a third of the
-# entries has ~330,000 and takes several ms: a thread's).
+# Postings past which a search is a thread's, not the event loop's: a rare word's, even in a
+# 1M-entry log, stay below it and are quick; a common word's are many times more and take long
+# enough to stall the loop (bench/README.md, "The thread hand-off").
 NOW_POSTINGS = 20_000
 NOW_SQLITE_SECONDS = 0.003  # past it, the loop gives the search to a thread
 

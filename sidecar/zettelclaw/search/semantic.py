@@ -41,7 +41,8 @@ logger = logging.getLogger(__name__)
 
 INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 # texts per background step: large enough that the model's batches are of similar lengths
-# (less padding) and a step's SQLite work is amortized; ~1 s of embedding on two cores
+# (less padding) and a step's SQLite work is amortized, yet a step stays short enough for the
+# loop to look again soon
 BATCH = 256
 
 
@@ -97,7 +98,7 @@ class Semantic:
         # Bumped whenever this process writes or drops vectors (only it does, while it runs),
         # and the second when those were the chunks' (or a model's): the chunks' matrix is made
         # again after the second, or after the first if it lacked vectors. A count(*) of the
-        # vectors table would read every row of it on every search (~100 ms at 200k vectors).
+        # vectors table would read every row of it on every search (bench/README.md).
         self._vectors_generation = 0
         self._chunk_vectors_generation = 0
 
@@ -237,7 +238,7 @@ class Semantic:
         with self._lock, self.index.read() as conn:
             # The log's entries are embedded a batch at a time: their vectors cannot change a
             # matrix that had every chunk text's, and making it again after each batch cost the
-            # next hybrid search 10-13 ms for 365 daily notes.
+            # next hybrid search its lookups again (bench/README.md, "A year of daily notes").
             now = (vectors.chunks_stamp(conn), self._chunk_vectors_generation,
                    self._vectors_generation)
             made = self._chunks_stamp

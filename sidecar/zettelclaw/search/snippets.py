@@ -1,7 +1,7 @@
 """The text shown with a result: where the query's words are, cut to a few lines. Pure.
 
 Built from the text already fetched for the result rather than by asking FTS5 again (its
-snippet() re-runs the match: 0.6 ms of a 1M-entry search). A word counts as found by its start
+snippet() re-runs the match, a cost that grows with the log). A word counts as found by its start
 (so "retries" is seen in "retry": up to three letters off, never below four), which is what a
 person skimming the snippet needs.
 """

@@ -15,11 +15,11 @@ import secrets
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import NotRequired, TypedDict  # pydantic's, before Python 3.12
+from typing_extensions import TypedDict  # pydantic's, before Python 3.12
 
 from zettelclaw.extraction.transcript import Message
 from zettelclaw.files import atomic_write_bytes, fsync_dir

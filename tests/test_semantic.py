@@ -14,13 +14,14 @@ import pytest
 import trio
 
 from tests.conftest import entry
-from tests.direct import Direct
+from tests.direct import Direct, open_app
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
 from zettelclaw.index import vectors
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search import semantic as semantic_module
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
 
@@ -89,6 +90,34 @@ def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Direct, Count
     assert counting.texts - before == len(ENTRIES) + 2
     assert m.searcher.semantic.coverage() == (len(ENTRIES), len(ENTRIES))
     assert m.status()["search"]["semantic"]["on"] is True
+
+
+def test_status_says_loading_then_catching_up_then_ready(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    """One state at a time, and how much of the log has vectors while it is not ready (the
+    first second after start said "not loaded", then "loading", and never "ready")."""
+    write_log(*[entry(kind, text) for kind, text in ENTRIES])
+    m = Direct(open_app(home, workspace, SearchConfig(semantic="auto"), serving=True))
+    try:
+        m.sync()
+
+        def state() -> tuple[str, int, int]:
+            s = m.status()["search"]["semantic"]
+            return s["state"], s["coveredThroughLine"], s["lines"]
+
+        assert state() == ("loading", 0, len(ENTRIES))  # before the vectorizer starts
+        m.searcher.semantic.reason = semantic_module.LOADING
+        assert state() == ("loading", 0, len(ENTRIES))
+        m.searcher.semantic.use(embedder)
+        assert state() == ("catching up", 0, len(ENTRIES))
+        m.searcher.semantic.embed_pending()
+        fill(m)
+        assert state() == ("ready", len(ENTRIES), len(ENTRIES))
+        m.searcher.semantic.reason = "the embedding model failed to load: boom"
+        m.searcher.semantic.embedder = None
+        assert state()[0] == "off"
+    finally:
+        m.close()
 
 
 def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Direct, Counting]) -> None:
@@ -286,6 +315,7 @@ async def test_a_log_too_large_for_vectors_loads_no_model(
             semantic = (await client.call("status"))["search"]["semantic"]
             answer = await client.call("memory.search", {"query": "note"})
         assert semantic["on"] is False
+        assert semantic["state"] == "off"
         assert "model" not in semantic, "no model was loaded"
         assert answer["mode"] == "keyword"
         assert "semanticMaxEntries" in answer["fallback"]["reason"]

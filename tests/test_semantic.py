@@ -18,7 +18,7 @@ from tests.direct import Direct, open_app
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
-from zettelclaw.index import vectors
+from zettelclaw.index import fts, vectors
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search import semantic as semantic_module
@@ -117,6 +117,71 @@ def test_status_says_loading_then_catching_up_then_ready(
         m.searcher.semantic.embedder = None
         assert state()[0] == "off"
     finally:
+        m.close()
+
+
+CHAT = ["See ya!", "Later, take care!", "Thanks, that means a lot!", "Wow, that's great!",
+        "Haha, so true!", "Bye for now!", "Sounds good!", "Talk soon!"]
+
+
+def chat_log(write_log: Any) -> None:
+    """Two people's chat, as LoCoMo's turns: each name in half the entries, many of them
+    near-empty; one turn answers the question below."""
+    lines = [entry("fact", f"{who}: {CHAT[i % len(CHAT)]}")
+             for i, who in enumerate(["Joanna", "Nate"] * 40)]
+    lines.insert(37, entry("fact", "Joanna: I spend my weekends painting landscapes and hiking "
+                           "with my dog."))
+    write_log(*lines)
+
+
+def test_words_in_much_of_the_log_do_not_steer_the_query_vector(
+        home: Home, workspace: Path, write_log: Any) -> None:
+    chat_log(write_log)
+    m = Direct.open(home, workspace, SearchConfig(semantic="off"))
+    try:
+        m.sync()
+        engine = m.searcher.engine
+        query = "What does Joanna do on weekends?"
+        assert engine._model_query(query, fts.plan(query)) == "What does do on weekends?"
+        only_common = "Joanna and Nate"
+        assert engine._model_query(only_common, fts.plan(only_common)) == only_common
+    finally:
+        m.close()
+
+
+def test_the_answer_outranks_short_turns_that_only_share_a_name(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    chat_log(write_log)
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        fill(m)
+        answer = search(m, query="What are Joanna's hobbies?")
+        assert answer["mode"] == "hybrid"
+        assert "painting" in answer["results"][0]["snippet"]
+    finally:
+        m.searcher.semantic.embedder = None  # the module's model: kept for the other tests
+        m.close()
+
+
+def test_an_emoji_query_does_not_find_another_emoji(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    """The model reads every emoji as the same unknown piece: "🍮" was as close to the "🚀"
+    entry as to itself. A query with nothing the model knows gets no semantic candidates."""
+    write_log(entry("fact", "🚀"), entry("fact", "Shipped the launch page 🚀"),
+              entry("fact", "Pudding for dessert"))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        fill(m)
+        answer = search(m, query="🍮")
+        assert answer["mode"] == "hybrid"
+        assert answer["results"] == []
+        assert search(m, query="rocket launch")["results"], "words still find it"
+    finally:
+        m.searcher.semantic.embedder = None  # the module's model: kept for the other tests
         m.close()
 
 

@@ -194,6 +194,11 @@ class Semantic:
 
     # -- searching ------------------------------------------------------------------------------
 
+    def understands(self, text: str) -> bool:
+        """Whether the model can read anything of ``text`` (an embedding server: assumed)."""
+        knows = getattr(self.embedder, "knows", None)
+        return bool(knows(text)) if knows is not None else True
+
     def query_vector(self, text: str) -> Matrix:
         assert self.embedder is not None
         vector: Matrix = self.embedder.embed([text])[0]

@@ -101,3 +101,14 @@ def test_the_sql_score_is_the_python_score(match: float, kind: str, status: str 
     conn.close()
     expected = ranking.entry_score(match, kind, status, ts, NOW)
     assert value == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_a_text_of_few_words_is_less_close_than_its_cosine_says() -> None:
+    """Mean pooling over a few word pieces gives a vector that is mostly the one name it holds:
+    "Joanna: See ya Nate!" (3 words that are not stopwords) had cosine 0.67 with a question
+    about what Joanna and Nate appreciate."""
+    floor, full = ranking.SIMILARITY_FLOOR, ranking.FULL_WORDS
+    assert ranking.damped_similarity(0.67, full) == 0.67
+    assert ranking.damped_similarity(0.67, 3) == pytest.approx(floor + 0.47 * 3 / full)
+    assert ranking.damped_similarity(0.67, 3) < ranking.damped_similarity(0.5, full)
+    assert ranking.damped_similarity(0.1, 1) == 0.1  # below the floor: unrelated either way

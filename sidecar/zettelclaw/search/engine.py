@@ -25,6 +25,7 @@ from zettelclaw.index.entries import (
     passing_filters,
     rows_by_key,
 )
+from zettelclaw.index.ingest import entry_text
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.http_embeddings import EmbeddingError
@@ -212,6 +213,7 @@ class Engine:
         for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
         ranked = [c for c in entries.values() if c.meta is not None]  # passed the filters
+        _damp_short_texts(conn, entries)
         ranked += chunks.values()
         best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
         for line, c in entries.items():
@@ -242,6 +244,22 @@ class Engine:
                                      snippet([shown["text"]], terms), candidate.keyword,
                                      candidate.semantic))
         return hits
+
+
+def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -> None:
+    """Entries' similarities, damped for texts of few words (ranking.damped_similarity)."""
+    lines = [line for line, c in entries.items() if c.meta is not None
+             and c.semantic is not None and c.semantic > ranking.SIMILARITY_FLOOR]
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        for line, content, detail in conn.execute(
+                "SELECT line, content, detail FROM entries"  # noqa: S608
+                f" WHERE line IN ({','.join('?' * len(part))})", part):
+            c = entries[line]
+            assert c.semantic is not None
+            words = sum(w.lower() not in fts.STOPWORDS
+                        for w in fts.WORD_RE.findall(entry_text(content, detail)))
+            c.semantic = ranking.damped_similarity(c.semantic, words)
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

@@ -50,6 +50,20 @@ def test_newer_beats_older_when_they_match_alike(memory: Direct, write_log: Any)
     assert [r["id"] for r in results] == [new["id"], old["id"]]
 
 
+def test_the_time_a_question_names_weighs_its_entries_up(memory: Direct,
+                                                        write_log: Any) -> None:
+    """Newer wins a tie, unless the question names the older one's time (LoCoMo: "What did
+    Mel and her kids paint in July 2023?"; the answer is a turn of July's session)."""
+    july, _ = write_log(
+        entry("fact", "painted a sunset with the kids", timestamp="2023-07-14T10:00:00Z"),
+        entry("fact", "painted a sunset with the kids", timestamp="2023-10-02T10:00:00Z"))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    assert search(memory, query="painted sunset kids")["results"][0]["id"] != july["id"]
+    results = search(memory, query="what did we paint with the kids in July 2023")["results"]
+    assert results[0]["id"] == july["id"]
+    assert all(r["score"] <= 1.0 for r in results)
+
+
 def test_every_word_beats_some_words(memory: Direct, write_log: Any) -> None:
     both, one = write_log(entry("fact", "the garage door opener is broken", timestamp=ago(300)),
                           entry("decision", "paint the garage", timestamp=ago(1)))

@@ -97,6 +97,20 @@ def test_the_generated_briefing_block_is_not_indexed(index: Index, workspace: Pa
     assert chunks(index)[0][2:] == (1, 8), "line numbers are the file's"
 
 
+def test_the_briefing_markers_are_not_indexed_either(index: Index, workspace: Path) -> None:
+    """A MEMORY.md the briefing wrote, nothing but its block: no chunk at all (the marker
+    lines alone were one, which semantic search returned for unrelated questions)."""
+    (workspace / "MEMORY.md").write_text(
+        "<!-- BEGIN GENERATED BRIEFING -->\n## Recent Decisions\n- 2026-02-20: Postgres\n"
+        "<!-- END GENERATED BRIEFING -->\n")
+    WorkspaceIndexer(index, workspace).sync()
+    assert fts(index, "generated") == []
+    assert chunks(index) == []
+    text = "a\r\n<!-- BEGIN GENERATED BRIEFING -->\r\nx\r\n<!-- END GENERATED BRIEFING -->"
+    assert file_chunks.without_generated_block(text).count("\n") == text.count("\n")
+    assert "GENERATED" not in file_chunks.without_generated_block(text)
+
+
 def test_a_file_in_a_new_folder_is_found_and_then_followed(index: Index,
                                                            workspace: Path) -> None:
     indexer = WorkspaceIndexer(index, workspace)

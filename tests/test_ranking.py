@@ -43,8 +43,26 @@ def test_fusion_weighs_keywords_and_meaning_relative_to_the_closest_text() -> No
     assert ranking.fuse(0.0, best, best) == pytest.approx(1 - share)  # the closest meaning
     assert ranking.fuse(1.0, best, best) == pytest.approx(1.0)
     assert ranking.fuse(0.0, (floor + best) / 2, best) == pytest.approx((1 - share) / 2)
-    assert ranking.fuse(0.5, floor, best) == pytest.approx(share * 0.5)  # unrelated
-    assert ranking.fuse(0.5, -0.4, best) == pytest.approx(share * 0.5)
+    # unrelated in meaning: the words alone, a little less than without semantic search
+    assert ranking.fuse(0.5, floor, best) == pytest.approx(ranking.KEYWORD_ALONE * 0.5)
+    assert ranking.fuse(0.5, -0.4, best) == pytest.approx(ranking.KEYWORD_ALONE * 0.5)
+
+
+def test_the_entry_with_the_words_outranks_a_short_text_close_only_in_meaning() -> None:
+    """LoCoMo: "Joanna: Later, take care!" has cosine ~0.63 with any question naming Joanna
+    and no word of it; the turn that answers has the best keyword match and cosine 0.43. With
+    the similarity relative to the best and 0.7 of the weight on it, the answer fell from 1st
+    to 58th (bench/README.md)."""
+    answer = ranking.fuse(1.0, 0.43, best=0.63)
+    short_text = ranking.fuse(0.0, 0.63, best=0.63)
+    assert answer > short_text
+    assert answer >= ranking.KEYWORD_ALONE
+
+
+def test_a_paraphrase_still_beats_an_entry_sharing_one_of_its_words() -> None:
+    """tests/quality: the best keyword match of a paraphrase covers 0.12-0.35 of its words;
+    the floor must not lift it over the closest meaning."""
+    assert ranking.fuse(0.0, 0.47, best=0.47) > ranking.fuse(0.35, 0.30, best=0.47)
 
 
 def test_a_question_worded_unlike_its_answer_weighs_its_closest_meaning_fully() -> None:
@@ -83,3 +101,14 @@ def test_the_sql_score_is_the_python_score(match: float, kind: str, status: str 
     conn.close()
     expected = ranking.entry_score(match, kind, status, ts, NOW)
     assert value == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_a_text_of_few_words_is_less_close_than_its_cosine_says() -> None:
+    """Mean pooling over a few word pieces gives a vector that is mostly the one name it holds:
+    "Joanna: See ya Nate!" (3 words that are not stopwords) had cosine 0.67 with a question
+    about what Joanna and Nate appreciate."""
+    floor, full = ranking.SIMILARITY_FLOOR, ranking.FULL_WORDS
+    assert ranking.damped_similarity(0.67, full) == 0.67
+    assert ranking.damped_similarity(0.67, 3) == pytest.approx(floor + 0.47 * 3 / full)
+    assert ranking.damped_similarity(0.67, 3) < ranking.damped_similarity(0.5, full)
+    assert ranking.damped_similarity(0.1, 1) == 0.1  # below the floor: unrelated either way

@@ -53,7 +53,7 @@ def test_status_tells_what_search_covers(memory: Direct, workspace: Path) -> Non
     ids(memory, query="x")
     status = memory.status()["search"]
     assert (status["memoryFiles"], status["chunks"]) == (1, 1)
-    assert status["semantic"] == {"on": False, "reason":
+    assert status["semantic"] == {"on": False, "state": "off", "reason":
                                   "semantic search is turned off (search.semantic = off)"}
 
 

@@ -15,13 +15,14 @@ import pytest
 import trio
 
 from tests.conftest import entry
-from tests.direct import Direct
+from tests.direct import Direct, open_app
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
-from zettelclaw.index import vectors
+from zettelclaw.index import fts, vectors
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search import semantic as semantic_module
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
 
@@ -90,6 +91,99 @@ def test_vectors_cover_every_current_entry_and_chunk(memory: tuple[Direct, Count
     assert counting.texts - before == len(ENTRIES) + 2
     assert m.searcher.semantic.coverage() == (len(ENTRIES), len(ENTRIES))
     assert m.status()["search"]["semantic"]["on"] is True
+
+
+def test_status_says_loading_then_catching_up_then_ready(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    """One state at a time, and how much of the log has vectors while it is not ready (the
+    first second after start said "not loaded", then "loading", and never "ready")."""
+    write_log(*[entry(kind, text) for kind, text in ENTRIES])
+    m = Direct(open_app(home, workspace, SearchConfig(semantic="auto"), serving=True))
+    try:
+        m.sync()
+
+        def state() -> tuple[str, int, int]:
+            s = m.status()["search"]["semantic"]
+            return s["state"], s["coveredThroughLine"], s["lines"]
+
+        assert state() == ("loading", 0, len(ENTRIES))  # before the vectorizer starts
+        m.searcher.semantic.reason = semantic_module.LOADING
+        assert state() == ("loading", 0, len(ENTRIES))
+        m.searcher.semantic.use(embedder)
+        assert state() == ("catching up", 0, len(ENTRIES))
+        m.searcher.semantic.embed_pending()
+        fill(m)
+        assert state() == ("ready", len(ENTRIES), len(ENTRIES))
+        m.searcher.semantic.reason = "the embedding model failed to load: boom"
+        m.searcher.semantic.embedder = None
+        assert state()[0] == "off"
+    finally:
+        m.close()
+
+
+CHAT = ["See ya!", "Later, take care!", "Thanks, that means a lot!", "Wow, that's great!",
+        "Haha, so true!", "Bye for now!", "Sounds good!", "Talk soon!"]
+
+
+def chat_log(write_log: Any) -> None:
+    """Two people's chat, as LoCoMo's turns: each name in half the entries, many of them
+    near-empty; one turn answers the question below."""
+    lines = [entry("fact", f"{who}: {CHAT[i % len(CHAT)]}")
+             for i, who in enumerate(["Joanna", "Nate"] * 40)]
+    lines.insert(37, entry("fact", "Joanna: I spend my weekends painting landscapes and hiking "
+                           "with my dog."))
+    write_log(*lines)
+
+
+def test_words_in_much_of_the_log_do_not_steer_the_query_vector(
+        home: Home, workspace: Path, write_log: Any) -> None:
+    chat_log(write_log)
+    m = Direct.open(home, workspace, SearchConfig(semantic="off"))
+    try:
+        m.sync()
+        engine = m.searcher.engine
+        query = "What does Joanna do on weekends?"
+        assert engine._model_query(query, fts.plan(query)) == "What does do on weekends?"
+        only_common = "Joanna and Nate"
+        assert engine._model_query(only_common, fts.plan(only_common)) == only_common
+    finally:
+        m.close()
+
+
+def test_the_answer_outranks_short_turns_that_only_share_a_name(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    chat_log(write_log)
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        fill(m)
+        answer = search(m, query="What are Joanna's hobbies?")
+        assert answer["mode"] == "hybrid"
+        assert "painting" in answer["results"][0]["snippet"]
+    finally:
+        m.searcher.semantic.embedder = None  # the module's model: kept for the other tests
+        m.close()
+
+
+def test_an_emoji_query_does_not_find_another_emoji(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    """The model reads every emoji as the same unknown piece: "🍮" was as close to the "🚀"
+    entry as to itself. A query with nothing the model knows gets no semantic candidates."""
+    write_log(entry("fact", "🚀"), entry("fact", "Shipped the launch page 🚀"),
+              entry("fact", "Pudding for dessert"))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        fill(m)
+        answer = search(m, query="🍮")
+        assert answer["mode"] == "hybrid"
+        assert answer["results"] == []
+        assert search(m, query="rocket launch")["results"], "words still find it"
+    finally:
+        m.searcher.semantic.embedder = None  # the module's model: kept for the other tests
+        m.close()
 
 
 def test_hybrid_finds_what_shares_no_keyword(memory: tuple[Direct, Counting]) -> None:
@@ -291,6 +385,7 @@ async def test_a_log_too_large_for_vectors_loads_no_model(
             semantic = (await client.call("status"))["search"]["semantic"]
             answer = await client.call("memory.search", {"query": "note"})
         assert semantic["on"] is False
+        assert semantic["state"] == "off"
         assert "model" not in semantic, "no model was loaded"
         assert answer["mode"] == "keyword"
         assert "semanticMaxEntries" in answer["fallback"]["reason"]

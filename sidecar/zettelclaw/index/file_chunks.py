@@ -149,7 +149,13 @@ def without_generated_block(text: str) -> str:
         return text  # malformed markers: index the file as it is
     if not parts.found:
         return text
-    return parts.head + "\n" * parts.block.count("\n") + parts.tail
+    # the marker lines go too: a MEMORY.md that holds only the block (as the briefing writes
+    # it) would otherwise be a chunk of two HTML comments, which semantic search ranks close
+    # to any question (LoCoMo: 7 hits in 3,964 searches, bench/README.md)
+    begin = parts.head.rfind("\n", 0, len(parts.head) - 1) + 1
+    end = parts.tail.find("\n")
+    end = len(parts.tail) if end < 0 else end
+    return parts.head[:begin] + "\n" * (parts.block.count("\n") + 1) + parts.tail[end:]
 
 
 def _drop(conn: sqlite3.Connection, relative: str) -> None:

@@ -6,8 +6,20 @@ decisions, open questions and open tasks count a little more than facts and hand
 entries count more than old ones, but decay is gentle (a year-old entry keeps over 60 % of its
 weight), because the log never forgets and search must still find old things. Semantic
 similarity, when there is one, is made relative to the query's closest text (as keyword quality
-is relative to its best BM25) and fused with keyword quality by a weighted sum. Every score is in
-[0, 1], higher is better.
+is relative to its best BM25) and fused with keyword quality by a weighted sum, never below
+KEYWORD_ALONE of the keyword quality alone. Every score is in [0, 1], higher is better.
+
+Why the floor under the keyword part generalises: a cosine similarity says how close two texts
+are in meaning, not how much of the question a text holds. A text of a few words (a greeting, a
+reply) is close to any question that names the same person or thing, because the name is most
+of its vector; a weighted sum that gives meaning 0.7 then ranks such texts above the entry that
+holds the question's words (LoCoMo, bench/README.md: the answering turn fell from 1st to 58th).
+The floor lets a strong keyword match keep its place whatever the semantic side says, and costs
+paraphrases nothing: their best keyword match covers a small share of the query (tests/quality:
+0.12-0.35), so KEYWORD_ALONE times it stays below the closest meaning's 1 - KEYWORD_SHARE.
+Raising KEYWORD_SHARE instead (0.3 -> 0.4-0.7) helped LoCoMo more but cost tests/quality's
+paraphrases (MRR 0.613 -> 0.574 at 0.4, recall@5 0.821 -> 0.795 at 0.5): not taken. The same
+reasoning for the query side is in ``search/engine.py`` (``Engine._model_query``).
 """
 
 from __future__ import annotations
@@ -33,6 +45,11 @@ RECENCY_FLOOR = 0.6
 # measured with tests/quality for the int8 and the torch model alike (a sweep of both knobs;
 # tuned on that corpus, so the next corpus may move it).
 KEYWORD_SHARE = 0.3
+# A match's hybrid quality is at least this much of its keyword quality alone: an entry that
+# holds the query's words (the best BM25, every word) stays near the top however close in
+# meaning a short text is that shares none of them ("Joanna: Later, take care!" has cosine
+# ~0.63 with any question naming Joanna; the answer 0.43). See the module's docstring.
+KEYWORD_ALONE = 0.9
 # A similarity enters the fusion relative to the query's best one: 1 for the closest text, 0 at
 # SIMILARITY_FLOOR, where all-MiniLM-L6-v2 puts unrelated sentences. Raw cosines of a good match
 # run from ~0.3 for a question worded unlike its answer to ~0.7 for a near copy, so a fixed
@@ -44,7 +61,18 @@ KEYWORD_SHARE = 0.3
 # match.
 SIMILARITY_FLOOR = 0.2
 SIMILARITY_LEAST_SPAN = 0.2
+# A text of fewer words than this (not counting stopwords) has its similarity brought towards the
+# floor in proportion: mean pooling over a few word pieces makes a vector that is mostly the
+# one name or greeting it holds, close to any question with that name ("Joanna: See ya Nate!",
+# cosine 0.67 with "What do Joanna and Nate appreciate the beauty of?"). LoCoMo tuning half:
+# recall@5 0.564 -> 0.575 (4-12 all helped; 8 best), tests/quality unchanged (bench/README.md).
+FULL_WORDS = 8
 DAY = 86_400.0
+# When a query names a time ("in May 2023", "last Friday": search/dates.py), what lies outside it
+# counts this much: LoCoMo tuning half, recall@5 0.575 -> 0.580 / 0.587 / 0.589 / 0.596 at
+# 0.9 / 0.8 / 0.67 / 0.5 (82 of its 1,000 questions name a month or a year); tests/quality has
+# no query that names a time. Weighs, does not filter: a person's "last week" is approximate.
+OUTSIDE_TIME_ASKED = 0.5
 
 
 # (type, status) -> weight: a search weighs a hundred candidates, a tuple key is the cheap one
@@ -75,13 +103,23 @@ def relative_similarity(similarity: float, best: float) -> float:
     return min(max((similarity - SIMILARITY_FLOOR) / span, 0.0), 1.0)
 
 
+def damped_similarity(similarity: float, words: int) -> float:
+    """A text's similarity given how many words (not stopwords) it holds: FULL_WORDS or more
+    keep it; fewer bring it towards SIMILARITY_FLOOR in proportion."""
+    if words >= FULL_WORDS or similarity <= SIMILARITY_FLOOR:
+        return similarity
+    return SIMILARITY_FLOOR + (similarity - SIMILARITY_FLOOR) * words / FULL_WORDS
+
+
 def fuse(keyword: float, semantic: float | None, best: float) -> float:
     """Hybrid match quality: keyword relevance and cosine similarity, the latter relative to
-    ``best``, the query's highest similarity among the texts ranked."""
+    ``best``, the query's highest similarity among the texts ranked; never below
+    KEYWORD_ALONE of the keyword relevance."""
     if semantic is None:
         return keyword
-    return (KEYWORD_SHARE * keyword
-            + (1.0 - KEYWORD_SHARE) * relative_similarity(semantic, best))
+    return max(KEYWORD_SHARE * keyword
+               + (1.0 - KEYWORD_SHARE) * relative_similarity(semantic, best),
+               KEYWORD_ALONE * keyword)
 
 
 def entry_score_sql(match: str, *, kind: str, status: str, ts: str, now: str) -> str:

@@ -25,8 +25,10 @@ from zettelclaw.index.entries import (
     passing_filters,
     rows_by_key,
 )
+from zettelclaw.index.ingest import entry_text
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.search import dates
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import clip, snippet
@@ -38,6 +40,12 @@ VECTOR_CANDIDATES = 50
 # A text that shares no word with the query is a result only when it is this close in meaning:
 # below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
 MIN_SIMILARITY = 0.25  # with ranking.KEYWORD_SHARE: measured together (see there)
+# A query word in more than this share of the log's entries is left out of what the model
+# reads (``Engine._model_query``); chosen on LoCoMo's tuning half (0.05, 0.1 and 0.2 within
+# 0.005 of each other in recall@5), tests/quality has no such word. Not below this many
+# entries: in a small log every word is in a large share.
+COMMON_SHARE = 0.1
+COMMON_LEAST_ENTRIES = 50
 
 
 @dataclass(frozen=True)
@@ -115,9 +123,12 @@ class Engine:
                                          limit=request.limit)
             if plan is not None and want_files:
                 chunks = file_candidates(conn, plan, request.limit * 3)
-        if not reason:
+        assert self.semantic is not None or reason
+        # a query of symbols only (emoji): no semantic candidates, which would all be alike
+        if not reason and self.semantic is not None and self.semantic.understands(request.query):
             try:
-                self._add_semantic(request.query, want_log, want_files, entries, chunks)
+                self._add_semantic(self._model_query(request.query, plan), want_log, want_files,
+                                   entries, chunks)
             except EmbeddingError as exc:  # the embedding server: keyword search still answers
                 answer.mode, answer.fallback = "keyword", f"the embedding service failed: {exc}"
         with self.index.read() as conn:
@@ -147,6 +158,26 @@ class Engine:
         if self.semantic.reason is not None:
             return self.semantic.reason
         return self.semantic.too_large()  # partial coverage still helps: hybrid
+
+    def _model_query(self, query: str, plan: fts.MatchPlan | None) -> str:
+        """The query as the model reads it: without the words that a large share of the log
+        holds (COMMON_SHARE), when other words remain. Such a word (the user's name, the
+        project's) tells no entry from another, yet it pulls the query's vector towards every
+        short text that has it: "What are Joanna's hobbies?" was closest to "Joanna: Later,
+        take care!" (bench/README.md, LoCoMo). Keyword search weighs it down by its IDF;
+        this is the same for meaning."""
+        if plan is None or len(plan.terms) < 2:
+            return query
+        total, frequencies = self.terms.frequencies(self.terms.tokens(plan.terms))
+        if total < COMMON_LEAST_ENTRIES:
+            return query
+        common = {term for term in plan.terms
+                  if any(frequencies.get(token, 0) > COMMON_SHARE * total
+                         for token in self.terms.tokens([term]))}
+        if not common or len(common) == len(plan.terms):
+            return query
+        kept = fts.WORD_RE.sub(lambda m: "" if m.group().lower() in common else m.group(), query)
+        return " ".join(kept.split())
 
     def _add_semantic(self, query: str, want_log: bool, want_files: bool,
                       entries: dict[int, Candidate], chunks: dict[int, Candidate]) -> None:
@@ -183,17 +214,22 @@ class Engine:
         for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
         ranked = [c for c in entries.values() if c.meta is not None]  # passed the filters
+        _damp_short_texts(conn, entries)
         ranked += chunks.values()
         best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
+        asked = dates.window(request.query, now) if request.query else None
         for line, c in entries.items():
             if c.meta is None:  # a vector candidate the filters leave out
                 continue
             kind, status, ts = c.meta
             match = ranking.fuse(c.keyword, c.semantic, best)
+            if asked is not None and not asked[0] <= ts < asked[1]:
+                match *= ranking.OUTSIDE_TIME_ASKED
             scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
+        outside = ranking.OUTSIDE_TIME_ASKED if asked is not None else 1.0  # a file has no time
         for chunk_id, c in chunks.items():
-            scored.append((ranking.fuse(c.keyword, c.semantic, best) / ranking.MAX_TYPE_WEIGHT,
-                           "file", chunk_id, c))
+            scored.append((outside * ranking.fuse(c.keyword, c.semantic, best)
+                           / ranking.MAX_TYPE_WEIGHT, "file", chunk_id, c))
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
         top = scored[:request.limit]
@@ -213,6 +249,22 @@ class Engine:
                                      snippet([shown["text"]], terms), candidate.keyword,
                                      candidate.semantic))
         return hits
+
+
+def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -> None:
+    """Entries' similarities, damped for texts of few words (ranking.damped_similarity)."""
+    lines = [line for line, c in entries.items() if c.meta is not None
+             and c.semantic is not None and c.semantic > ranking.SIMILARITY_FLOOR]
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        for line, content, detail in conn.execute(
+                "SELECT line, content, detail FROM entries"  # noqa: S608
+                f" WHERE line IN ({','.join('?' * len(part))})", part):
+            c = entries[line]
+            assert c.semantic is not None
+            words = sum(w.lower() not in fts.STOPWORDS
+                        for w in fts.WORD_RE.findall(entry_text(content, detail)))
+            c.semantic = ranking.damped_similarity(c.semantic, words)
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

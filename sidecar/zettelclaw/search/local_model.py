@@ -121,6 +121,14 @@ class LocalModel:
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self._embed(self._started(), texts)
 
+    def knows(self, text: str) -> bool:
+        """Whether ``text`` holds a word piece the model knows: an emoji or another symbol
+        outside its vocabulary is one unknown piece, the same for all of them, so "🍮" and
+        "🚀" get the same vector (and every text of one symbol is as close as the next)."""
+        unknown = self.tokenizer.token_to_id("[UNK]")
+        return any(i != unknown for i in self.tokenizer.encode(
+            text, add_special_tokens=False).ids)
+
     def embed_background(self, texts: Sequence[str]) -> Matrix:
         background = self._started()
         return background.run(lambda: self._embed(background, texts))

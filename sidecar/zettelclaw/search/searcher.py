@@ -57,8 +57,25 @@ class Searcher:
         semantic: dict[str, Any] = {"on": self.semantic.reason is None,
                                     "reason": self.semantic.reason}
         if self.semantic.embedder is not None:
+            semantic["model"] = self.semantic.embedder.name
+        if self.semantic.wanted:  # how far the vectors reach, also while the model loads
             upto, total = self.semantic.coverage()
-            semantic.update(model=self.semantic.embedder.name, coveredThroughLine=upto,
-                            lines=total)
+            semantic.update(coveredThroughLine=upto, lines=total)
+        semantic["state"] = semantic_state(self.semantic, semantic)
         return {"memoryFiles": files, "chunks": chunks, "semantic": semantic,
                 "candidateWindow": self.engine.pool}
+
+
+
+def semantic_state(semantic: Semantic, shown: dict[str, Any]) -> str:
+    """One word for where semantic search is: ``off`` (turned off, not installed, failed to
+    load, or the log too large: ``reason`` says which), ``loading`` (the model is on its way;
+    the first second after start, before the vectorizer begins to load it, included),
+    ``catching up`` (on, part of the log without vectors yet: ``coveredThroughLine`` of
+    ``lines``; search covers the part that has them) or ``ready``."""
+    if semantic.loading:
+        return "loading"
+    if semantic.reason is not None:
+        return "off"
+    covered, lines = int(shown.get("coveredThroughLine") or 0), int(shown.get("lines") or 0)
+    return "catching up" if covered < lines else "ready"

@@ -44,6 +44,10 @@ INSTALL_HINT = "reinstall zettelclaw: pip install --force-reinstall zettelclaw"
 # (less padding) and a step's SQLite work is amortized, yet a step stays short enough for the
 # loop to look again soon
 BATCH = 256
+# the reasons while the model is on its way (before the vectorizer starts loading it, and while
+# it loads): ``status`` calls both "loading"
+NOT_LOADED = "the embedding model is not loaded"
+LOADING = "the embedding model is loading"
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -86,7 +90,7 @@ class Semantic:
         self.index = index
         self.config = config
         self.embedder: Embeds | None = None
-        self.reason: str | None = self._static_reason() or "the embedding model is not loaded"
+        self.reason: str | None = self._static_reason() or NOT_LOADED
         self._lock = threading.Lock()
         self._entries: _Rows | None = None
         self._entries_upto = 0
@@ -110,6 +114,11 @@ class Semantic:
     @property
     def wanted(self) -> bool:
         return self._static_reason() is None
+
+    @property
+    def loading(self) -> bool:
+        """The model is wanted and on its way (not failed, not refused for a large log)."""
+        return self.embedder is None and self.reason in (NOT_LOADED, LOADING)
 
     def load(self) -> None:
         """Load the model (seconds; call it from a worker thread), or set up the server's."""
@@ -185,6 +194,11 @@ class Semantic:
         return min(upto, total), total
 
     # -- searching ------------------------------------------------------------------------------
+
+    def understands(self, text: str) -> bool:
+        """Whether the model can read anything of ``text`` (an embedding server: assumed)."""
+        knows = getattr(self.embedder, "knows", None)
+        return bool(knows(text)) if knows is not None else True
 
     def query_vector(self, text: str) -> Matrix:
         assert self.embedder is not None

@@ -18,7 +18,7 @@ import trio.lowlevel
 
 from zettelclaw import freed_memory
 from zettelclaw.search.http_embeddings import EmbeddingError
-from zettelclaw.search.semantic import Semantic
+from zettelclaw.search.semantic import LOADING, Semantic
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class Vectorizer:
         return done
 
     async def _load(self) -> bool:
-        self.semantic.reason = "the embedding model is loading"
+        self.semantic.reason = LOADING
         try:
             # abandoned on cancel: a half-loaded model holds nothing a shutdown needs
             await trio.to_thread.run_sync(self.semantic.load, abandon_on_cancel=True)

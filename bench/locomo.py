@@ -1,0 +1,399 @@
+"""LoCoMo: turn-level retrieval on long conversations, hybrid and keyword search against plain BM25.
+
+    .venv/bin/python bench/locomo.py --data /work/locomo-cache/locomo10.json
+        [--conversations conv-26,conv-30,...|tune|heldout] [--keep DIR] [--json FILE]
+
+LoCoMo (Maharana et al., ACL 2024; github.com/snap-research/locomo, data/locomo10.json, CC BY-NC
+4.0: not in this repository) holds ten long two-person conversations and questions about them,
+each with the dialog ids of the turns that answer it (``evidence``). Every conversation gets a
+fresh data directory: each turn is one ``fact`` entry of the log (content ``"<Speaker>: <text>"``,
+the session's date as its timestamp, one log session per conversation session), and a real
+``zettelclaw serve`` (bench/load.py's ``start``) answers every question, sent as written, to
+``memory.search`` (maxResults 10) through its socket: once with ``search.semantic=auto`` (the
+default install, hybrid; after the background has embedded every turn) and once with
+``search.semantic=off`` (keyword only). Plain BM25 (Okapi, k1 1.5, b 0.75, rank_bm25's
+``BM25Okapi`` formula, lower-cased words less the sidecar's stopwords, no stemming) over the
+same turns is the baseline.
+
+Per question: hit@5 (an evidence turn among the first five), recall@5 and recall@10 (the share
+of its evidence turns among the first 5 / 10), MRR (1 / rank of the first evidence turn within
+10). Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial) and over
+categories 1-4; latency p50/p95 of the searches (client side, through the socket).
+
+``--keep DIR`` keeps each conversation's data directories (and so their embeddings) for a rerun:
+a rerun reuses them when the log is the same. ``--conversations tune`` is the half every ranking
+constant was chosen on, ``heldout`` the other half (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+import load  # noqa: E402  (bench/ is not a package)
+from zettelclaw.client import Client  # noqa: E402
+from zettelclaw.index.fts import STOPWORDS  # noqa: E402
+
+TUNE = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+HELDOUT = ("conv-44", "conv-47", "conv-48", "conv-49", "conv-50")
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
+              5: "adversarial"}
+DEPTH = 10
+SYSTEMS = ("hybrid", "keyword", "bm25")
+_DIA = re.compile(r"D(\d+):(\d+)")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia: str  # "D3:12", normalised (no leading zeros)
+    entry_id: str
+    speaker: str
+    text: str
+    ts: str
+    session: str
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    category: int
+    evidence: frozenset[str]  # entry ids
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[Turn]
+    questions: list[Question]
+
+
+@dataclass
+class Outcome:
+    category: int
+    conversation: str
+    ranked: list[str]  # entry ids, best first
+    evidence: frozenset[str]
+    seconds: float | None = None
+
+
+@dataclass
+class SystemRun:
+    outcomes: list[Outcome] = field(default_factory=list)
+    other_hits: Counter[str] = field(default_factory=Counter)  # results that are not turns
+
+
+def _dia(text: str) -> list[str]:
+    return [f"D{int(s)}:{int(t)}" for s, t in _DIA.findall(text)]
+
+
+def _session_time(text: str) -> str:
+    # "1:56 pm on 8 May, 2023"
+    when = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def conversations(data: Path, wanted: Sequence[str] | None) -> list[Conversation]:
+    out = []
+    for sample in json.loads(data.read_text()):
+        sid = sample["sample_id"]
+        if wanted and sid not in wanted:
+            continue
+        conv, number = sample["conversation"], int(sid.split("-")[1])
+        turns: list[Turn] = []
+        sessions = sorted(int(k.split("_")[1]) for k in conv
+                           if re.fullmatch(r"session_\d+", k) and conv[k])
+        for s in sessions:
+            ts = _session_time(conv[f"session_{s}_date_time"])
+            session = str(uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{sid}/session_{s}"))
+            for turn in conv[f"session_{s}"]:
+                dia = _dia(turn["dia_id"])[0]
+                _, t = dia[1:].split(":")
+                entry_id = f"c{number:02d}s{s:03d}t{int(t):04d}"  # 12 id characters
+                turns.append(Turn(dia, entry_id, turn["speaker"], turn["text"], ts, session))
+        by_dia = {t.dia: t.entry_id for t in turns}
+        questions = []
+        for qa in sample["qa"]:
+            evidence = frozenset(by_dia[d] for e in qa.get("evidence", []) for d in _dia(e)
+                                 if d in by_dia)
+            if evidence:
+                questions.append(Question(qa["question"], int(qa["category"]), evidence))
+        out.append(Conversation(sid, turns, questions))
+    if wanted:
+        missing = set(wanted) - {c.sample_id for c in out}
+        if missing:
+            raise SystemExit(f"not in the data: {', '.join(sorted(missing))}")
+    return out
+
+
+def log_lines(conv: Conversation) -> bytes:
+    lines = [json.dumps({"id": t.entry_id, "timestamp": t.ts, "type": "fact",
+                         "content": f"{t.speaker}: {t.text}", "session": t.session})
+             for t in conv.turns]
+    return ("\n".join(lines) + "\n").encode()
+
+
+# -- plain BM25 (rank_bm25's BM25Okapi, so that the baseline needs no package) ---------------
+
+def bm25_ranked(docs: list[list[str]], queries: Iterable[list[str]], k1: float = 1.5,
+                b: float = 0.75, epsilon: float = 0.25) -> list[list[int]]:
+    n = len(docs)
+    avgdl = sum(len(d) for d in docs) / n
+    df: Counter[str] = Counter(w for d in docs for w in set(d))
+    idf = {w: math.log(n - f + 0.5) - math.log(f + 0.5) for w, f in df.items()}
+    floor = epsilon * sum(idf.values()) / len(idf)
+    idf = {w: (v if v >= 0 else floor) for w, v in idf.items()}
+    tfs = [Counter(d) for d in docs]
+    norms = [k1 * (1 - b + b * len(d) / avgdl) for d in docs]
+    out = []
+    for q in queries:
+        scores = []
+        for i, tf in enumerate(tfs):
+            s = 0.0
+            for w in q:
+                f = tf.get(w, 0)
+                if f:
+                    s += idf[w] * f * (k1 + 1) / (f + norms[i])
+            scores.append(s)
+        out.append(sorted(range(n), key=lambda i: (-scores[i], i))[:DEPTH])
+    return out
+
+
+def words(text: str) -> list[str]:
+    # the sidecar's stopwords out (search/fts.py), as its keyword search does: with them kept,
+    # BM25 is 0.483 hit@5 / 0.436 recall@5 over categories 1-4 (bench/README.md)
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def run_bm25(conv: Conversation) -> SystemRun:
+    docs = [words(f"{t.speaker}: {t.text}") for t in conv.turns]
+    ranked = bm25_ranked(docs, (words(q.text) for q in conv.questions))
+    return SystemRun([Outcome(q.category, conv.sample_id, [conv.turns[i].entry_id for i in r],
+                              q.evidence)
+                      for q, r in zip(conv.questions, ranked, strict=True)])
+
+
+# -- the sidecar -----------------------------------------------------------------------------
+
+def data_dir(root: Path, conv: Conversation, semantic: str) -> tuple[Path, Path, bool]:
+    """(home, workspace, reused): a data directory holding the conversation's log."""
+    where = root / conv.sample_id / semantic
+    home, workspace = where / "home", where / "ws"
+    log = log_lines(conv)
+    digest = hashlib.blake2b(log, digest_size=8).hexdigest()
+    stamp = where / "log.digest"
+    if stamp.exists() and stamp.read_text() == digest:
+        return home, workspace, True
+    shutil.rmtree(where, ignore_errors=True)
+    home.mkdir(parents=True)
+    os.chmod(home, 0o700)
+    workspace.mkdir()
+    (home / "log.jsonl").write_bytes(log)
+    stamp.write_text(digest)
+    return home, workspace, False
+
+
+def wait_embedded(sock: Path, timeout: float = 3600) -> None:
+    """Until the model is loaded and every entry has a vector (bench/load.py's wait gives up
+    while the model loads: ``status`` gives a reason then)."""
+    started = time.monotonic()
+    with Client(sock, timeout=60) as client:
+        while time.monotonic() - started < timeout:
+            state = client.call("status")["search"]["semantic"]
+            covered, lines = int(state.get("coveredThroughLine") or 0), int(state.get("lines") or 1)
+            if state.get("on") and covered >= lines:
+                return
+            reason = state.get("reason") or ""
+            if reason and "load" not in reason:
+                raise SystemExit(f"semantic search is off: {reason}")
+            time.sleep(0.5)
+    raise SystemExit("the log was not embedded in time")
+
+
+def run_sidecar(conv: Conversation, root: Path, semantic: str) -> SystemRun:
+    home, workspace, _ = data_dir(root, conv, semantic)
+    sock = Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp")) / "s.sock"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "ANTHROPIC"))}
+    env["ZETTELCLAW_SEARCH_SEMANTIC"] = semantic
+    env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
+    proc = subprocess.Popen([load.ZETTELCLAW, "serve", "--home", str(home), "--socket", str(sock),
+                             "--workspace", str(workspace)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    run = SystemRun()
+    want = "hybrid" if semantic == "auto" else "keyword"
+    try:
+        assert proc.stdout is not None
+        if b"listening on" not in proc.stdout.readline():
+            raise SystemExit("the sidecar did not start")
+        if semantic == "auto":
+            wait_embedded(sock)
+        with Client(sock, timeout=120) as client:
+            for q in conv.questions[:20]:  # untimed: the first calls warm caches
+                client.call("memory.search", {"query": q.text, "maxResults": DEPTH})
+            for q in conv.questions:
+                started = time.perf_counter()
+                answer = client.call("memory.search", {"query": q.text, "maxResults": DEPTH})
+                seconds = time.perf_counter() - started
+                if answer["mode"] != want:
+                    raise SystemExit(f"asked for {want} search, got {answer['mode']}: "
+                                     f"{answer.get('fallback')}")
+                ranked = []
+                for r in answer["results"]:
+                    if r.get("source") == "log":
+                        ranked.append(r["path"])
+                    else:
+                        run.other_hits[r["path"]] += 1
+                        ranked.append(f"{r['path']}#{r.get('startLine')}")
+                run.outcomes.append(Outcome(q.category, conv.sample_id, ranked, q.evidence,
+                                            seconds))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        shutil.rmtree(sock.parent, ignore_errors=True)
+    return run
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+def figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    n = len(outcomes)
+    if not n:
+        return {"n": 0}
+
+    def rank(o: Outcome) -> int | None:
+        return next((i for i, e in enumerate(o.ranked[:DEPTH], 1) if e in o.evidence), None)
+
+    def recall(o: Outcome, k: int) -> float:
+        return len(o.evidence & set(o.ranked[:k])) / len(o.evidence)
+
+    ranks = [rank(o) for o in outcomes]
+    out: dict[str, Any] = {
+        "n": n,
+        "hit@5": sum(r is not None and r <= 5 for r in ranks) / n,
+        "recall@5": sum(recall(o, 5) for o in outcomes) / n,
+        "recall@10": sum(recall(o, 10) for o in outcomes) / n,
+        "mrr": sum(1 / r for r in ranks if r is not None) / n,
+    }
+    times = sorted(o.seconds for o in outcomes if o.seconds is not None)
+    if times:
+        out["p50ms"] = times[len(times) // 2] * 1000
+        out["p95ms"] = times[min(len(times) - 1, int(0.95 * len(times)))] * 1000
+    return out
+
+
+def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    return {"cats1-4": figures([o for o in outcomes if o.category != 5]),
+            **{CATEGORIES[c]: figures([o for o in outcomes if o.category == c])
+               for c in CATEGORIES}}
+
+
+def table(title: str, runs: dict[str, list[Outcome]]) -> str:
+    lines = [f"### {title}", "",
+             "| system | questions | n | hit@5 | recall@5 | recall@10 | MRR | p50 ms | p95 ms |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for system, outcomes in runs.items():
+        for label, f in summary(outcomes).items():
+            if not f["n"]:
+                continue
+            lat = (f"{f['p50ms']:.1f} | {f['p95ms']:.1f}" if "p50ms" in f and label == "cats1-4"
+                   else " | ")
+            lines.append(f"| {system} | {label} | {f['n']} | {f['hit@5']:.3f} | "
+                         f"{f['recall@5']:.3f} | {f['recall@10']:.3f} | {f['mrr']:.3f} | {lat} |")
+    return "\n".join(lines)
+
+
+def short_share(runs: dict[str, list[Outcome]], conv_turns: dict[str, str]) -> dict[str, float]:
+    """Share of the top-5 results that are turns under 60 characters."""
+    out = {}
+    for system, outcomes in runs.items():
+        top = [e for o in outcomes for e in o.ranked[:5] if e in conv_turns]
+        out[system] = sum(len(conv_turns[e]) < 60 for e in top) / max(1, len(top))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="LoCoMo's locomo10.json")
+    parser.add_argument("--conversations", default="",
+                        help="comma-separated sample ids, or 'tune' / 'heldout' (default: all)")
+    parser.add_argument("--systems", default=",".join(SYSTEMS),
+                        help=f"comma-separated, of {', '.join(SYSTEMS)}")
+    parser.add_argument("--keep", type=Path, help="keep (and reuse) the data directories here")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
+        args.conversations, [c for c in args.conversations.split(",") if c])
+    systems = [s for s in args.systems.split(",") if s]
+    convs = conversations(args.data, wanted)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp"))
+    runs: dict[str, list[Outcome]] = {s: [] for s in systems}
+    others: Counter[str] = Counter()
+    per_conv: dict[str, dict[str, Any]] = {}
+    texts: dict[str, str] = {}
+    try:
+        for conv in convs:
+            started = time.monotonic()
+            texts.update({t.entry_id: f"{t.speaker}: {t.text}" for t in conv.turns})
+            per_conv[conv.sample_id] = {}
+            for system in systems:
+                run = (run_bm25(conv) if system == "bm25"
+                       else run_sidecar(conv, root, "auto" if system == "hybrid" else "off"))
+                runs[system] += run.outcomes
+                others.update(run.other_hits)
+                per_conv[conv.sample_id][system] = figures(
+                    [o for o in run.outcomes if o.category != 5])
+            print(f"{conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} questions, "
+                  f"{time.monotonic() - started:.0f} s", file=sys.stderr)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
+               f"{platform.python_version()}")
+    print(table(f"{', '.join(c.sample_id for c in convs)} ({machine})", runs))
+    for name, half in (("tuning half", TUNE), ("held-out half", HELDOUT)):
+        if any(c.sample_id in half for c in convs) and any(c.sample_id not in half
+                                                           for c in convs):
+            print()
+            print(table(f"{name}: {', '.join(half)}",
+                        {s: [o for o in out if o.conversation in half]
+                         for s, out in runs.items()}))
+    print()
+    print("recall@5 over categories 1-4 per conversation:")
+    for sid, by in per_conv.items():
+        print(f"  {sid}: " + ", ".join(f"{s} {f['recall@5']:.3f}" for s, f in by.items()))
+    print("top-5 turns under 60 characters: " + ", ".join(
+        f"{s} {v:.1%}" for s, v in short_share(runs, texts).items()))
+    if others:
+        print(f"results that are not log entries: {dict(others)}")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "machine": machine, "conversations": [c.sample_id for c in convs],
+            "systems": {s: summary(o) for s, o in runs.items()},
+            "halves": {name: {s: summary([o for o in out if o.conversation in half])
+                              for s, out in runs.items()}
+                       for name, half in (("tune", TUNE), ("heldout", HELDOUT))},
+            "perConversation": per_conv, "notTurns": dict(others)}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -48,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import load  # noqa: E402  (bench/ is not a package)
+sys.path.insert(0, str(BENCH.parent))  # bench/ is a namespace package under the root
+from bench import load  # noqa: E402
+
 from zettelclaw.client import Client  # noqa: E402
 from zettelclaw.index.fts import STOPWORDS  # noqa: E402
 

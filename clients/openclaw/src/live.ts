@@ -1,0 +1,76 @@
+// The live registration: which of the plugin's api handles may answer the sidecar's llm.complete.
+//
+// OpenClaw 2026.9.6 hot-reloads a plugin whose config changed (`openclaw config set
+// plugins.entries.zettelclaw...`, `zettelclaw init`): it stops the service, retires the old
+// registration (its `api.lifecycle.signal` aborts; its runtime then answers "Plugin ... runtime
+// is no longer active"), calls register() again with a new api and starts the new service. The
+// sidecar connection is one per process (src/rpc.ts), so it outlives registrations. Two things
+// must then hold for the agent's model to keep serving the sidecar:
+//
+// - the handle used is the newest started service's, never a retired one: the service start
+//   makes itself live, its stop (or its retirement) makes nothing live and withdraws the offer;
+// - the call runs in the live service's async context. OpenClaw scopes a plugin's runtime calls
+//   by async context, and a socket's events run in the context of whatever opened it (a hook, a
+//   retry timer, an earlier registration): once that registration retired, llm.complete from
+//   there fails with "Plugin inventory has retired; begin a new plugin operation." So the
+//   completion runs in an AsyncResource made at the live service's start.
+
+import { AsyncResource } from "node:async_hooks";
+import { hostModel, HOST_MODEL_UNAVAILABLE, type LlmComplete } from "./host_model.ts";
+import { RpcError } from "./rpc.ts";
+
+const LIVE = Symbol.for("zettelclaw.openclaw.live-host.v1");
+
+export type LiveHost = {
+  /** The api's runtime.llm.complete. */
+  complete: LlmComplete;
+  /** Runs a function in the async context of the service start that made this live. */
+  context: AsyncResource;
+  /** Aborts when OpenClaw retires the registration (api.lifecycle.signal), if it says. */
+  signal?: AbortSignal;
+  /** For the log: which registration. */
+  name: string;
+};
+
+type Slot = { host: LiveHost | null };
+
+function slot(): Slot {
+  const store = globalThis as unknown as Record<symbol, Slot | undefined>;
+  return (store[LIVE] ??= { host: null });
+}
+
+/** Make `host` the live one (a service start). Returns the function that ends it, if still live. */
+export function goLive(host: Omit<LiveHost, "context">): { host: LiveHost; end: () => boolean } {
+  const live: LiveHost = { ...host, context: new AsyncResource("zettelclaw.live-host") };
+  slot().host = live;
+  return {
+    host: live,
+    end: () => {
+      if (slot().host !== live) return false; // a newer registration is live already
+      slot().host = null;
+      return true;
+    },
+  };
+}
+
+/** The live host, or null when OpenClaw stopped or retired the last one. */
+export function liveHost(): LiveHost | null {
+  const host = slot().host;
+  if (host?.signal?.aborted) {
+    slot().host = null;
+    return null;
+  }
+  return host;
+}
+
+/** The handler of the sidecar's llm.complete: always through the live registration. */
+export async function completeLive(params: unknown): Promise<Record<string, unknown>> {
+  const host = liveHost();
+  if (!host) {
+    throw new RpcError(
+      HOST_MODEL_UNAVAILABLE,
+      "the OpenClaw plugin is not running (stopped, or being reloaded): the agent's model cannot be asked now",
+    );
+  }
+  return host.context.runInAsyncScope(() => hostModel(host.complete)(params));
+}

@@ -2,6 +2,7 @@
 // gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
 
+import { AsyncResource } from "node:async_hooks";
 import type { ChildProcess } from "node:child_process";
 import type { OpenClawPluginServiceContext } from "openclaw/plugin-sdk/plugin-entry";
 import type { LlmComplete } from "./host_model.ts";
@@ -39,12 +40,12 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
     rpc.handle("llm.complete", completeLive);
     const version = (api.runtime as { version?: unknown } | undefined)?.version;
-    const unlisten = rpc.onConnect(() => {
+    const unlisten = rpc.onConnect(inThisStart(() => {
       rpc
         .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
         .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
         .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
-    });
+    }));
     let withdrawn = false;
     const withdraw = async (why: string) => {
       if (withdrawn) return;
@@ -71,21 +72,21 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
   // connection, so a restarted sidecar knows them before the first turn. A workspace changed
   // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
   function registerAgents(rpc: RpcClient): () => void {
-    return rpc.onConnect(() => {
+    return rpc.onConnect(inThisStart(() => {
       const agents = agentWorkspaces(api);
       if (agents.length === 0) return;
       rpc
         .call("agents.register", { agents }, timeoutMs)
         .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
         .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
-    });
+    }));
   }
 
   api.registerService({
     id: "zettelclaw-sidecar",
     start: async (ctx: OpenClawPluginServiceContext) => {
       const rpc = client();
-      stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+      stopReconnect = rpc.onReconnect(inThisStart(() => void runSweep("sidecar back")));
       const stopAgents = registerAgents(rpc);
       const stopOffer = offerHostModel(rpc);
       stopHostModel = async () => {
@@ -137,6 +138,15 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     });
     return proc;
   }
+}
+
+/**
+ * `listener`, run in the async context of the caller (a service start): the connection's events
+ * run in the context of whatever opened it, maybe a registration OpenClaw has retired since, where
+ * runtime calls fail (src/live.ts). Called synchronously in start().
+ */
+function inThisStart(listener: () => void): () => void {
+  return AsyncResource.bind(listener);
 }
 
 type AgentRuntime = { resolveAgentWorkspaceDir?: (cfg: unknown, agentId: string) => string };

@@ -1,6 +1,7 @@
 // The service, in the "full" instance only (one per gateway): connect to the sidecar when the
 // gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
+import { AsyncResource } from "node:async_hooks";
 import { completeLive, goLive } from "./live.js";
 import { SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
@@ -31,12 +32,12 @@ export function registerService(shim, runSweep) {
         // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
         rpc.handle("llm.complete", completeLive);
         const version = api.runtime?.version;
-        const unlisten = rpc.onConnect(() => {
+        const unlisten = rpc.onConnect(inThisStart(() => {
             rpc
                 .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
                 .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
                 .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
-        });
+        }));
         let withdrawn = false;
         const withdraw = async (why) => {
             if (withdrawn)
@@ -66,7 +67,7 @@ export function registerService(shim, runSweep) {
     // connection, so a restarted sidecar knows them before the first turn. A workspace changed
     // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
     function registerAgents(rpc) {
-        return rpc.onConnect(() => {
+        return rpc.onConnect(inThisStart(() => {
             const agents = agentWorkspaces(api);
             if (agents.length === 0)
                 return;
@@ -74,13 +75,13 @@ export function registerService(shim, runSweep) {
                 .call("agents.register", { agents }, timeoutMs)
                 .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
                 .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
-        });
+        }));
     }
     api.registerService({
         id: "zettelclaw-sidecar",
         start: async (ctx) => {
             const rpc = client();
-            stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+            stopReconnect = rpc.onReconnect(inThisStart(() => void runSweep("sidecar back")));
             const stopAgents = registerAgents(rpc);
             const stopOffer = offerHostModel(rpc);
             stopHostModel = async () => {
@@ -138,6 +139,14 @@ export function registerService(shim, runSweep) {
         });
         return proc;
     }
+}
+/**
+ * `listener`, run in the async context of the caller (a service start): the connection's events
+ * run in the context of whatever opened it, maybe a registration OpenClaw has retired since, where
+ * runtime calls fail (src/live.ts). Called synchronously in start().
+ */
+function inThisStart(listener) {
+    return AsyncResource.bind(listener);
 }
 /** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
 export function agentWorkspaces(api) {

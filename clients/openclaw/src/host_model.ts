@@ -18,6 +18,9 @@ export type LlmComplete = OpenClawPluginApi["runtime"]["llm"]["complete"];
 type Message = { role: "system" | "user" | "assistant"; content: string };
 
 const UNAVAILABLE_CODES = new Set(["LLM_COMPLETION_NOT_AUTHORIZED", "LLM_RUNTIME_UNAVAILABLE", "LLM_ISOLATED_UNSUPPORTED"]);
+/** OpenClaw's error for a call made with state a hot reload retired (src/live.ts). */
+export const RETIRED_HANDLE = /inventory has retired/i;
+
 // ... and OpenClaw's words for a handle retired by a hot reload (src/live.ts): the reloaded
 // plugin's offer comes next, and the job must wait for it, not count a failed attempt.
 const UNAVAILABLE_TEXT =

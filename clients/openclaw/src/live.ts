@@ -9,17 +9,31 @@
 //
 // - the handle used is the newest started service's, never a retired one: the service start
 //   makes itself live, its stop (or its retirement) makes nothing live and withdraws the offer;
-// - the call runs in the live service's async context. OpenClaw scopes a plugin's runtime calls
-//   by async context, and a socket's events run in the context of whatever opened it (a hook, a
-//   retry timer, an earlier registration): once that registration retired, llm.complete from
-//   there fails with "Plugin inventory has retired; begin a new plugin operation." So the
-//   completion runs in an AsyncResource made at the live service's start.
+// - the call runs in the live service's async context (a socket's events run in the context of
+//   whatever opened it: a hook whose work scope has closed, a retired registration), and when
+//   OpenClaw still answers "Plugin inventory has retired; begin a new plugin operation." it is
+//   asked once more from OpenClaw's context-free root. Observed on the gateway (2026.9.6): after
+//   a reload, llm.complete fails from every plugin context, the new start's included, until one
+//   call runs from that root; it refreshes the process's stale model-runtime state, and every
+//   context works again. With no such root (another OpenClaw), the error stands as -32013: the
+//   job waits, it does not fail.
 
 import { AsyncResource } from "node:async_hooks";
-import { hostModel, HOST_MODEL_UNAVAILABLE, type LlmComplete } from "./host_model.ts";
+import { hostModel, HOST_MODEL_UNAVAILABLE, RETIRED_HANDLE, type LlmComplete } from "./host_model.ts";
 import { RpcError } from "./rpc.ts";
 
 const LIVE = Symbol.for("zettelclaw.openclaw.live-host.v1");
+// OpenClaw's "context-free async root initialized before managed work can begin" (its
+// async-work-scope module keeps it on globalThis under this key). Not an SDK export: used only to
+// ask again after the retired-inventory error, and only when present.
+const OPENCLAW_ROOT = Symbol.for("openclaw.detachedAsyncContext");
+
+type Root = { runInAsyncScope<T>(run: () => T): T };
+
+function openClawRoot(): Root | null {
+  const root = (globalThis as unknown as Record<symbol, unknown>)[OPENCLAW_ROOT];
+  return typeof (root as Root | undefined)?.runInAsyncScope === "function" ? (root as Root) : null;
+}
 
 export type LiveHost = {
   /** The api's runtime.llm.complete. */
@@ -72,5 +86,12 @@ export async function completeLive(params: unknown): Promise<Record<string, unkn
       "the OpenClaw plugin is not running (stopped, or being reloaded): the agent's model cannot be asked now",
     );
   }
-  return host.context.runInAsyncScope(() => hostModel(host.complete)(params));
+  const ask = () => hostModel(host.complete)(params);
+  try {
+    return await host.context.runInAsyncScope(ask);
+  } catch (error) {
+    const root = openClawRoot();
+    if (!root || !(error instanceof RpcError) || !RETIRED_HANDLE.test(error.message)) throw error;
+    return await root.runInAsyncScope(ask);
+  }
 }

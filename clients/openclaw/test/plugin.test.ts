@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { EventEmitter } from "node:events";
 import { test } from "node:test";
 import {
@@ -482,14 +482,19 @@ test("the service offers the agent's model (llm.complete) on every connection an
 });
 
 test("a hot reload: the reloaded registration answers llm.complete, never the retired one", async (t) => {
-  // OpenClaw 2026.9.6, as the plugin meets it: a runtime call works only in the async context
-  // of a registration that is not retired, and a retired api's runtime is gone. A reload stops
-  // the service, retires the registration (its lifecycle signal aborts), then registers the
-  // plugin again with a new api and starts the new service. The sidecar's connection, opened
-  // by the first registration, stays open throughout.
+  // OpenClaw 2026.9.6, as the plugin meets it on the gateway: a runtime call fails in the async
+  // context of a retired registration, and a retired api's runtime is gone. A reload stops the
+  // service, retires the registration (its lifecycle signal aborts), then registers the plugin
+  // again with a new api and starts the new service; after it, calls fail from every plugin
+  // context until one runs from OpenClaw's context-free root (it refreshes the stale process
+  // state). The sidecar's connection, opened by the first registration, stays open throughout.
   const frame = new AsyncLocalStorage<{ generation: number }>();
   const retired = new Set<number>();
+  let stale = false;
   const asked: number[] = [];
+  const rootKey = Symbol.for("openclaw.detachedAsyncContext");
+  (globalThis as unknown as Record<symbol, unknown>)[rootKey] = new AsyncResource("openclaw.detached-async-context");
+  t.after(() => delete (globalThis as unknown as Record<symbol, unknown>)[rootKey]);
   const sidecar = await new FakeSidecar((r) => (r.method === "host.offer" ? { accepted: r.params?.capabilities } : { version: "0.1.0" })).start();
   t.after(() => sidecar.dispose());
   const registration = (generation: number) => {
@@ -500,7 +505,8 @@ test("a hot reload: the reloaded registration answers llm.complete, never the re
       llm: {
         complete: async () => {
           const scope = frame.getStore();
-          if (!scope || retired.has(scope.generation)) throw new Error("Plugin inventory has retired; begin a new plugin operation.");
+          if (scope && (stale || retired.has(scope.generation))) throw new Error("Plugin inventory has retired; begin a new plugin operation.");
+          if (!scope) stale = false; // from the root: the process state is rebuilt
           asked.push(generation);
           return { text: `FROM REGISTRATION ${generation}`, provider: "fake", model: "fake-model" };
         },
@@ -521,6 +527,7 @@ test("a hot reload: the reloaded registration answers llm.complete, never the re
       stop: () => inScope(() => service.stop!({})),
       retire: () => {
         retired.add(generation);
+        stale = true;
         lifecycle.abort();
       },
     };
@@ -550,7 +557,8 @@ test("a hot reload: the reloaded registration answers llm.complete, never the re
   assert.deepEqual(offers()[2], ["llm.complete"]);
   const after = await ask("zc-3");
   assert.deepEqual(after.result, { text: "FROM REGISTRATION 2", model: "fake/fake-model" }, `after the reload: ${JSON.stringify(after)}`);
-  assert.deepEqual(asked, [1, 2], "the retired registration was never asked again");
+  assert.equal((await ask("zc-4")).result?.text, "FROM REGISTRATION 2");
+  assert.deepEqual(asked, [1, 2, 2], "the retired registration was never asked again");
   await second.stop();
 });
 

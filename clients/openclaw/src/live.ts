@@ -44,6 +44,8 @@ export type LiveHost = {
   signal?: AbortSignal;
   /** For the log: which registration. */
   name: string;
+  /** The registration's logger (info). */
+  log?: (message: string) => void;
 };
 
 type Slot = { host: LiveHost | null };
@@ -92,6 +94,8 @@ export async function completeLive(params: unknown): Promise<Record<string, unkn
   } catch (error) {
     const root = openClawRoot();
     if (!root || !(error instanceof RpcError) || !RETIRED_HANDLE.test(error.message)) throw error;
-    return await root.runInAsyncScope(ask);
+    const answer = await root.runInAsyncScope(ask); // throws as before when this fails too
+    host.log?.("zettelclaw: llm.complete met OpenClaw's retired plugin inventory (a reload); asked again from OpenClaw's root: answered");
+    return answer;
   }
 }

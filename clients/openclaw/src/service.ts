@@ -36,7 +36,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     }
     const complete: LlmComplete = (params) => runtimeLlm.complete!(params);
     const signal = (api as { lifecycle?: { signal?: AbortSignal } }).lifecycle?.signal;
-    const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID });
+    const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID, log: (m) => log.info(m) });
     // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
     rpc.handle("llm.complete", completeLive);
     const version = (api.runtime as { version?: unknown } | undefined)?.version;

@@ -523,6 +523,7 @@ test("a hot reload: the reloaded registration answers llm.complete, never the re
     inScope(() => createPlugin({ spawnProcess: (() => assert.fail("a sidecar answers")) as never, sessionStore: async () => fakeStore() }).register(api as never));
     const service = api.services[0]!;
     return {
+      logs: () => api.logs,
       start: () => inScope(() => service.start({ config: {}, stateDir: "/s", logger: api.logger })),
       stop: () => inScope(() => service.stop!({})),
       retire: () => {
@@ -558,6 +559,7 @@ test("a hot reload: the reloaded registration answers llm.complete, never the re
   const after = await ask("zc-3");
   assert.deepEqual(after.result, { text: "FROM REGISTRATION 2", model: "fake/fake-model" }, `after the reload: ${JSON.stringify(after)}`);
   assert.equal((await ask("zc-4")).result?.text, "FROM REGISTRATION 2");
+  assert.equal(second.logs().filter((l) => /asked again from OpenClaw's root/.test(l)).length, 1);
   assert.deepEqual(asked, [1, 2, 2], "the retired registration was never asked again");
   await second.stop();
 });

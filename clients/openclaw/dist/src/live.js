@@ -70,6 +70,8 @@ export async function completeLive(params) {
         const root = openClawRoot();
         if (!root || !(error instanceof RpcError) || !RETIRED_HANDLE.test(error.message))
             throw error;
-        return await root.runInAsyncScope(ask);
+        const answer = await root.runInAsyncScope(ask); // throws as before when this fails too
+        host.log?.("zettelclaw: llm.complete met OpenClaw's retired plugin inventory (a reload); asked again from OpenClaw's root: answered");
+        return answer;
     }
 }

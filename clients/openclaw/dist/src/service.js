@@ -28,7 +28,7 @@ export function registerService(shim, runSweep) {
         }
         const complete = (params) => runtimeLlm.complete(params);
         const signal = api.lifecycle?.signal;
-        const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID });
+        const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID, log: (m) => log.info(m) });
         // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
         rpc.handle("llm.complete", completeLive);
         const version = api.runtime?.version;

@@ -45,6 +45,17 @@ def test_a_waiting_reason_on_a_route_is_shown() -> None:
                                               "away during the call")
 
 
+def test_a_host_offered_but_unusable_is_a_warning_not_a_route_that_works() -> None:
+    retired = "Plugin inventory has retired; begin a new plugin operation."
+    lines = render.extraction({**state("host", f"r; its model cannot be asked now: {retired}",
+                                       hosts=[{"client": {"name": "openclaw"},
+                                               "unusable": retired}]),
+                               "waitingFor": f"the host's model cannot be asked now: {retired}"})
+    assert lines[-1] == ("warning    the host offers its model, but it cannot be asked now: "
+                         f"{retired}; extraction waits (no attempt is used) until it answers "
+                         "or offers again")
+
+
 def test_the_jobs_table_has_a_route_column() -> None:
     job = {"jobId": "20261124T100000.000000Z-abcdef", "state": "waiting", "route": "host",
            "sessionId": "s-1", "messages": 4, "attempts": 0,

@@ -6,6 +6,7 @@ sidecar is killed between the host's answer and the append.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -273,3 +274,82 @@ def test_the_briefing_asks_the_hosts_model(sidecar: KeylessSidecar, hosts: list[
     assert result["model"]["used"] is True
     assert "Postgres chosen; provisioning next" in result["block"]
     assert len(CONTENTS) == 4
+
+
+RETIRED = "Plugin inventory has retired; begin a new plugin operation."  # OpenClaw 2026.9.6
+
+
+def wait_route(sidecar: Sidecar, predicate: Any, what: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 20
+    while True:
+        route: dict[str, Any] = sidecar.call("status")["extraction"]["route"]
+        if predicate(route):
+            return route
+        assert time.monotonic() < deadline, f"{what}: {route}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("code", [-32013, -32014])  # -32014: a plugin from before the fix
+def test_a_retired_host_handle_makes_the_job_wait_and_status_says_so(
+        sidecar: KeylessSidecar, hosts: list[FakeHost], code: int) -> None:
+    """OpenClaw retired the plugin's handle at a hot reload: the host's outage, not the job's
+    failure; ``status`` names it while it lasts, and a new offer clears it."""
+    sidecar.settings = ["extraction.retryWaitSeconds=3600"]
+    sidecar.start()
+    retired = host(sidecar, hosts, mode="error", error=(code, RETIRED))
+    sidecar.call("hook.sessionEnd", HOOK)
+    job = sidecar.wait_job(lambda j: j["lastError"] is not None, "the job's error")
+    assert (job["state"], job["attempts"], job["route"]) == ("waiting", 0, "host")
+    assert job["lastError"] == f"the host's model cannot be asked now: {RETIRED}"
+    extraction = sidecar.call("status")["extraction"]
+    assert extraction["route"]["active"] == "host"
+    assert extraction["route"]["hosts"][-1]["unusable"] == RETIRED
+    assert extraction["route"]["reason"].endswith(f"its model cannot be asked now: {RETIRED}")
+    assert extraction["waitingFor"] == f"the host's model cannot be asked now: {RETIRED}"
+    retired.stop()
+    reloaded = host(sidecar, hosts, name="reloaded")  # the reloaded plugin offers anew
+    sidecar.settle()
+    assert_exactly_once(sidecar)
+    assert len(reloaded.requests) == 1
+    assert "unusable" not in sidecar.call("status")["extraction"]["route"]["hosts"][-1]
+
+
+def test_a_withdrawn_offer_is_named_in_status_until_a_host_offers_again(
+        sidecar: KeylessSidecar, hosts: list[FakeHost]) -> None:
+    sidecar.start()
+    leaving = host(sidecar, hosts, name="openclaw")
+    leaving.withdraw("the plugin is being reloaded")
+    route = wait_route(sidecar, lambda r: r["active"] is None, "the offer to be withdrawn")
+    assert route["hosts"] == []
+    assert route["reason"] == (f"{NO_ROUTE_AUTO} (openclaw 0's offer ended: the plugin is "
+                               "being reloaded)")
+    leaving.stop()
+    back = host(sidecar, hosts, name="openclaw")
+    route = sidecar.call("status")["extraction"]["route"]
+    assert route["active"] == "host"
+    assert "offer ended" not in route["reason"]
+    back.stop()  # gone without a word: status says it went away
+    route = wait_route(sidecar, lambda r: r["active"] is None, "the host to be gone")
+    assert route["reason"] == f"{NO_ROUTE_AUTO} (openclaw 0's offer ended: its connection closed)"
+
+
+def test_jobs_failed_for_a_retired_handle_are_retried_when_a_host_offers(
+        sidecar: KeylessSidecar, hosts: list[FakeHost]) -> None:
+    """A job an older plugin or sidecar marked failed because the handle was retired (two
+    attempts burnt in a reload) goes again by itself once a host offers; other failures stay."""
+    sidecar.settings = ["extraction.retryWaitSeconds=3600"]
+    sidecar.start()
+    sidecar.call("hook.sessionEnd", HOOK)
+    job = sidecar.wait_job(lambda j: j["state"] == "waiting", "the job to wait")
+    sidecar.stop()
+    path = sidecar.home / "spool" / f"{job['jobId']}.json"
+    saved = json.loads(path.read_text())
+    saved.update(state="failed", attempts=2, route="host",
+                 lastError=f"the host's model failed: {RETIRED}")
+    path.write_text(json.dumps(saved))
+    sidecar.start()
+    assert sidecar.jobs()[0]["state"] == "failed"
+    fake_host = host(sidecar, hosts)
+    sidecar.settle()
+    assert_exactly_once(sidecar)
+    assert len(fake_host.requests) == 1

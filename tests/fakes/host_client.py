@@ -48,6 +48,12 @@ class FakeHost:
         self._thread.start()
         return self
 
+    def withdraw(self, reason: str) -> None:
+        """Withdraw the offer on the same connection (``host.offer`` with no capabilities), as
+        the OpenClaw plugin does when OpenClaw stops or reloads it."""
+        self._send({"jsonrpc": "2.0", "id": 2, "method": "host.offer",
+                    "params": {"capabilities": [], "reason": reason}})
+
     def release(self) -> None:
         self._release.set()
 

@@ -3,7 +3,8 @@
 // configured model with the credentials OpenClaw holds, so memory needs no Anthropic key.
 //
 // OpenClaw's errors are sorted into the protocol's two codes: the model cannot be asked now
-// (-32013: not authorized, no model, the provider unreachable or rate limited; the job waits),
+// (-32013: not authorized, no model, the provider unreachable or rate limited, the plugin's
+// handle retired by a reload; the job waits),
 // or it was asked and failed (-32014: a timeout, an error reply; the job's attempt counts).
 
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
@@ -17,7 +18,13 @@ export type LlmComplete = OpenClawPluginApi["runtime"]["llm"]["complete"];
 type Message = { role: "system" | "user" | "assistant"; content: string };
 
 const UNAVAILABLE_CODES = new Set(["LLM_COMPLETION_NOT_AUTHORIZED", "LLM_RUNTIME_UNAVAILABLE", "LLM_ISOLATED_UNSUPPORTED"]);
-const UNAVAILABLE_TEXT = /no model configured|injected runtime config|\b(401|403|429|503|529)\b|rate.?limit|overloaded|ECONNREFUSED|ENOTFOUND|fetch failed/i;
+/** OpenClaw's error for a call made with state a hot reload retired (src/live.ts). */
+export const RETIRED_HANDLE = /inventory has retired/i;
+
+// ... and OpenClaw's words for a handle retired by a hot reload (src/live.ts): the reloaded
+// plugin's offer comes next, and the job must wait for it, not count a failed attempt.
+const UNAVAILABLE_TEXT =
+  /no model configured|injected runtime config|\b(401|403|429|503|529)\b|rate.?limit|overloaded|ECONNREFUSED|ENOTFOUND|fetch failed|inventory has retired|runtime is no longer active|async work scope is closed/i;
 
 /** The sidecar's llm.complete params as OpenClaw's, or an RpcError (-32602) saying what is wrong. */
 export function completeParams(params: unknown): Parameters<LlmComplete>[0] {

@@ -2,9 +2,11 @@
 // gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
 
+import { AsyncResource } from "node:async_hooks";
 import type { ChildProcess } from "node:child_process";
 import type { OpenClawPluginServiceContext } from "openclaw/plugin-sdk/plugin-entry";
-import { hostModel, type LlmComplete } from "./host_model.ts";
+import type { LlmComplete } from "./host_model.ts";
+import { completeLive, goLive } from "./live.ts";
 import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
@@ -19,29 +21,50 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
   const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess } = shim;
   let child: ChildProcess | null = null;
   let stopReconnect: (() => void) | null = null;
-  let stopHostModel: (() => void) | null = null;
+  let stopHostModel: (() => Promise<void>) | null = null;
 
   // The host's model for the sidecar (protocol.md, "The host's model"): on every connection,
   // offer llm.complete, answered by OpenClaw's runtime with the agent's model, so that
-  // extraction needs no Anthropic key. Only this instance offers: one offer per gateway.
-  function offerHostModel(rpc: RpcClient): () => void {
+  // extraction needs no Anthropic key. Only the service offers: one offer per gateway. The
+  // handle is the live registration's (src/live.ts): this start makes this api live; this
+  // stop, or OpenClaw retiring this registration, withdraws the offer unless a newer one is live.
+  function offerHostModel(rpc: RpcClient): () => Promise<void> {
     const runtimeLlm = (api.runtime as { llm?: { complete?: LlmComplete } } | undefined)?.llm;
     if (typeof runtimeLlm?.complete !== "function") {
       log.info("zettelclaw: this OpenClaw has no runtime.llm.complete; extraction needs an Anthropic key");
-      return () => {};
+      return async () => {};
     }
     const complete: LlmComplete = (params) => runtimeLlm.complete!(params);
-    const unhandle = rpc.handle("llm.complete", hostModel(complete));
+    const signal = (api as { lifecycle?: { signal?: AbortSignal } }).lifecycle?.signal;
+    const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID, log: (m) => log.info(m) });
+    // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
+    rpc.handle("llm.complete", completeLive);
     const version = (api.runtime as { version?: unknown } | undefined)?.version;
-    const unlisten = rpc.onConnect(() => {
+    const unlisten = rpc.onConnect(inThisStart(() => {
       rpc
         .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
         .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
         .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
-    });
-    return () => {
+    }));
+    let withdrawn = false;
+    const withdraw = async (why: string) => {
+      if (withdrawn) return;
+      withdrawn = true;
       unlisten();
-      unhandle();
+      if (!end()) return; // a newer registration is live: its offer stands
+      if (!rpc.connected) return;
+      try {
+        await rpc.call("host.offer", { capabilities: [], reason: why }, timeoutMs);
+        log.info(`zettelclaw: withdrew the agent's model from the sidecar (${why})`);
+      } catch (error) {
+        log.warn(`zettelclaw: withdrawing the offer failed: ${describe(error)}`);
+      }
+    };
+    const retired = () => void withdraw("OpenClaw retired the plugin's registration (a reload)");
+    signal?.addEventListener("abort", retired, { once: true });
+    return async () => {
+      signal?.removeEventListener("abort", retired);
+      await withdraw("OpenClaw stopped the plugin (a reload, or the gateway stopping)");
     };
   }
 
@@ -49,26 +72,26 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
   // connection, so a restarted sidecar knows them before the first turn. A workspace changed
   // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
   function registerAgents(rpc: RpcClient): () => void {
-    return rpc.onConnect(() => {
+    return rpc.onConnect(inThisStart(() => {
       const agents = agentWorkspaces(api);
       if (agents.length === 0) return;
       rpc
         .call("agents.register", { agents }, timeoutMs)
         .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
         .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
-    });
+    }));
   }
 
   api.registerService({
     id: "zettelclaw-sidecar",
     start: async (ctx: OpenClawPluginServiceContext) => {
       const rpc = client();
-      stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+      stopReconnect = rpc.onReconnect(inThisStart(() => void runSweep("sidecar back")));
       const stopAgents = registerAgents(rpc);
       const stopOffer = offerHostModel(rpc);
-      stopHostModel = () => {
+      stopHostModel = async () => {
         stopAgents();
-        stopOffer();
+        await stopOffer();
       };
       void removeDreamingJob(ctx, log);
       try {
@@ -88,8 +111,9 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     stop: async () => {
       stopReconnect?.();
       stopReconnect = null;
-      stopHostModel?.();
+      const stopping = stopHostModel;
       stopHostModel = null;
+      await stopping?.(); // before the sidecar stops: it learns the offer is withdrawn
       const running = child;
       child = null;
       if (running) await stopProcess(running, log);
@@ -114,6 +138,15 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     });
     return proc;
   }
+}
+
+/**
+ * `listener`, run in the async context of the caller (a service start): the connection's events
+ * run in the context of whatever opened it, maybe a registration OpenClaw has retired since, where
+ * runtime calls fail (src/live.ts). Called synchronously in start().
+ */
+function inThisStart(listener: () => void): () => void {
+  return AsyncResource.bind(listener);
 }
 
 type AgentRuntime = { resolveAgentWorkspaceDir?: (cfg: unknown, agentId: string) => string };

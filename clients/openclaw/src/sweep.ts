@@ -18,6 +18,17 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
   const { api, client, log, loadStore } = shim;
   let retryMs = firstRetryMs;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  // A registration OpenClaw retired (a hot reload) sweeps no more: its api is dead, and the
+  // reloaded plugin's sweeper has taken over. Its retry timer goes with it.
+  const signal = (api as { lifecycle?: { signal?: AbortSignal } }).lifecycle?.signal;
+  signal?.addEventListener(
+    "abort",
+    () => {
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = null;
+    },
+    { once: true },
+  );
 
   const once = async (why: string) => {
     const store = await loadStore();
@@ -89,6 +100,7 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
     }
   });
   const run = (why: string): Promise<void> => {
+    if (signal?.aborted) return Promise.resolve();
     const done = sweep(why);
     (globalThis as unknown as Record<symbol, Promise<void>>)[LAST_SWEEP] = done;
     return done;

@@ -34,6 +34,8 @@ test("OpenClaw's errors: cannot be asked now (-32013) or asked and failed (-3201
     [llmError("LLM_RUNTIME_UNAVAILABLE", "Configured agent runtime is unavailable."), HOST_MODEL_UNAVAILABLE],
     [new Error("429 Too Many Requests"), HOST_MODEL_UNAVAILABLE],
     [new Error("fetch failed"), HOST_MODEL_UNAVAILABLE],
+    [new Error("Plugin inventory has retired; begin a new plugin operation."), HOST_MODEL_UNAVAILABLE], // a hot reload
+    [new Error('Plugin "zettelclaw" runtime is no longer active.'), HOST_MODEL_UNAVAILABLE],
     [llmError("LLM_COMPLETION_TIMEOUT", "Plugin LLM completion timed out after 120000ms."), HOST_MODEL_FAILED],
     [llmError("LLM_COMPLETION_FAILED", "Plugin LLM completion failed."), HOST_MODEL_FAILED],
     ["a string", HOST_MODEL_FAILED],

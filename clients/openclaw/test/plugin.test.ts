@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { EventEmitter } from "node:events";
 import { test } from "node:test";
 import {
@@ -492,9 +493,94 @@ test("the service offers the agent's model (llm.complete) on every connection an
   await sidecar.start();
   await until(() => sidecar.calls("host.offer").length === 2, "the offer after reconnecting");
   await api.services[0]!.stop!({});
+  assert.deepEqual(sidecar.calls("host.offer")[2]!.params, { capabilities: [], reason: "OpenClaw stopped the plugin (a reload, or the gateway stopping)" });
   sidecar.ask("zc-2", "llm.complete", { messages: [{ role: "user", content: "x" }] });
   await until(() => sidecar.replies.length === 2, "the answer after stop");
-  assert.equal(sidecar.replies[1]!.error!.code, -32601, "stopped: no longer answered");
+  assert.equal(sidecar.replies[1]!.error!.code, -32013, "stopped: the agent's model cannot be asked now");
+  assert.equal(asked.length, 1);
+});
+
+test("a hot reload: the reloaded registration answers llm.complete, never the retired one", async (t) => {
+  // OpenClaw 2026.9.6, as the plugin meets it on the gateway: a runtime call fails in the async
+  // context of a retired registration, and a retired api's runtime is gone. A reload stops the
+  // service, retires the registration (its lifecycle signal aborts), then registers the plugin
+  // again with a new api and starts the new service; after it, calls fail from every plugin
+  // context until one runs from OpenClaw's context-free root (it refreshes the stale process
+  // state). The sidecar's connection, opened by the first registration, stays open throughout.
+  const frame = new AsyncLocalStorage<{ generation: number }>();
+  const retired = new Set<number>();
+  let stale = false;
+  const asked: number[] = [];
+  const rootKey = Symbol.for("openclaw.detachedAsyncContext");
+  (globalThis as unknown as Record<symbol, unknown>)[rootKey] = new AsyncResource("openclaw.detached-async-context");
+  t.after(() => delete (globalThis as unknown as Record<symbol, unknown>)[rootKey]);
+  const sidecar = await new FakeSidecar((r) => (r.method === "host.offer" ? { accepted: r.params?.capabilities } : { version: "0.1.0" })).start();
+  t.after(() => sidecar.dispose());
+  const registration = (generation: number) => {
+    const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+    const lifecycle = new AbortController();
+    const runtime = {
+      version: "2026.9.6",
+      llm: {
+        complete: async () => {
+          const scope = frame.getStore();
+          if (scope && (stale || retired.has(scope.generation))) throw new Error("Plugin inventory has retired; begin a new plugin operation.");
+          if (!scope) stale = false; // from the root: the process state is rebuilt
+          asked.push(generation);
+          return { text: `FROM REGISTRATION ${generation}`, provider: "fake", model: "fake-model" };
+        },
+      },
+    };
+    Object.defineProperty(api, "runtime", {
+      get: () => {
+        if (lifecycle.signal.aborted) throw new Error('Plugin "zettelclaw" runtime is no longer active.');
+        return runtime;
+      },
+    });
+    Object.assign(api, { lifecycle: { signal: lifecycle.signal } });
+    const inScope = <T>(run: () => T): T => frame.run({ generation }, run);
+    inScope(() => createPlugin({ spawnProcess: (() => assert.fail("a sidecar answers")) as never, sessionStore: async () => fakeStore() }).register(api as never));
+    const service = api.services[0]!;
+    return {
+      logs: () => api.logs,
+      start: () => inScope(() => service.start({ config: {}, stateDir: "/s", logger: api.logger })),
+      stop: () => inScope(() => service.stop!({})),
+      retire: () => {
+        retired.add(generation);
+        stale = true;
+        lifecycle.abort();
+      },
+    };
+  };
+  const ask = async (id: string) => {
+    const before = sidecar.replies.length;
+    sidecar.ask(id, "llm.complete", { messages: [{ role: "user", content: "extract" }], timeoutMs: 5000 });
+    await until(() => sidecar.replies.length > before, `the answer to ${id}`);
+    return sidecar.replies.at(-1)!;
+  };
+  const offers = () => sidecar.calls("host.offer").map((r) => r.params?.capabilities);
+
+  const first = registration(1);
+  await first.start();
+  await until(() => offers().length === 1, "the first offer");
+  assert.equal((await ask("zc-1")).result?.text, "FROM REGISTRATION 1");
+
+  await first.stop(); // the reload begins: the offer is withdrawn before the old api goes
+  first.retire();
+  assert.deepEqual(offers(), [["llm.complete"], []]);
+  const between = await ask("zc-2");
+  assert.equal(between.error?.code, -32013, `between the registrations: ${JSON.stringify(between)}`);
+
+  const second = registration(2);
+  await second.start();
+  await until(() => offers().length === 3, "the reloaded plugin's offer");
+  assert.deepEqual(offers()[2], ["llm.complete"]);
+  const after = await ask("zc-3");
+  assert.deepEqual(after.result, { text: "FROM REGISTRATION 2", model: "fake/fake-model" }, `after the reload: ${JSON.stringify(after)}`);
+  assert.equal((await ask("zc-4")).result?.text, "FROM REGISTRATION 2");
+  assert.equal(second.logs().filter((l) => /asked again from OpenClaw's root/.test(l)).length, 1);
+  assert.deepEqual(asked, [1, 2, 2], "the retired registration was never asked again");
+  await second.stop();
 });
 
 test("an OpenClaw without runtime.llm.complete offers nothing", async (t) => {

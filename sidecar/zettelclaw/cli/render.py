@@ -173,6 +173,10 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
                      "ANTHROPIC_API_KEY for the sidecar (or extraction.apiKey in "
                      "HOME/config.json), or run OpenClaw's gateway with the zettelclaw plugin, "
                      "which offers its own model; hooks are still accepted and spooled")
+    elif route.get("active") == "host" and (route.get("hosts") or [{}])[-1].get("unusable"):
+        lines.append("warning    the host offers its model, but it cannot be asked now: "
+                     f"{route['hosts'][-1]['unusable']}; extraction waits (no attempt is "
+                     "used) until it answers or offers again")
     elif state.get("waitingFor"):
         lines.append(f"warning    extraction is waiting: {state['waitingFor']}")
     if jobs["failed"]:

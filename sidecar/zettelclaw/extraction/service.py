@@ -7,6 +7,7 @@ yet, then deletes the job. A crash anywhere in it is finished by running it agai
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,11 +29,14 @@ from zettelclaw.home import Home
 from zettelclaw.index import entries, keyword
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
+from zettelclaw.llm.host import retired_handle
 from zettelclaw.llm.route import Router
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.state import load_state
 from zettelclaw.subjects.registry import SubjectRegistry
+
+logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
 
@@ -65,11 +69,13 @@ class Extraction:
             self._waiting_due_locked()
 
     def resume(self) -> int:
-        """A route became usable (a host offered llm.complete): waiting jobs are due now.
-        Returns how many were waiting."""
+        """A route became usable (a host offered llm.complete): waiting jobs are due now, and so
+        are the jobs that failed only because the host's handle on its model was retired (a
+        plugin reload, counted as failed attempts by an older plugin or sidecar): their
+        attempts are given back. Returns how many go now."""
         self.pause.lift()
         with lock.exclusive(self.home.lock):
-            return self._waiting_due_locked()
+            return self._waiting_due_locked() + self._host_outage_failures_due_locked()
 
     def _waiting_due_locked(self) -> int:
         waiting = [job for job in self.spool.jobs() if job.state == "waiting"]
@@ -82,6 +88,16 @@ class Extraction:
         """Drop the text of transcripts past ``retention.transcriptDays`` (retention.py)."""
         return retention.prune(self.home, self.provenance, self.spool,
                                self.retention.transcript_days, now)
+
+    def _host_outage_failures_due_locked(self) -> int:
+        failed = [job for job in self.spool.jobs()
+                  if job.state == "failed" and retired_handle(job.last_error)]
+        for job in failed:
+            job.state, job.attempts, job.not_before = "pending", 0, None
+            self.spool.save(job)
+            logger.info("job %s failed only because the host's model handle was retired: "
+                        "retried", job.job_id)
+        return len(failed)
 
     # -- one job -------------------------------------------------------------------------------
 

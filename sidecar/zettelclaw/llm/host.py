@@ -7,11 +7,17 @@ that connection, with a deadline. Its failures are sorted as the Anthropic route
 (``llm/failures.py``): the host gone mid-call, or saying its model cannot be asked now, makes
 the job wait (a gateway restart is no reason to fail a job); a timeout, an error the host's
 model made, or an empty reply counts as a failed attempt.
+
+A host whose model cannot be asked now stays offered but is marked unusable (``status`` says
+so, with the host's words) until it answers again or offers anew; a host that withdraws its
+offer (``host.offer`` with no capabilities, e.g. the OpenClaw plugin being reloaded) or goes
+away is remembered, so ``status`` names that outage instead of only "no host".
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +35,17 @@ logger = logging.getLogger(__name__)
 CAPABILITY = "llm.complete"
 KNOWN_CAPABILITIES = (CAPABILITY,)
 NO_HOST = f"no connected host offers {CAPABILITY}"
+
+# OpenClaw's words for a plugin handle retired by a hot reload. The plugin (from this release)
+# answers them as -32013; a plugin built before it sent -32014, so the sidecar knows them too:
+# a job that failed for this reason is the host's outage, not the job's fault (it waits, and a
+# job failed this way is retried when a host offers again).
+_RETIRED_HANDLE = re.compile(r"plugin inventory has retired", re.IGNORECASE)
+
+
+def retired_handle(message: str | None) -> bool:
+    """Whether an error says the host's handle on its model was retired (a plugin reload)."""
+    return bool(message) and _RETIRED_HANDLE.search(message or "") is not None
 
 
 class HostPeer(Protocol):
@@ -60,21 +77,33 @@ class HostModels:
     def __init__(self, on_offer: Callable[[], Awaitable[None]] | None = None) -> None:
         self._peers: list[HostPeer] = []
         self.on_offer = on_offer  # set by serve: wakes the jobs that wait for a model
+        self._clients: dict[int, str] = {}  # id(peer) -> who offered ("openclaw 2026.9.6")
+        self._unusable: dict[int, str] = {}  # id(peer) -> why its model cannot be asked now
+        self.gone: str | None = None  # while no host offers: the last one that stopped, and why
 
     def offer(self, peer: HostPeer, capability: str, details: dict[str, Any]) -> None:
         peer.offers[capability] = details
         if peer in self._peers:
             self._peers.remove(peer)
         self._peers.append(peer)
+        self._clients[id(peer)] = _client_name(details)
+        self._unusable.pop(id(peer), None)  # a new offer: asked again as if new
+        self.gone = None
 
     async def offered(self) -> None:
         """Called after a new offer: jobs that waited for a host may go now."""
         if self.on_offer is not None:
             await self.on_offer()
 
-    def withdraw(self, peer: HostPeer) -> None:
+    def withdraw(self, peer: HostPeer, why: str = "its connection closed") -> None:
+        """The peer's offer ends: withdrawn (``host.offer`` with none, ``why`` its reason) or its
+        connection closed."""
         if peer in self._peers:
             self._peers.remove(peer)
+            if self.current() is None:
+                self.gone = f"{self._clients.get(id(peer), 'the host')}'s offer ended: {why}"
+        self._clients.pop(id(peer), None)
+        self._unusable.pop(id(peer), None)
 
     def current(self) -> HostPeer | None:
         for peer in reversed(self._peers):
@@ -82,9 +111,20 @@ class HostModels:
                 return peer
         return None
 
+    def unusable(self, peer: HostPeer | None = None) -> str | None:
+        """Why the (current) host's model cannot be asked now, or None when nothing says so."""
+        peer = self.current() if peer is None else peer
+        return None if peer is None else self._unusable.get(id(peer))
+
     def describe(self) -> list[dict[str, Any]]:
-        return [dict(p.offers[CAPABILITY]) for p in self._peers
-                if not p.closed and CAPABILITY in p.offers]
+        hosts = []
+        for p in self._peers:
+            if not p.closed and CAPABILITY in p.offers:
+                details = dict(p.offers[CAPABILITY])
+                if id(p) in self._unusable:
+                    details["unusable"] = self._unusable[id(p)]
+                hosts.append(details)
+        return hosts
 
     async def complete(self, prompt: str, *, purpose: str, config: ExtractionConfig
                        ) -> Completion:
@@ -108,12 +148,18 @@ class HostModels:
             raise ModelWaiting(f"the host went away during the call ({exc}); it is asked again "
                                "when it is back") from None
         except HostModelUnavailableError as exc:
+            self._unusable[id(peer)] = exc.message
             raise ModelWaiting(f"the host's model cannot be asked now: {exc.message}") from None
         except HostModelFailedError as exc:
+            if retired_handle(exc.message):  # an older plugin's words for a reload: an outage
+                self._unusable[id(peer)] = exc.message
+                raise ModelWaiting(f"the host's model cannot be asked now: {exc.message}"
+                                   ) from None
             raise ModelFailed(f"the host's model failed: {exc.message}") from None
         except ZettelclawError as exc:  # the host does not do what it offered: not the job's fault
             raise ModelWaiting(f"the host answered {CAPABILITY} with error {exc.code}: "
                                f"{exc.message}") from None
+        self._unusable.pop(id(peer), None)  # it answered: its model can be asked
         try:
             answer = _Answer.model_validate(raw)
         except ValidationError as exc:
@@ -125,3 +171,8 @@ class HostModels:
         if answer.provider and answer.model and "/" not in answer.model:
             name = f"{answer.provider}/{answer.model}"
         return Completion(answer.text, "host", name, answer.usage)
+
+
+def _client_name(details: dict[str, Any] | None) -> str:
+    client = (details or {}).get("client") or {}
+    return " ".join(str(client[k]) for k in ("name", "version") if client.get(k)) or "the host"

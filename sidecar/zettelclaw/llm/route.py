@@ -42,18 +42,21 @@ class Router:
     def choose(self) -> Choice:
         setting, key = self.config.route, bool(self.config.api_key)
         host = self.hosts.current() is not None
+        gone = f" ({self.hosts.gone})" if self.hosts.gone else ""
+        unusable = self.hosts.unusable()
+        trouble = f"; its model cannot be asked now: {unusable}" if unusable else ""
         if setting == "anthropic":
             return (Choice("anthropic", "set by extraction.route (route anthropic)") if key
                     else Choice(None, f"{anthropic_client.NO_KEY} (route anthropic)"))
         if setting == "host":
-            return (Choice("host", "set by extraction.route (route host)") if host
-                    else Choice(None, f"{NO_HOST} (route host)"))
+            return (Choice("host", f"set by extraction.route (route host){trouble}") if host
+                    else Choice(None, f"{NO_HOST}{gone} (route host)"))
         if key:
             return Choice("anthropic", "an Anthropic API key is set (route auto)")
         if host:
             return Choice("host", "no Anthropic API key; a connected host offers llm.complete "
-                                  "(route auto)")
-        return Choice(None, NO_ROUTE_AUTO)
+                                  f"(route auto){trouble}")
+        return Choice(None, f"{NO_ROUTE_AUTO}{gone}")
 
     def may_use_anthropic(self) -> bool:
         """Whether any call of this process may go to the Anthropic API: a key is set and the

@@ -39,7 +39,7 @@ def methods(agents: Agents) -> dict[str, Method]:
             else:  # an offer replaces this connection's earlier one
                 peer.offers.pop(capability, None)
         if not peer.offers:
-            hosts.withdraw(peer)
+            hosts.withdraw(peer, params.reason or "withdrawn by the host")
         if accepted:
             await hosts.offered()
         return {"accepted": accepted, "ignored": ignored, "route": router.status()}

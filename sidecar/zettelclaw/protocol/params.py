@@ -295,3 +295,4 @@ class HostOfferParams(Params):
         max_length=32)
     client: HostClientParams | None = None
     model: Text | None = None  # the model the host's completions use by default, for status
+    reason: Text | None = None  # why an offer is withdrawn (no capabilities), for status

@@ -1,7 +1,8 @@
 // The service, in the "full" instance only (one per gateway): connect to the sidecar when the
 // gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
-import { hostModel } from "./host_model.js";
+import { AsyncResource } from "node:async_hooks";
+import { completeLive, goLive } from "./live.js";
 import { SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
 import { agentIds } from "./transcripts.js";
@@ -16,32 +17,57 @@ export function registerService(shim, runSweep) {
     let stopHostModel = null;
     // The host's model for the sidecar (protocol.md, "The host's model"): on every connection,
     // offer llm.complete, answered by OpenClaw's runtime with the agent's model, so that
-    // extraction needs no Anthropic key. Only this instance offers: one offer per gateway.
+    // extraction needs no Anthropic key. Only the service offers: one offer per gateway. The
+    // handle is the live registration's (src/live.ts): this start makes this api live; this
+    // stop, or OpenClaw retiring this registration, withdraws the offer unless a newer one is live.
     function offerHostModel(rpc) {
         const runtimeLlm = api.runtime?.llm;
         if (typeof runtimeLlm?.complete !== "function") {
             log.info("zettelclaw: this OpenClaw has no runtime.llm.complete; extraction needs an Anthropic key");
-            return () => { };
+            return async () => { };
         }
         const complete = (params) => runtimeLlm.complete(params);
-        const unhandle = rpc.handle("llm.complete", hostModel(complete));
+        const signal = api.lifecycle?.signal;
+        const { end } = goLive({ complete, signal, name: api.id ?? PLUGIN_ID, log: (m) => log.info(m) });
+        // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
+        rpc.handle("llm.complete", completeLive);
         const version = api.runtime?.version;
-        const unlisten = rpc.onConnect(() => {
+        const unlisten = rpc.onConnect(inThisStart(() => {
             rpc
                 .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
                 .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
                 .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
-        });
-        return () => {
+        }));
+        let withdrawn = false;
+        const withdraw = async (why) => {
+            if (withdrawn)
+                return;
+            withdrawn = true;
             unlisten();
-            unhandle();
+            if (!end())
+                return; // a newer registration is live: its offer stands
+            if (!rpc.connected)
+                return;
+            try {
+                await rpc.call("host.offer", { capabilities: [], reason: why }, timeoutMs);
+                log.info(`zettelclaw: withdrew the agent's model from the sidecar (${why})`);
+            }
+            catch (error) {
+                log.warn(`zettelclaw: withdrawing the offer failed: ${describe(error)}`);
+            }
+        };
+        const retired = () => void withdraw("OpenClaw retired the plugin's registration (a reload)");
+        signal?.addEventListener("abort", retired, { once: true });
+        return async () => {
+            signal?.removeEventListener("abort", retired);
+            await withdraw("OpenClaw stopped the plugin (a reload, or the gateway stopping)");
         };
     }
     // Each agent's workspace, as OpenClaw resolves it (protocol.md, agents.register): on every
     // connection, so a restarted sidecar knows them before the first turn. A workspace changed
     // in the config later reaches the sidecar with that agent's next hook (its workspaceDir).
     function registerAgents(rpc) {
-        return rpc.onConnect(() => {
+        return rpc.onConnect(inThisStart(() => {
             const agents = agentWorkspaces(api);
             if (agents.length === 0)
                 return;
@@ -49,18 +75,18 @@ export function registerService(shim, runSweep) {
                 .call("agents.register", { agents }, timeoutMs)
                 .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
                 .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
-        });
+        }));
     }
     api.registerService({
         id: "zettelclaw-sidecar",
         start: async (ctx) => {
             const rpc = client();
-            stopReconnect = rpc.onReconnect(() => void runSweep("sidecar back"));
+            stopReconnect = rpc.onReconnect(inThisStart(() => void runSweep("sidecar back")));
             const stopAgents = registerAgents(rpc);
             const stopOffer = offerHostModel(rpc);
-            stopHostModel = () => {
+            stopHostModel = async () => {
                 stopAgents();
-                stopOffer();
+                await stopOffer();
             };
             void removeDreamingJob(ctx, log);
             try {
@@ -82,8 +108,9 @@ export function registerService(shim, runSweep) {
         stop: async () => {
             stopReconnect?.();
             stopReconnect = null;
-            stopHostModel?.();
+            const stopping = stopHostModel;
             stopHostModel = null;
+            await stopping?.(); // before the sidecar stops: it learns the offer is withdrawn
             const running = child;
             child = null;
             if (running)
@@ -112,6 +139,14 @@ export function registerService(shim, runSweep) {
         });
         return proc;
     }
+}
+/**
+ * `listener`, run in the async context of the caller (a service start): the connection's events
+ * run in the context of whatever opened it, maybe a registration OpenClaw has retired since, where
+ * runtime calls fail (src/live.ts). Called synchronously in start().
+ */
+function inThisStart(listener) {
+    return AsyncResource.bind(listener);
 }
 /** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
 export function agentWorkspaces(api) {

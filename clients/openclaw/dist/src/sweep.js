@@ -14,6 +14,14 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const { api, client, log, loadStore } = shim;
     let retryMs = firstRetryMs;
     let retryTimer = null;
+    // A registration OpenClaw retired (a hot reload) sweeps no more: its api is dead, and the
+    // reloaded plugin's sweeper has taken over. Its retry timer goes with it.
+    const signal = api.lifecycle?.signal;
+    signal?.addEventListener("abort", () => {
+        if (retryTimer)
+            clearTimeout(retryTimer);
+        retryTimer = null;
+    }, { once: true });
     const once = async (why) => {
         const store = await loadStore();
         const sessions = [];
@@ -87,6 +95,8 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
         }
     });
     const run = (why) => {
+        if (signal?.aborted)
+            return Promise.resolve();
         const done = sweep(why);
         globalThis[LAST_SWEEP] = done;
         return done;

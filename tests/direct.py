@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.oracles import search_result
 from zettelclaw.agents.pool import Agents, open_agents
 from zettelclaw.app import App, build_app, build_router
 from zettelclaw.config import Config, SearchConfig, load_config
@@ -23,7 +24,6 @@ from zettelclaw.protocol.params import (
     SubjectsAddParams,
     SubjectsRenameParams,
 )
-from zettelclaw.protocol.results import search_result
 
 
 def open_app(home: Home, workspace: Path, search: SearchConfig | None = None, *,
@@ -82,7 +82,7 @@ class Direct:
         return subjects.rename_subject(self.app, params.from_, params.to).wire()
 
     def status(self) -> dict[str, Any]:
-        return admin.memory_status(self.app)
+        return admin.memory_status(self.app).wire()
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
         return admin.rebuild(self.app, progress).wire()

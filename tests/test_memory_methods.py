@@ -54,7 +54,12 @@ class Spy:
 
 
 def _search(pool: Agents) -> Any:
-    return memory_methods.methods(pool)["memory.search"].handler
+    handler = memory_methods.methods(pool)["memory.search"].handler
+
+    async def call(params: SearchParams) -> Any:  # the answer as sent
+        return (await handler(params)).wire
+
+    return call
 
 
 def _get(pool: Agents) -> Any:

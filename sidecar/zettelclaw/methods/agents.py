@@ -8,7 +8,6 @@ its own agent, so a workspace moved in OpenClaw's config is followed at that age
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import trio
 
@@ -18,18 +17,20 @@ from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
+from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered
 
 logger = logging.getLogger(__name__)
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    async def register(params: AgentsRegisterParams) -> dict[str, Any]:
+    async def register(params: AgentsRegisterParams) -> AgentsRegistered:
         found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
         changed = await trio.to_thread.run_sync(agents.roster.register, found)
-        return {"changed": changed, "agents": await trio.to_thread.run_sync(agent_rows, agents)}
+        return AgentsRegistered(changed=changed,
+                                agents=await trio.to_thread.run_sync(agent_rows, agents))
 
-    async def listing(_: AgentsListParams) -> dict[str, Any]:
-        return {"agents": await trio.to_thread.run_sync(agent_rows, agents)}
+    async def listing(_: AgentsListParams) -> AgentsList:
+        return AgentsList(agents=await trio.to_thread.run_sync(agent_rows, agents))
 
     return {
         "agents.register": Method(AgentsRegisterParams, register),
@@ -52,7 +53,7 @@ async def register_workspace(agents: Agents, agent: str, workspace_dir: str | No
         await trio.to_thread.run_sync(agents.roster.register, {agent: path})
 
 
-def agent_rows(agents: Agents) -> list[dict[str, Any]]:
+def agent_rows(agents: Agents) -> list[AgentRow]:
     """Every known agent: its memory (its own, or the one it shares), whether that memory is
     open, its workspace, and its log's size and entries (from the index, as of its last sync)."""
     rows = []
@@ -61,13 +62,13 @@ def agent_rows(agents: Agents) -> list[dict[str, Any]]:
         home = memory_home(agents.root, memory)
         log = LogStat.of(home.log) if home.root.is_dir() else None
         workspace = agents.roster.workspace_of(memory)
-        rows.append({
-            "agentId": agent,
-            "memory": memory,
-            "open": agents.app_if_open(agent) is not None,
-            "home": str(home.root),
-            "workspace": None if workspace is None else str(workspace),
-            "logBytes": log.size if log else 0,
-            "entries": agents.entry_count(memory),
-        })
+        rows.append(AgentRow(
+            agent_id=agent,
+            memory=memory,
+            open=agents.app_if_open(agent) is not None,
+            home=str(home.root),
+            workspace=None if workspace is None else str(workspace),
+            log_bytes=log.size if log else 0,
+            entries=agents.entry_count(memory),
+        ))
     return rows

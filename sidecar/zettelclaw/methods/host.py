@@ -15,6 +15,7 @@ from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import HostOfferParams
+from zettelclaw.protocol.results import Offered
 from zettelclaw.server.peer import Peer, current_peer
 
 
@@ -22,7 +23,7 @@ def methods(agents: Agents) -> dict[str, Method]:
     router = agents.router
     hosts: HostModels = router.hosts
 
-    async def offer(params: HostOfferParams) -> dict[str, Any]:
+    async def offer(params: HostOfferParams) -> Offered:
         peer = current_peer.get()
         if peer is None:
             raise InvalidRequestError("host.offer needs a connection that stays open (the "
@@ -42,7 +43,7 @@ def methods(agents: Agents) -> dict[str, Method]:
             hosts.withdraw(peer, params.reason or "withdrawn by the host")
         if accepted:
             await hosts.offered()
-        return {"accepted": accepted, "ignored": ignored, "route": router.status()}
+        return Offered(accepted=accepted, ignored=ignored, route=router.status())
 
     return {"host.offer": Method(HostOfferParams, offer)}
 

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import JobsListParams, JobsRetryParams
+from zettelclaw.protocol.results import JobsList, Retried
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    async def jobs_list(params: JobsListParams) -> dict[str, Any]:
+    async def jobs_list(params: JobsListParams) -> JobsList:
         async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(app.extraction.jobs)
+            return JobsList.model_validate(await trio.to_thread.run_sync(app.extraction.jobs))
 
-    async def jobs_retry(params: JobsRetryParams) -> dict[str, Any]:
+    async def jobs_retry(params: JobsRetryParams) -> Retried:
         async with agents.lease(params.agent()) as app:
             result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
             app.wake()
-        return result
+        return Retried.model_validate(result)
 
     return {
         "jobs.list": Method(JobsListParams, jobs_list),

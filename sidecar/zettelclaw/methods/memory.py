@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 import trio
 
@@ -20,14 +19,15 @@ from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
+from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
 from zettelclaw.protocol.results import (
     EntryWithChain,
     SearchResult,
     TextSlice,
+    Wire,
     restricted,
-    search_wire,
 )
 from zettelclaw.search.engine import Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
@@ -56,7 +56,7 @@ def request_of(params: SearchParams) -> Request:
 def methods(agents: Agents) -> dict[str, Method]:
     searches = trio.CapacityLimiter(SEARCH_THREADS)
 
-    async def search(params: SearchParams) -> SearchResult | dict[str, Any]:
+    async def search(params: SearchParams) -> SearchResult | Wire[SearchResult]:
         reason = params.restriction()
         if reason is not None:  # a chat others can read, or someone else's: nothing is shown
             return restricted(reason)
@@ -70,7 +70,7 @@ def methods(agents: Agents) -> dict[str, Method]:
             if answer is None:
                 answer = await trio.to_thread.run_sync(app.searcher.search, request,
                                                        limiter=searches)
-        return search_wire(answer)  # SearchResult's wire form (protocol/results.py)
+        return Wire(SearchResult, search_wire(answer))  # built directly: methods/search_wire.py
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:
         reason = params.restriction()

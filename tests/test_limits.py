@@ -12,9 +12,11 @@ from typing import Any
 import orjson
 import pytest
 import trio
+import trio.testing
+from pydantic import BaseModel
 
 from tests.test_connection import Gate, Peer, call
-from zettelclaw.protocol.dispatcher import Dispatcher
+from zettelclaw.protocol.dispatcher import Dispatcher, Method
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.server import connection
 from zettelclaw.server.connection import ConnectionHandler
@@ -190,3 +192,42 @@ async def test_a_client_that_does_not_read_is_cut_off(
             while chunk := await deaf.stream.receive_some(1 << 20):
                 received += len(chunk)
         assert received < 8 * len(message)  # cut off: what was in the socket buffer, then EOF
+
+
+async def test_a_client_that_writes_and_never_reads_is_held_to_its_output_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28 item 3: 64 lines, each asking for 32 MiB, sent without reading the answers,
+    made the server hold 2 GB for that one client. Now reading stops while the connection's
+    answers (made or being made) are over its budget; another client is still served."""
+    monkeypatch.setattr(connection, "ANSWER_ESTIMATE", 300_000)
+    budget = 2_000_000
+    made: list[int] = []
+
+    class Big(BaseModel):
+        n: int
+
+    async def big(p: Big) -> str:
+        made.append(p.n)
+        return "x" * 250_000
+
+    methods = {**Gate().methods(), "big": Method(Big, big)}
+    handler = ConnectionHandler(Dispatcher(methods), 1 << 20, output_limit=budget,
+                                server_output_limit=3 * budget)
+    a, b = trio.socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    c, d = trio.socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(handler, trio.SocketStream(a))
+        nursery.start_soon(handler, trio.SocketStream(c))
+        async with trio.SocketStream(b) as deaf_stream, trio.SocketStream(d) as other_stream:
+            deaf, other = Peer(deaf_stream), Peer(other_stream)
+            requests = b"".join(orjson.dumps(call("big", i, n=i)) + b"\n" for i in range(60))
+            nursery.start_soon(deaf.send, requests)  # may block: the server stops reading
+            await trio.testing.wait_all_tasks_blocked()
+            assert handler.output.peak <= budget
+            assert len(made) < 10  # not 60 answers made to be held
+            await other.send(call("echo", "other"))
+            assert (await other.read())["id"] == "other"  # served meanwhile
+            ids = [(await deaf.read())["id"] for _ in range(60)]  # now it reads: all answered
+            assert sorted(ids) == list(range(60))
+            assert handler.output.peak <= 3 * budget  # the server's: the other's answer too
+    assert handler.output.used == 0

@@ -11,6 +11,8 @@ otherwise it answers None, having changed nothing, and the caller runs ``search`
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import time
 from typing import Any
 
@@ -20,8 +22,11 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.machine_state import machine_state
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
+
+logger = logging.getLogger(__name__)
 
 # A rare word's postings in a 1M-entry log: ~9,000, searched in ~0.5 ms (a word in a third of the
 # entries has ~330,000 and takes several ms: a thread's).
@@ -38,8 +43,22 @@ class Searcher:
         self.engine = Engine(index, terms, self.semantic, config.candidate_window)
 
     def search(self, request: Request) -> Answer:
-        self.files.sync()
-        return self.engine.search(request, time.time())
+        """The answer; from the index as it is, saying so (``stale``), when the memory files
+        cannot be indexed again for the machine's sake (a full disk: issue 28 item 6; at
+        caac987 every search then answered -32010, those of the log and filters alone too)."""
+        stale = None
+        try:
+            self.files.sync()
+        except (OSError, sqlite3.OperationalError) as exc:
+            cause = machine_state(exc)
+            if cause is None:
+                raise
+            logger.warning("the memory files cannot be indexed again (%s); searching the index "
+                           "as it is", cause)
+            stale = f"the memory files changed and could not be indexed again: {cause}"
+        answer = self.engine.search(request, time.time())
+        answer.stale = stale
+        return answer
 
     def search_now(self, request: Request) -> Answer | None:
         """The answer if it is quick to find and nothing it needs is busy; else None."""

@@ -38,7 +38,8 @@ def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[s
             def read() -> dict[str, Any]:  # one thread hand-off: under load each waits its turn
                 return {**memory_status(app), "agent": agent, "memory": app.memory,
                         "extraction": app.extraction.status(), "briefing": app.briefing.status(),
-                        "agents": agent_rows(agents)}
+                        "agents": agent_rows(agents),
+                        "workspaceConflicts": agents.roster.conflicts()}
 
             result = await trio.to_thread.run_sync(read)
         return {**result, "server": server_info()}

@@ -25,8 +25,12 @@ logger = logging.getLogger(__name__)
 def methods(agents: Agents) -> dict[str, Method]:
     async def register(params: AgentsRegisterParams) -> dict[str, Any]:
         found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-        changed = await trio.to_thread.run_sync(agents.roster.register, found)
-        return {"changed": changed, "agents": await trio.to_thread.run_sync(agent_rows, agents)}
+        refused: list[dict[str, Any]] = []
+        changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
+        result: dict[str, Any] = {"changed": changed}
+        if refused:  # another memory's workspace, or nested with one: not recorded
+            result["refused"] = refused
+        return {**result, "agents": await trio.to_thread.run_sync(agent_rows, agents)}
 
     async def listing(_: AgentsListParams) -> dict[str, Any]:
         return {"agents": await trio.to_thread.run_sync(agent_rows, agents)}

@@ -14,7 +14,7 @@ from typing import Any
 
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import ExtractionConfig
-from zettelclaw.errors import NotFoundError
+from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction.bookkeeping import record_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import build_entries
@@ -206,7 +206,11 @@ class Extraction:
         failed jobs that have not had their sweep retry."""
         need, skipped = [], []
         for session in sessions:
-            session_id = check_session_id(session["sessionId"])
+            try:
+                session_id = check_session_id(session["sessionId"])
+            except InvalidParamsError as exc:  # that one session, named; not the whole sweep
+                skipped.append({"sessionId": session["sessionId"], "reason": exc.message})
+                continue
             reason = self.intake.skip_reason(session.get("sessionKey"))
             if reason is not None:
                 skipped.append({"sessionId": session_id, "reason": reason})

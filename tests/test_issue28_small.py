@@ -1,0 +1,58 @@
+"""Issue 28 item 7: the smaller ones, each found by a hostile attack at caac987."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import tantivy
+
+from conftest import entry
+from zettelclaw.client import AsyncClient
+from zettelclaw.errors import DataDirError
+from zettelclaw.index import term_shard
+from zettelclaw.serve import Ready
+
+TANTIVY_EMFILE = ('Failed to acquire Lockfile: IoError(Os { code: 24, kind: TooManyOpenFiles, '
+                  'message: "Too many open files" }). None')
+
+
+class _NoFiles:
+    """A tantivy index whose reload meets the fd limit, as tantivy says it."""
+
+    def __init__(self, index: tantivy.Index) -> None:
+        self._index = index
+
+    def reload(self) -> None:
+        raise ValueError(TANTIVY_EMFILE)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._index, name)
+
+
+def test_a_tantivy_error_naming_an_os_code_is_that_os_error() -> None:
+    with pytest.raises(OSError, match="Too many open files") as caught, term_shard.os_errors():
+        raise ValueError(TANTIVY_EMFILE)
+    assert caught.value.errno == errno.EMFILE
+    with pytest.raises(ValueError, match="schema"), term_shard.os_errors():
+        raise ValueError("the schema does not match")  # no OS code: left as it is
+
+
+async def test_at_the_fd_limit_memory_search_answers_32010_like_every_other_method(
+        server: Ready, write_log: Callable[..., list[dict[str, Any]]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    write_log(*(entry(content=f"fact {i} about xylophones") for i in range(3)))
+    async with await AsyncClient.connect(server.socket) as client:
+        assert len((await client.call("memory.search", {"query": "xylophones"}))["results"]) == 3
+        searcher = term_shard.Shard.searcher
+
+        def at_the_limit(self: term_shard.Shard) -> tantivy.Searcher:
+            self.index = _NoFiles(self.index)  # type: ignore[assignment]
+            self._loaded = (0, 0, 0)  # a commit since: the searcher reloads
+            return searcher(self)
+
+        monkeypatch.setattr(term_shard.Shard, "searcher", at_the_limit)
+        with pytest.raises(DataDirError, match="out of file descriptors"):  # caac987: -32603
+            await client.call("memory.search", {"query": "xylophones"})

@@ -78,15 +78,34 @@ async def test_an_answer_past_the_response_limit_becomes_its_own_error() -> None
     assert big["id"] == 7
     assert big["error"]["code"] == -32015
     assert big["error"]["data"]["limit"] == 4000
-    batch = [call("echo", i, text="y" * 600) for i in range(5)]
+    batch = [call("echo", i, text="y" * 600) for i in range(8)]
     answers = await dispatch(dispatcher, orjson.dumps(batch))
     line = await dispatcher.dispatch(orjson.dumps(batch))
     assert line is not None
     assert len(line) <= 4000
-    assert [a["id"] for a in answers] == [0, 1, 2, 3, 4]
+    assert [a["id"] for a in answers] == list(range(8))
     kinds = ["result" if "result" in a else a["error"]["code"] for a in answers]
-    assert kinds[:3] == ["result", "result", "result"]
-    assert set(kinds[3:]) == {-32015}
+    assert kinds[:5] == ["result"] * 5  # as many as fit; the later ones of a size give way
+    assert set(kinds[5:]) == {-32015}
+
+
+async def test_a_long_batch_of_small_answers_under_a_small_limit_is_answered() -> None:
+    """Issue 28 item 7: at caac987, under --max-message-bytes 4096, a batch of 53 small answers
+    all became -32015 (room was kept for a 300-byte error each) and that line, 53 errors long,
+    exceeded the limit itself."""
+    dispatcher = Dispatcher(Gate().methods(), max_response_bytes=4096)
+    small = orjson.dumps([call("echo", i) for i in range(53)])
+    answers = await dispatch(dispatcher, small)
+    assert all("result" in a for a in answers)
+    assert len(answers) == 53
+    crowded = orjson.dumps([call("echo", i, text="z" * 100) for i in range(64)])
+    line = await dispatcher.dispatch(crowded)
+    assert line is not None
+    assert len(line) <= 4096  # even as errors they would not fit: one error for the batch
+    whole = orjson.loads(line)
+    assert whole["error"]["code"] == -32015
+    assert whole["error"]["data"] == {"limit": 4096, "answers": 64}
+    assert whole["id"] is None
 
 
 async def test_a_30_digit_integer_id_is_refused_not_rounded() -> None:

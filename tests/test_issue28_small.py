@@ -10,8 +10,11 @@ import pytest
 import tantivy
 
 from conftest import entry
+from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
+from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
 from zettelclaw.client import AsyncClient
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import DataDirError, InvalidParamsError
+from zettelclaw.home import Home
 from zettelclaw.index import term_shard
 from zettelclaw.serve import Ready
 
@@ -56,3 +59,40 @@ async def test_at_the_fd_limit_memory_search_answers_32010_like_every_other_meth
         monkeypatch.setattr(term_shard.Shard, "searcher", at_the_limit)
         with pytest.raises(DataDirError, match="out of file descriptors"):  # caac987: -32603
             await client.call("memory.search", {"query": "xylophones"})
+
+
+@pytest.mark.parametrize("key", ["agent:work", " agent:work:main", "agent:work\nmain",
+                                 "agent:work:main ", "AGENT:work"])
+async def test_a_malformed_agent_session_key_is_refused_not_mains_handoff(
+        server: Ready, home: Home, key: str) -> None:
+    """At caac987 each of these got main's handoff, though the README promises no fallback to
+    another memory."""
+    fill(home, "main", MAIN_HANDOFF)
+    fill(home, "work", WORK_FACT)
+    async with await AsyncClient.connect(server.socket) as client:
+        with pytest.raises(InvalidParamsError):
+            await client.call("hook.beforePromptBuild", {"sessionKey": key})
+        good = await client.call("hook.beforePromptBuild", {"sessionKey": "agent:main:main"})
+    assert "tomatoes" in good["prependContext"]
+
+
+@pytest.mark.parametrize("agent", ["wor\u212a", "w\u00f6rk", "ma\u0131n"])
+def test_an_agent_id_is_ascii_before_it_is_lower_cased(agent: str) -> None:
+    """"wor\\u212a" (the Kelvin sign) lower-cases to "work" in Python: it named agent work."""
+    with pytest.raises(AgentIdError):
+        check_agent_id(agent)
+    with pytest.raises(AgentIdError):
+        chosen_agent(None, f"agent:{agent}:main")
+    assert check_agent_id(" Work ") == "work"  # ASCII: trimmed and folded, as OpenClaw does
+
+
+async def test_a_session_of_the_sweep_whose_key_names_no_agent_is_skipped_by_name(
+        server: Ready) -> None:
+    async with await AsyncClient.connect(server.socket) as client:
+        answer = await client.call("hook.gatewayStart", {"sessions": [
+            {"sessionId": "bad-1", "sessionKey": "agent:wor\u212a:main", "updatedAt": 1},
+            {"sessionId": "good-1", "sessionKey": "agent:main:main", "updatedAt": 1}]})
+    assert [s["sessionId"] for s in answer["sessions"]] == ["good-1"]
+    [skipped] = answer["skipped"]
+    assert skipped["sessionId"] == "bad-1"
+    assert "is not an agent id" in skipped["reason"]

@@ -6,6 +6,7 @@ import errno
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 import tantivy
 
@@ -13,6 +14,7 @@ from conftest import entry
 from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
 from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
 from zettelclaw.client import AsyncClient
+from zettelclaw.config import load_config
 from zettelclaw.errors import DataDirError, InvalidParamsError
 from zettelclaw.home import Home
 from zettelclaw.index import term_shard
@@ -96,3 +98,19 @@ async def test_a_session_of_the_sweep_whose_key_names_no_agent_is_skipped_by_nam
     [skipped] = answer["skipped"]
     assert skipped["sessionId"] == "bad-1"
     assert "is not an agent id" in skipped["reason"]
+
+
+@pytest.mark.parametrize("share", ["a:b,b:a", "work:main,Work:main", "work:main,work:family",
+                                   "phone:phone"])
+def test_a_share_setting_is_refused_alike_from_set_and_the_file(home: Home, share: str) -> None:
+    """One validator for every source: at caac987 keys differing in case were merged silently
+    (the last one won), and the environment's value was not checked as --set's is."""
+    home.ensure()
+    with pytest.raises(DataDirError, match=r"--set agents\.share: "):
+        load_config(home, env={}, overrides=[f"agents.share={share}"])
+    pairs = [part.partition(":") for part in share.split(",")]
+    (home.root / "config.json").write_text(orjson.dumps(
+        {"agents": {"share": {k: v for k, _, v in pairs}}}).decode())
+    if share != "work:main,work:family":  # (a JSON object cannot hold one key twice)
+        with pytest.raises(DataDirError, match=r"agents\.share"):
+            load_config(home, env={})

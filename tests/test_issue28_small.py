@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,11 +14,13 @@ import tantivy
 from conftest import entry
 from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
 from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
+from zettelclaw.agents import roster
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
 from zettelclaw.errors import DataDirError, InvalidParamsError
 from zettelclaw.home import Home
 from zettelclaw.index import term_shard
+from zettelclaw.methods import admin
 from zettelclaw.serve import Ready
 
 TANTIVY_EMFILE = ('Failed to acquire Lockfile: IoError(Os { code: 24, kind: TooManyOpenFiles, '
@@ -114,3 +117,42 @@ def test_a_share_setting_is_refused_alike_from_set_and_the_file(home: Home, shar
     if share != "work:main,work:family":  # (a JSON object cannot hold one key twice)
         with pytest.raises(DataDirError, match=r"agents\.share"):
             load_config(home, env={})
+
+
+async def register_many(client: AsyncClient, root: Path, first: int, count: int
+                        ) -> dict[str, Any]:
+    return await client.call("agents.register", {"agents": [
+        {"agentId": f"a{i}", "workspace": str(root / f"ws-{i}")}
+        for i in range(first, first + count)]})
+
+
+async def test_registrations_are_capped_and_status_summarises_the_agents(
+        server: Ready, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(roster, "MAX_REGISTERED", 5)
+    monkeypatch.setattr(admin, "LISTED_AGENTS", 3)
+    async with await AsyncClient.connect(server.socket) as client:
+        answer = await register_many(client, tmp_path, 0, 8)
+        assert answer["changed"] == [f"a{i}" for i in range(5)]
+        assert [r["agentId"] for r in answer["refused"]] == ["a5", "a6", "a7"]
+        assert answer["refused"][0]["reason"] == "5 agents are registered already"
+        moved = await client.call("agents.register", {"agents": [
+            {"agentId": "a1", "workspace": str(tmp_path / "elsewhere")}]})
+        assert moved["changed"] == ["a1"]  # one registered already may still move
+        status = await client.call("status", {"agentId": "a4"})
+    assert [row["agentId"] for row in status["agents"]] == ["a4", "main", "a0"]
+    assert status["agentsTotal"] == 6
+
+
+@pytest.mark.hostile
+async def test_ten_thousand_registrations_leave_status_small(
+        server: Ready, tmp_path: Path) -> None:
+    """At caac987 10,000 registered agents made status 2.1 MB, and none ever expired."""
+    async with await AsyncClient.connect(server.socket) as client:
+        refused = 0
+        for first in range(0, 10_000, 250):  # (a message of the test server is <= 64 KiB)
+            refused += len((await register_many(client, tmp_path, first, 250)).get(
+                "refused", []))
+        assert refused == 10_000 - roster.MAX_REGISTERED
+        status = await client.call("status")
+    assert len(orjson.dumps(status)) < 50_000
+    assert status["agentsTotal"] == roster.MAX_REGISTERED + 1  # and main

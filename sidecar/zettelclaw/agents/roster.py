@@ -32,12 +32,15 @@ from zettelclaw.errors import InvalidParamsError
 from zettelclaw.files import atomic_write_json, read_json_object
 from zettelclaw.home import DIR_MODE, Home
 from zettelclaw.workspace import claims as workspace_claims
-from zettelclaw.workspace.claims import Claim
+from zettelclaw.workspace.claims import Claim, Claims
 
 logger = logging.getLogger(__name__)
 
 AGENTS_DIR = "agents"
 REGISTRY_FILE = "agents.json"
+# agents whose workspace the host may register: at caac987 there was no bound, and 10,000 made
+# status 2.1 MB; one past it is refused (an agent already registered may still move)
+MAX_REGISTERED = 1000
 
 
 def memory_home(root: Home, memory: str) -> Home:
@@ -173,7 +176,7 @@ class Roster:
 
     def owner_of(self, agent: str, workspace: Path) -> tuple[Claim, str] | None:
         """Another memory's agent whose workspace ``workspace`` would overlap, for ``agent``."""
-        return workspace_claims.owner_against(self._claim(agent, workspace), self.claims())
+        return Claims(self.claims()).owner_against(self._claim(agent, workspace))
 
     def register(self, workspaces: Mapping[str, Path],
                  refused: list[dict[str, Any]] | None = None) -> list[str]:
@@ -184,11 +187,22 @@ class Roster:
             changed = [a for a, ws in workspaces.items() if self.registered.get(a) != ws]
             if not changed:
                 return []
-            claims = {c.agent: c for c in self.claims()}
+            claims: Claims | None = None  # made when an agent gets past the cap (realpaths)
+            over: list[str] = []
             accepted: dict[str, Path] = {}
             for agent in changed:
+                if (agent not in self.registered
+                        and len(self.registered) + len(accepted) >= MAX_REGISTERED):
+                    over.append(agent)
+                    if refused is not None:
+                        refused.append({"agentId": agent, "workspace": str(workspaces[agent]),
+                                        "reason": f"{MAX_REGISTERED} agents are registered "
+                                                  "already"})
+                    continue
                 mine = self._claim(agent, workspaces[agent])
-                found = workspace_claims.owner_against(mine, claims.values())
+                if claims is None:
+                    claims = Claims(self.claims())
+                found = claims.owner_against(mine)
                 if found is not None:
                     owner, how = found
                     logger.warning("agent %s: workspace %s not recorded: it %s agent %s's (%s)",
@@ -196,12 +210,18 @@ class Roster:
                                    owner.workspace)
                     if refused is not None:
                         refused.append({"agentId": agent, "workspace": str(mine.workspace),
+                                        "reason": f"it {_HOW[how]} agent {owner.agent}'s "
+                                                  "workspace, of another memory",
                                         "owner": owner.agent,
                                         "ownerWorkspace": str(owner.workspace),
                                         "relation": how})
                     continue
                 accepted[agent] = workspaces[agent]
-                claims[agent] = mine
+                claims.add(mine)
+            if over:  # one line a call, not one an agent
+                logger.warning("%d agent(s) not registered (%s%s): %d are registered already",
+                               len(over), ", ".join(over[:5]), ", ..." if len(over) > 5 else "",
+                               MAX_REGISTERED)
             if not accepted:
                 return []
             merged = {**self.registered, **accepted}

@@ -24,6 +24,7 @@ a workspace inside another's ``memory/`` makes its briefing searchable by the ot
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -65,34 +66,66 @@ def relation(mine: Claim, other: Claim) -> str | None:
     return None
 
 
-def owner_against(new: Claim, others: Iterable[Claim]) -> tuple[Claim, str] | None:
-    """The claim of another memory that ``new`` overlaps, with how; None when it overlaps none,
-    or only ones the user configured so as ``new`` itself is."""
-    for other in others:
-        if other.agent == new.agent or other.memory == new.memory:
-            continue
-        how = relation(new, other)
-        if how is not None and not (new.configured and other.configured):
-            return other, how
-    return None
+class Claims:
+    """Claims looked up by path: the ones a claim could overlap are those at its real path,
+    those whose memory/ is it or above it, and those inside its own memory/ (a prefix scan of
+    a sorted list), so a check costs the path's depth plus a bisection, not one per claim."""
+
+    def __init__(self, claims: Iterable[Claim] = ()) -> None:
+        self.by_agent: dict[str, Claim] = {}
+        self._by_real: dict[str, list[Claim]] = {}
+        self._by_notes: dict[str, list[Claim]] = {}
+        self._reals: list[str] = []  # sorted
+        for c in claims:
+            self.add(c)
+
+    def add(self, new: Claim) -> None:
+        old = self.by_agent.pop(new.agent, None)
+        if old is not None:
+            self._by_real[old.real].remove(old)
+            self._by_notes[old.notes].remove(old)
+            if not self._by_real[old.real]:
+                del self._by_real[old.real]
+                self._reals.remove(old.real)
+        self.by_agent[new.agent] = new
+        if new.real not in self._by_real:
+            bisect.insort(self._reals, new.real)
+        self._by_real.setdefault(new.real, []).append(new)
+        self._by_notes.setdefault(new.notes, []).append(new)
+
+    def near(self, new: Claim) -> list[Claim]:
+        """The claims that may overlap ``new`` (a superset; ``relation`` decides)."""
+        above = [new.real, *(str(p) for p in Path(new.real).parents)]
+        found = [*self._by_real.get(new.real, []),
+                 *(c for directory in above for c in self._by_notes.get(directory, []))]
+        prefix = new.notes.rstrip(os.sep)
+        i = bisect.bisect_left(self._reals, prefix)
+        while i < len(self._reals) and self._reals[i].startswith(prefix):
+            found.extend(self._by_real[self._reals[i]])
+            i += 1
+        return found
+
+    def owner_against(self, new: Claim) -> tuple[Claim, str] | None:
+        """The claim of another memory that ``new`` overlaps, with how; None when it overlaps
+        none, or only ones the user configured so as ``new`` itself is."""
+        for other in self.near(new):
+            if other.agent == new.agent or other.memory == new.memory:
+                continue
+            how = relation(new, other)
+            if how is not None and not (new.configured and other.configured):
+                return other, how
+        return None
 
 
 def conflicts(claims: Iterable[Claim]) -> list[dict[str, Any]]:
     """Every pair of claims of different memories that overlap. Each claim is looked up by the
     directories above it (a dict of paths), so n claims cost n times their depth, not n^2."""
     listed = sorted(claims, key=lambda c: c.agent)
-    by_real: dict[str, list[Claim]] = {}
-    by_notes: dict[str, list[Claim]] = {}
-    for c in listed:
-        by_real.setdefault(c.real, []).append(c)
-        by_notes.setdefault(c.notes, []).append(c)
+    index = Claims(listed)
     found: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for current in listed:
-        above = [current.real, *(str(p) for p in Path(current.real).parents)]
-        candidates = [*by_real.get(current.real, []),
-                      *(c for directory in above for c in by_notes.get(directory, []))]
-        for other in candidates:
+        for other in index.near(current):
             pair = (min(current.agent, other.agent), max(current.agent, other.agent))
             if other.memory == current.memory or pair in seen:
                 continue

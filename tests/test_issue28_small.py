@@ -11,7 +11,8 @@ import orjson
 import pytest
 import tantivy
 
-from conftest import entry
+from conftest import entry, line
+from tests.direct import open_app
 from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
 from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
 from zettelclaw.agents import roster
@@ -19,7 +20,8 @@ from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
 from zettelclaw.errors import DataDirError, InvalidParamsError
 from zettelclaw.home import Home
-from zettelclaw.index import term_shard
+from zettelclaw.index import entries, term_shard
+from zettelclaw.log.lines import parse_line
 from zettelclaw.methods import admin
 from zettelclaw.serve import Ready
 
@@ -156,3 +158,34 @@ async def test_ten_thousand_registrations_leave_status_small(
         status = await client.call("status")
     assert len(orjson.dumps(status)) < 50_000
     assert status["agentsTotal"] == roster.MAX_REGISTERED + 1  # and main
+
+
+def test_an_entry_appended_to_a_torn_line_before_it_was_ended_is_kept(
+        home: Home, workspace: Path) -> None:
+    """At caac987 an ``echo >>`` within the tail mender's second after a torn last line was
+    merged into it: both lost as one invalid line. The entry is read from the end of the line;
+    the torn bytes are still reported."""
+    home.ensure()
+    torn = b'{"id":"t00000000001","timestamp":"2026-02-20T14:00:00Z","type":"fa'
+    late = entry(content="appended by echo right after a crash", id="e00000000777")
+    inner = entry(content='quotes {"id": "x"} inside', id="e00000000778")
+    home.log.write_bytes(torn + line(late) + orjson.dumps(inner)[:40] + line(inner))
+    app = open_app(home, workspace)
+    try:
+        report = app.freshness.sync()
+        assert report.entries == 2
+        assert report.invalid == 2
+        with app.index.read() as conn:
+            assert entries.get_entry(conn, "e00000000777") is not None
+            assert entries.get_entry(conn, "e00000000778") is not None
+            reasons = [r[0] for r in conn.execute("SELECT reason FROM invalid_lines")]
+        assert all(r.startswith("torn bytes before an entry") for r in reasons)
+    finally:
+        app.close()
+
+
+def test_a_json_object_that_is_no_entry_is_not_mined_for_one() -> None:
+    nested = orjson.dumps({"id": "x", "detail": entry(id="e00000000001")})
+    parsed = parse_line(1, 0, nested)
+    assert parsed.entry is None
+    assert parsed.error is not None

@@ -99,23 +99,36 @@ def _after_torn_bytes(parse: Callable[[bytes], T], data: bytes, reason: str
     is the longest end of the line that is one, starting at a ``{"``; the bytes before it are
     reported as the invalid part. Only when the line is no JSON at all: a JSON object that is
     not an entry stays one invalid line, whatever it holds."""
+    found = _entry_after_torn_bytes(parse, data)
+    if found is None:
+        return None, reason
+    start, entry = found
+    return entry, f"torn bytes before an entry ({start} bytes, then the entry): {reason}"
+
+
+def _entry_after_torn_bytes(parse: Callable[[bytes], T], data: bytes) -> tuple[int, T] | None:
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
     else:
-        return None, reason
+        return None
     start = 0
     for _ in range(TORN_TRIES):
         start = data.find(b'{"', start + 1)
         if start < 0:
-            break
+            return None
         try:
-            entry = parse(data[start:])
+            return start, parse(data[start:])
         except InvalidEntry:
             continue
-        return entry, f"torn bytes before an entry ({start} bytes, then the entry): {reason}"
-    return None, reason
+    return None
+
+
+def entry_start(data: bytes) -> int:
+    """Where the entry of a line that is one starts: 0, or past the torn bytes before it."""
+    found = _entry_after_torn_bytes(parse_entry_record, data)
+    return 0 if found is None else found[0]
 
 
 L = TypeVar("L", Line, RecordLine)

@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from tests.test_agent_isolation import MAIN_FACT, WORK_FACT, fill
+from zettelclaw.cli import render
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.home import Home
@@ -132,6 +133,8 @@ async def test_a_conflict_already_recorded_is_shown_in_status(
     assert status["workspaceConflicts"] == [{
         "agents": ["main", "work"], "workspaces": [str(main_notes), str(main_notes)],
         "relation": "same", "configured": False}]
+    text = render.status(status, "sidecar")
+    assert f"warning    agents main and work share the workspace {main_notes}" in text
 
 
 def test_init_warns_of_agents_configured_with_one_workspace(

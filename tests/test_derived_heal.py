@@ -15,10 +15,13 @@ import pytest
 import trio
 
 from conftest import entry
+from tests.direct import open_app
 from zettelclaw.client import AsyncClient
-from zettelclaw.errors import DataDirError
+from zettelclaw.errors import DataDirError, IndexNotReadyError
 from zettelclaw.home import Home
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.methods.memory import request_of
+from zettelclaw.protocol.params import SearchParams
 from zettelclaw.serve import Ready, ServerConfig, serve
 
 
@@ -101,3 +104,22 @@ def test_intact_is_two_lstats_and_sees_a_directory_swapped(home: Home) -> None:
     assert not terms.intact()
     assert terms.heal()
     assert terms.intact()
+
+
+def test_a_term_index_removed_between_the_check_and_the_search_is_a_retryable_error(
+        home: Home, workspace: Path, write_log: Callable[..., list[dict[str, Any]]]) -> None:
+    write_log(*(entry(content=f"fact {i} about xylophones") for i in range(3)))
+    app = open_app(home, workspace)
+    try:
+        app.freshness.sync()
+        request = request_of(SearchParams.model_validate({"query": "xylophones"}))
+        assert len(app.searcher.search(request).hits) == 3
+        shutil.rmtree(home.terms)  # after the freshness check, before the search
+        with pytest.raises(IndexNotReadyError, match="being made again"):
+            app.searcher.search(request)
+        with pytest.raises(IndexNotReadyError):
+            app.searcher.search_now(request)
+        app.freshness.sync()  # the next search's check makes it again
+        assert len(app.searcher.search(request).hits) == 3
+    finally:
+        app.close()

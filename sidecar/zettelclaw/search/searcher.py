@@ -14,9 +14,12 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from zettelclaw.config import SearchConfig
+from zettelclaw.errors import IndexNotReadyError
 from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
@@ -56,16 +59,30 @@ class Searcher:
             logger.warning("the memory files cannot be indexed again (%s); searching the index "
                            "as it is", cause)
             stale = f"the memory files changed and could not be indexed again: {cause}"
-        answer = self.engine.search(request, time.time())
+        with self._terms_gone():
+            answer = self.engine.search(request, time.time())
         answer.stale = stale
         return answer
+
+    @contextmanager
+    def _terms_gone(self) -> Iterator[None]:
+        """The term index deleted between the freshness check (which heals it) and the search:
+        a retryable -32007 (the next search makes it again), not an internal error."""
+        try:
+            yield
+        except (OSError, ValueError):
+            if self.engine.terms.intact():
+                raise
+            raise IndexNotReadyError("the term index was removed and is being made again; "
+                                     "try again") from None
 
     def search_now(self, request: Request) -> Answer | None:
         """The answer if it is quick to find and nothing it needs is busy; else None."""
         def quick() -> Answer | None:
-            if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
-                return None
-            return self.engine.search(request, time.time())
+            with self._terms_gone():
+                if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
+                    return None
+                return self.engine.search(request, time.time())
 
         return read_now(self.index, NOW_SQLITE_SECONDS, quick)
 

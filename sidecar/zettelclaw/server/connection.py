@@ -11,12 +11,13 @@ message may take from its first byte to its newline (``MESSAGE_SECONDS``: past i
 the connection is closed), and the time a response may take to be written (``SEND_SECONDS``: a
 client that does not read is cut off). Answers are bounded too (``OutputBudget``): a message is
 charged, before it is started, its own bytes plus an estimate of its answer (``ANSWER_ESTIMATE``
-an element, at most the response limit); once answered, the charge becomes the answer line's
-size, given back when the line is written. A connection does not read its next message while its
-charge is over its budget, nor while the server's is over the server's (unless it holds nothing:
-a client that reads its answers is always served). So a client that writes and never reads makes
-the server hold a bounded amount for it, not 64 answers of 32 MiB. A failure inside the handling
-of one message is answered with -32603 and logged; it never ends the connection, let alone the
+an element, ``GET_ESTIMATE`` a memory.get, at most the response limit); once answered, the
+charge becomes the answer line's size, given back when the line is written. A connection does
+not read its next message while its charge is over its budget, nor while the server's is over
+the server's (unless it holds nothing: a client that reads its answers is always served). So a
+client that writes and never reads makes the server hold a bounded amount for it, not 64
+answers of 32 MiB. A failure inside the handling of one message is answered with -32603 and
+logged; it never ends the connection, let alone the
 server.
 
 The same connection carries the sidecar's own requests to the client (``server/peer.py``): a
@@ -62,7 +63,8 @@ class BufferBudget:
         self.limit = limit
         self.used = 0
 RECEIVE_BYTES = 1 << 16
-ANSWER_ESTIMATE = 1 << 20  # an element's answer, before it is made: memory.get reads <= 512 KiB
+ANSWER_ESTIMATE = 64 << 10  # an element's answer, before it is made
+GET_ESTIMATE = 1 << 20  # a memory.get's: it reads up to 512 KiB of a file
 CONNECTION_OUTPUT_FLOOR = 64 << 20  # a connection's output budget, at least
 SERVER_OUTPUT_FLOOR = 256 << 20  # the server's, at least
 
@@ -86,9 +88,10 @@ class OutputBudget:
 
 def answer_estimate(message: bytes, limit: int) -> int:
     """What a message is charged before it runs: its bytes and its answers' (one an element of a
-    batch, at most the response limit), without parsing it."""
+    batch, a memory.get's larger; at most the response limit), without parsing it."""
     elements = max(1, min(message.count(b'"method"'), MAX_BATCH))
-    return len(message) + min(limit, elements * ANSWER_ESTIMATE)
+    gets = min(message.count(b'"memory.get"'), elements)
+    return len(message) + min(limit, (elements - gets) * ANSWER_ESTIMATE + gets * GET_ESTIMATE)
 
 
 class ConnectionHandler:

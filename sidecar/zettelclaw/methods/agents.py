@@ -21,12 +21,25 @@ from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
 
 logger = logging.getLogger(__name__)
 
+# agents listed in an answer that is not the listing itself (status, agents.register): at
+# caac987 all of them, and 10,000 registered made status 2.1 MB; agents.list lists them all
+LISTED_AGENTS = 50
+
 
 def methods(agents: Agents) -> dict[str, Method]:
     async def register(params: AgentsRegisterParams) -> dict[str, Any]:
         found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-        changed = await trio.to_thread.run_sync(agents.roster.register, found)
-        return {"changed": changed, "agents": await trio.to_thread.run_sync(agent_rows, agents)}
+        refused: list[dict[str, Any]] = []
+        changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
+        result: dict[str, Any] = {"changed": changed}
+        if refused:  # another memory's workspace, or nested with one: not recorded
+            result["refused"] = refused
+
+        def rows() -> dict[str, Any]:  # the agents named first, as many as status lists
+            return {"agents": agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found)),
+                    "agentsTotal": len(agents.roster.agents())}
+
+        return {**result, **await trio.to_thread.run_sync(rows)}
 
     async def listing(_: AgentsListParams) -> dict[str, Any]:
         return {"agents": await trio.to_thread.run_sync(agent_rows, agents)}
@@ -52,11 +65,19 @@ async def register_workspace(agents: Agents, agent: str, workspace_dir: str | No
         await trio.to_thread.run_sync(agents.roster.register, {agent: path})
 
 
-def agent_rows(agents: Agents) -> list[dict[str, Any]]:
+def agent_rows(agents: Agents, *, limit: int | None = None,
+               first: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Every known agent: its memory (its own, or the one it shares), whether that memory is
-    open, its workspace, and its log's size and entries (from the index, as of its last sync)."""
+    open, its workspace, and its log's size and entries (from the index, as of its last sync).
+    With ``limit``, that many at most: ``first`` and the open memories' agents, then by id."""
+    listed = agents.roster.agents()
+    if limit is not None and len(listed) > limit:
+        open_now = set(agents.open_memories())
+        ahead = [a for a in listed if a in first]
+        ahead += [a for a in listed if a not in first and agents.roster.memory_of(a) in open_now]
+        listed = list(dict.fromkeys([*ahead, *listed]))[:limit]
     rows = []
-    for agent in agents.roster.agents():
+    for agent in listed:
         memory = agents.roster.memory_of(agent)
         home = memory_home(agents.root, memory)
         log = LogStat.of(home.log) if home.root.is_dir() else None

@@ -70,6 +70,8 @@ def methods(agents: Agents) -> dict[str, Method]:
             if answer is None:
                 answer = await trio.to_thread.run_sync(app.searcher.search, request,
                                                        limiter=searches)
+            if answer.stale is None:
+                answer.stale = app.syncer.stale
         return search_wire(answer)  # SearchResult's wire form (protocol/results.py)
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:

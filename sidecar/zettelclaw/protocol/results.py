@@ -78,6 +78,7 @@ class SearchResult(Result):
     mode: Literal["hybrid", "keyword", "filter", "restricted"]
     fallback: Reason | None = None
     restricted: Reason | None = None
+    stale: Reason | None = None
 
 
 def search_wire(answer: Answer) -> dict[str, Any]:
@@ -90,6 +91,8 @@ def search_wire(answer: Answer) -> dict[str, Any]:
         for hit in answer.hits], "mode": answer.mode}
     if answer.fallback is not None:
         out["fallback"] = {"reason": answer.fallback}
+    if answer.stale is not None:
+        out["stale"] = {"reason": answer.stale}
     return out
 
 

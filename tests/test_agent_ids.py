@@ -22,7 +22,7 @@ def test_anything_else_is_refused_never_repaired(value: str) -> None:
 
 @pytest.mark.parametrize(("key", "agent"), [
     ("agent:main:main", "main"), ("agent:work:telegram:group:-100:topic:4", "work"),
-    ("AGENT:Family:main", "family"), ("main", None), ("agent:x", None), (None, None), ("", None),
+    ("AGENT:Family:main", "family"), ("main", None), (None, None), ("", None),
     ("session-7", None)])
 def test_the_agent_part_of_a_session_key(key: str | None, agent: str | None) -> None:
     assert agent_of_key(key) == agent
@@ -31,6 +31,9 @@ def test_the_agent_part_of_a_session_key(key: str | None, agent: str | None) -> 
 def test_a_key_of_the_agent_shape_with_a_bad_agent_part_is_refused() -> None:
     with pytest.raises(AgentIdError):
         agent_of_key("agent:..:main")
+    for key in ("agent:x", "agent:x:", " agent:x:main", "agent:x\nmain"):  # issue 28 item 7
+        with pytest.raises(AgentIdError):
+            agent_of_key(key)
 
 
 def test_agent_id_first_then_the_key_then_main() -> None:

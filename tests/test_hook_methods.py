@@ -129,3 +129,18 @@ async def test_the_sweep_leaves_out_a_session_read_since_its_last_activity(pool:
     assert [s["sessionId"] for s in answer["sessions"]] == ["other-1"]  # no readAt: sent again
     answer = await sweep(listing(read_at + 1))  # a turn since
     assert [s["sessionId"] for s in answer["sessions"]] == [SESSION, "other-1"]
+
+
+async def test_a_malformed_session_id_is_skipped_by_name_and_the_good_ones_are_listed(
+        pool: Agents) -> None:
+    """Issue 28 item 7: at caac987 one bad sessionId failed the agent's whole sweep (its good
+    sessions were not listed, and the plugin retried forever)."""
+    params = GatewayStartParams.model_validate({"sessions": [
+        {"sessionId": "../../etc", "sessionKey": "agent:main:main", "updatedAt": 1795234999999},
+        {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999}]})
+    answer = await _handler(pool, "hook.gatewayStart")(params)
+    assert [s["sessionId"] for s in answer["sessions"]] == [SESSION]
+    [skipped] = answer["skipped"]
+    assert skipped["sessionId"] == "../../etc"
+    assert "is not a valid session id" in skipped["reason"]
+    assert answer["errors"] == []

@@ -4,6 +4,7 @@ Issue 12 items 1 and 10: each of these once crashed the process or held it up.""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,9 +13,11 @@ from typing import Any
 import orjson
 import pytest
 import trio
+import trio.testing
+from pydantic import BaseModel
 
 from tests.test_connection import Gate, Peer, call
-from zettelclaw.protocol.dispatcher import Dispatcher
+from zettelclaw.protocol.dispatcher import Dispatcher, Method
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.server import connection
 from zettelclaw.server.connection import ConnectionHandler
@@ -76,15 +79,34 @@ async def test_an_answer_past_the_response_limit_becomes_its_own_error() -> None
     assert big["id"] == 7
     assert big["error"]["code"] == -32015
     assert big["error"]["data"]["limit"] == 4000
-    batch = [call("echo", i, text="y" * 600) for i in range(5)]
+    batch = [call("echo", i, text="y" * 600) for i in range(8)]
     answers = await dispatch(dispatcher, orjson.dumps(batch))
     line = await dispatcher.dispatch(orjson.dumps(batch))
     assert line is not None
     assert len(line) <= 4000
-    assert [a["id"] for a in answers] == [0, 1, 2, 3, 4]
+    assert [a["id"] for a in answers] == list(range(8))
     kinds = ["result" if "result" in a else a["error"]["code"] for a in answers]
-    assert kinds[:3] == ["result", "result", "result"]
-    assert set(kinds[3:]) == {-32015}
+    assert kinds[:5] == ["result"] * 5  # as many as fit; the later ones of a size give way
+    assert set(kinds[5:]) == {-32015}
+
+
+async def test_a_long_batch_of_small_answers_under_a_small_limit_is_answered() -> None:
+    """Issue 28 item 7: at caac987, under --max-message-bytes 4096, a batch of 53 small answers
+    all became -32015 (room was kept for a 300-byte error each) and that line, 53 errors long,
+    exceeded the limit itself."""
+    dispatcher = Dispatcher(Gate().methods(), max_response_bytes=4096)
+    small = orjson.dumps([call("echo", i) for i in range(53)])
+    answers = await dispatch(dispatcher, small)
+    assert all("result" in a for a in answers)
+    assert len(answers) == 53
+    crowded = orjson.dumps([call("echo", i, text="z" * 100) for i in range(64)])
+    line = await dispatcher.dispatch(crowded)
+    assert line is not None
+    assert len(line) <= 4096  # even as errors they would not fit: one error for the batch
+    whole = orjson.loads(line)
+    assert whole["error"]["code"] == -32015
+    assert whole["error"]["data"] == {"limit": 4096, "answers": 64}
+    assert whole["id"] is None
 
 
 async def test_a_30_digit_integer_id_is_refused_not_rounded() -> None:
@@ -180,8 +202,9 @@ async def test_a_client_that_does_not_read_is_cut_off(
     monkeypatch.setattr(connection, "SEND_SECONDS", 0.2)
     async with handler_and_clients(2, limit=1 << 22) as [deaf, other]:
         message = orjson.dumps(call("echo", 1, x="z" * 1_000_000)) + b"\n"
-        for _ in range(8):  # answers of a megabyte each, never read: the socket buffer fills
-            await deaf.send(message)
+        with contextlib.suppress(trio.BrokenResourceError):  # cut off while still writing
+            for _ in range(8):  # answers of a megabyte each, never read: the buffer fills
+                await deaf.send(message)
         await other.send(call("echo", 2))
         assert (await other.read())["id"] == 2  # served while the deaf one's answer is stuck
         await trio.sleep(1)  # still not reading, past SEND_SECONDS
@@ -190,3 +213,42 @@ async def test_a_client_that_does_not_read_is_cut_off(
             while chunk := await deaf.stream.receive_some(1 << 20):
                 received += len(chunk)
         assert received < 8 * len(message)  # cut off: what was in the socket buffer, then EOF
+
+
+async def test_a_client_that_writes_and_never_reads_is_held_to_its_output_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28 item 3: 64 lines, each asking for 32 MiB, sent without reading the answers,
+    made the server hold 2 GB for that one client. Now reading stops while the connection's
+    answers (made or being made) are over its budget; another client is still served."""
+    monkeypatch.setattr(connection, "ANSWER_ESTIMATE", 300_000)
+    budget = 2_000_000
+    made: list[int] = []
+
+    class Big(BaseModel):
+        n: int
+
+    async def big(p: Big) -> str:
+        made.append(p.n)
+        return "x" * 250_000
+
+    methods = {**Gate().methods(), "big": Method(Big, big)}
+    handler = ConnectionHandler(Dispatcher(methods), 1 << 20, output_limit=budget,
+                                server_output_limit=3 * budget)
+    a, b = trio.socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    c, d = trio.socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(handler, trio.SocketStream(a))
+        nursery.start_soon(handler, trio.SocketStream(c))
+        async with trio.SocketStream(b) as deaf_stream, trio.SocketStream(d) as other_stream:
+            deaf, other = Peer(deaf_stream), Peer(other_stream)
+            requests = b"".join(orjson.dumps(call("big", i, n=i)) + b"\n" for i in range(60))
+            nursery.start_soon(deaf.send, requests)  # may block: the server stops reading
+            await trio.testing.wait_all_tasks_blocked()
+            assert handler.output.peak <= budget
+            assert len(made) < 10  # not 60 answers made to be held
+            await other.send(call("echo", "other"))
+            assert (await other.read())["id"] == "other"  # served meanwhile
+            ids = [(await deaf.read())["id"] for _ in range(60)]  # now it reads: all answered
+            assert sorted(ids) == list(range(60))
+            assert handler.output.peak <= 3 * budget  # the server's: the other's answer too
+    assert handler.output.used == 0

@@ -3,7 +3,13 @@
 An id is what OpenClaw's ``normalizeAgentId`` accepts as canonical: 1-64 characters of
 ``[a-z0-9_-]``, starting with a letter or digit, lower-cased. It becomes a directory name, so
 anything else is refused, never repaired: a malformed id must not fall back to another agent's
-memory (and never to "all agents").
+memory (and never to "all agents"). Only ASCII is lower-cased: Python's ``lower`` folds the
+Kelvin sign (U+212A) to ``k``, so ``"wor\u212a"`` named agent ``work`` at caac987 (issue 28
+item 7).
+
+A session key that starts ``agent:`` must be ``agent:<agentId>:<rest>`` exactly: ``agent:work``,
+``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused;
+at caac987 each fell back to ``main``'s memory.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import re
 
 MAIN = "main"
 AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class AgentIdError(ValueError):
@@ -21,7 +28,7 @@ class AgentIdError(ValueError):
 def check_agent_id(value: str) -> str:
     """The canonical id (trimmed, lower-cased), or AgentIdError saying what is wrong."""
     canonical = value.strip().lower()
-    if not AGENT_ID_RE.match(canonical):
+    if not value.isascii() or not AGENT_ID_RE.match(canonical):
         raise AgentIdError(f"{value[:80]!r} is not an agent id (1-64 of a-z, 0-9, '_', '-', "
                            "starting with a letter or digit)")
     return canonical
@@ -32,9 +39,15 @@ def agent_of_key(session_key: str | None) -> str | None:
     another shape. A key of that shape with a malformed agent part is an AgentIdError."""
     if not session_key:
         return None
+    shaped = session_key.strip().lower().startswith("agent:")
+    if shaped and (_CONTROL.search(session_key) or session_key != session_key.strip()):
+        raise AgentIdError(f"sessionKey {session_key[:80]!r} holds white space or control "
+                           "characters; a key is agent:<agentId>:<rest>")
     parts = session_key.split(":", 2)
-    if len(parts) < 3 or parts[0].lower() != "agent":
+    if not shaped:
         return None
+    if len(parts) < 3 or not parts[2]:
+        raise AgentIdError(f"sessionKey {session_key[:80]!r} is not agent:<agentId>:<rest>")
     return check_agent_id(parts[1])
 
 

@@ -124,7 +124,17 @@ class AgentsConfig(_Section):
     @field_validator("share")
     @classmethod
     def _share(cls, value: dict[str, str]) -> dict[str, str]:
-        share = {check_agent_id(k): check_agent_id(v) for k, v in value.items()}
+        """The one check of ``agents.share``, wherever it comes from (config.json, the
+        environment, ``--set``): ids canonical, an agent named once (``Work`` and ``work`` are
+        one agent: naming both is refused, not merged), no agent sharing itself, no chains
+        (``a:b,b:a`` included)."""
+        share: dict[str, str] = {}
+        for key, owner in value.items():
+            agent = check_agent_id(key)
+            if agent in share:
+                raise ValueError(f"agent {agent!r} is named twice (as {key!r} too): name each "
+                                 "agent once")
+            share[agent] = check_agent_id(owner)
         for agent, owner in share.items():
             if agent == owner:
                 raise ValueError(f"agent {agent!r} shares its own memory: leave it out")
@@ -219,7 +229,12 @@ def _coerce(section: type[_Section], alias: str, raw: str) -> Any:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if "dict" in str(field.annotation):  # "a:b,c:d"
         pairs = [part.partition(":") for part in raw.split(",") if part.strip()]
-        return {k.strip(): v.strip() for k, _, v in pairs}
+        found: dict[str, str] = {}
+        for key, _, value in pairs:
+            if key.strip().lower() in {k.lower() for k in found}:  # not merged, as the file's
+                raise ValueError(f"{key.strip()!r} is named twice: name each once")
+            found[key.strip()] = value.strip()
+        return found
     return raw
 
 
@@ -280,5 +295,8 @@ def _apply(merged: dict[str, dict[str, Any]], sources: dict[str, str], key: str,
         raise ConfigError(f"{source}: unknown setting {section}.{name}{hint} "
                           f"(known: {', '.join(known)})")
     alias = names[name]
-    merged.setdefault(section, {})[alias] = _coerce(SECTIONS[section], alias, raw)
+    try:
+        merged.setdefault(section, {})[alias] = _coerce(SECTIONS[section], alias, raw)
+    except ValueError as exc:
+        raise DataDirError(f"{source}: {section}.{alias}: {exc}") from None
     sources[f"{section}.{alias}"] = source

@@ -24,11 +24,21 @@ POINTS = (
     "torn-append",  # half of the batch's bytes are written to the log
     "after-append",  # the batch is in the log; the job is not yet marked done
 )
+#: points where the process sends itself SIGTERM (an operator's stop landing there)
+TERM_POINTS = (
+    "model-loading",  # the embedding model's load has begun, in a worker thread
+)
 
 
 def reach(name: str) -> None:
     if os.environ.get(ENV) == name:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def term(name: str) -> None:
+    """At a ``TERM_POINTS`` point: SIGTERM to this process, and go on (the shutdown runs)."""
+    if os.environ.get(ENV) == name:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def torn_write(fd: int, data: bytes) -> None:

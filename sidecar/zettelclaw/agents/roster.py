@@ -13,6 +13,9 @@ word wins: it is where OpenClaw reads MEMORY.md from.
 Sharing (``agents.share`` in config.json, off by default): ``{"phone": "main"}`` makes the agent
 ``phone`` use ``main``'s memory: its log, its recall, its MEMORY.md. Only what is named there is
 shared; an agent that shares is never itself shared (no chains).
+
+A workspace is owned by one memory's agents (``workspace/claims.py``): a registration of
+a workspace that is, contains or lies inside another memory's agent's is refused, and said so.
 """
 
 from __future__ import annotations
@@ -22,16 +25,22 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.files import atomic_write_json, read_json_object
 from zettelclaw.home import DIR_MODE, Home
+from zettelclaw.workspace import claims as workspace_claims
+from zettelclaw.workspace.claims import Claim, Claims
 
 logger = logging.getLogger(__name__)
 
 AGENTS_DIR = "agents"
 REGISTRY_FILE = "agents.json"
+# agents whose workspace the host may register: at caac987 there was no bound, and 10,000 made
+# status 2.1 MB; one past it is refused (an agent already registered may still move)
+MAX_REGISTERED = 1000
 
 
 def memory_home(root: Home, memory: str) -> Home:
@@ -137,15 +146,89 @@ class Roster:
             return self.main_workspace
         return self.openclaw.get(memory)
 
-    def register(self, workspaces: Mapping[str, Path]) -> list[str]:
+    def _configured(self, agent: str) -> Path | None:
+        """The workspace the user configured for ``agent`` (openclaw.json; ``main``'s also
+        ``--workspace``)."""
+        if agent == MAIN:
+            return self.main_workspace
+        return self.openclaw.get(agent)
+
+    def _claim(self, agent: str, workspace: Path) -> Claim:
+        configured = self._configured(agent)
+        return workspace_claims.claim(
+            agent, self.memory_of(agent), workspace,
+            configured is not None
+            and os.path.realpath(configured) == os.path.realpath(workspace))
+
+    def claims(self) -> list[Claim]:
+        """Each agent's workspace as it stands (registered, else configured)."""
+        self._refresh()
+        found = []
+        for agent in sorted({MAIN, *self.registered, *self.openclaw}):
+            workspace = self.registered.get(agent) or self._configured(agent)
+            if workspace is not None:
+                found.append(self._claim(agent, workspace))
+        return found
+
+    def conflicts(self) -> list[dict[str, Any]]:
+        """Agents of different memories whose workspaces are the same or nested (status)."""
+        return workspace_claims.conflicts(self.claims())
+
+    def owner_of(self, agent: str, workspace: Path) -> tuple[Claim, str] | None:
+        """Another memory's agent whose workspace ``workspace`` would overlap, for ``agent``."""
+        return Claims(self.claims()).owner_against(self._claim(agent, workspace))
+
+    def register(self, workspaces: Mapping[str, Path],
+                 refused: list[dict[str, Any]] | None = None) -> list[str]:
         """Record what the host says; returns the agents whose workspace changed. Written to
-        agents.json (atomically) only when something changed."""
+        agents.json (atomically) only when something changed. A workspace another memory's
+        agent owns (the same, or nested) is not recorded: it is added to ``refused``."""
         with self._lock:
             changed = [a for a, ws in workspaces.items() if self.registered.get(a) != ws]
             if not changed:
                 return []
-            merged = {**self.registered, **workspaces}
+            claims: Claims | None = None  # made when an agent gets past the cap (realpaths)
+            over: list[str] = []
+            accepted: dict[str, Path] = {}
+            for agent in changed:
+                if (agent not in self.registered
+                        and len(self.registered) + len(accepted) >= MAX_REGISTERED):
+                    over.append(agent)
+                    if refused is not None:
+                        refused.append({"agentId": agent, "workspace": str(workspaces[agent]),
+                                        "reason": f"{MAX_REGISTERED} agents are registered "
+                                                  "already"})
+                    continue
+                mine = self._claim(agent, workspaces[agent])
+                if claims is None:
+                    claims = Claims(self.claims())
+                found = claims.owner_against(mine)
+                if found is not None:
+                    owner, how = found
+                    logger.warning("agent %s: workspace %s not recorded: it %s agent %s's (%s)",
+                                   agent, mine.workspace, _HOW[how], owner.agent,
+                                   owner.workspace)
+                    if refused is not None:
+                        refused.append({"agentId": agent, "workspace": str(mine.workspace),
+                                        "reason": f"it {_HOW[how]} agent {owner.agent}'s "
+                                                  "workspace, of another memory",
+                                        "owner": owner.agent,
+                                        "ownerWorkspace": str(owner.workspace),
+                                        "relation": how})
+                    continue
+                accepted[agent] = workspaces[agent]
+                claims.add(mine)
+            if over:  # one line a call, not one an agent
+                logger.warning("%d agent(s) not registered (%s%s): %d are registered already",
+                               len(over), ", ".join(over[:5]), ", ..." if len(over) > 5 else "",
+                               MAX_REGISTERED)
+            if not accepted:
+                return []
+            merged = {**self.registered, **accepted}
             atomic_write_json(self.path, {"workspaces": {a: str(p) for a, p in
                                                          sorted(merged.items())}})
             self.registered = merged
-            return changed
+            return list(accepted)
+
+
+_HOW = {"same": "is", "inside": "lies inside", "contains": "contains"}

@@ -6,6 +6,8 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from zettelclaw.workspace import claims
+
 DETAIL_LABEL = {"decision": "why", "task": "note", "question": "context", "fact": "detail",
                 "handoff": "detail"}
 
@@ -130,7 +132,10 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines.append("agents     " + ", ".join(
             f"{a['agentId']} ({'-' if a['entries'] is None else a['entries']} entries"
             + (f", uses {a['memory']}'s memory" if a["memory"] != a["agentId"] else "") + ")"
-            for a in result["agents"]))
+            for a in result["agents"])
+            + (f", and {result['agentsTotal'] - len(result['agents'])} more (zettelclaw agents)"
+               if result.get("agentsTotal", 0) > len(result["agents"]) else ""))
+    lines += [f"warning    {claims.describe(c)}" for c in result.get("workspaceConflicts") or []]
     invalid = result["invalidLines"]
     if invalid["count"]:
         lines.append(f"warning    {invalid['count']} invalid line(s) in the log are skipped:")

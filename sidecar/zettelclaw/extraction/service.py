@@ -15,7 +15,7 @@ from typing import Any
 
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
-from zettelclaw.errors import NotFoundError
+from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction import retention
 from zettelclaw.extraction.admission import REASON_PREFIX, REFUSED_COUNT, Subject
 from zettelclaw.extraction.bookkeeping import record_locked
@@ -245,7 +245,11 @@ class Extraction:
         failed jobs that have not had their sweep retry."""
         need, skipped = [], []
         for session in sessions:
-            session_id = check_session_id(session["sessionId"])
+            try:
+                session_id = check_session_id(session["sessionId"])
+            except InvalidParamsError as exc:  # that one session, named; not the whole sweep
+                skipped.append({"sessionId": session["sessionId"], "reason": exc.message})
+                continue
             reason = self.intake.admission.refusal(Subject(
                 session_key=session.get("sessionKey"), agent_id=session.get("agentId"))) \
                 or self.intake.skip_reason(session.get("sessionKey"))

@@ -70,7 +70,8 @@ class Freshness:
     def needs_sync(self) -> bool:
         """Cheap (two stats): have the log or subjects.json changed since the last sync?"""
         return (LogStat.of(self.home.log) != self._synced_stat
-                or self.subjects.stamp() != self._subjects_stamp)
+                or self.subjects.stamp() != self._subjects_stamp
+                or not self.terms.intact())  # deleted under us: the next sync makes it again
 
     def sync(self, progress: Progress | None = None, locked: bool = False) -> CatchUpReport:
         """Index what the log gained; ``locked`` when the caller holds the data lock.

@@ -177,6 +177,10 @@ class Ingester:
                     report.entries += 1
                     if (subject := record.get("subject")) is not None:
                         report.subjects.add(subject)
+                    if line.error is not None:  # torn bytes, then this entry (log/lines.py)
+                        _record_invalid(conn, line.number, line.error, line.data)
+                        report.invalid += 1
+                        self._warn(report, line.number, line.error)
                 else:  # the id is taken: the first one wins
                     reason = f"duplicate id {record['id']} (first at line {first})"
                     _record_invalid(conn, line.number, reason, line.data)

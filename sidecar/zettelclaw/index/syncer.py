@@ -33,6 +33,7 @@ class Syncer:
         # set when the catch-up after start has ended, done or not: work that can wait (the
         # SDK's import) waits for it, and leaves a cold build the CPU and the GIL
         self.first_catch_up = trio.Event()
+        self.stale: str | None = None  # why the last catch-up could not be made (a full disk)
 
     async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
         """Bring the index up to date, waiting at most ``wait`` s for a catch-up under way."""
@@ -57,7 +58,9 @@ class Syncer:
                     # a full disk or a read-only one: reads answer from the index as it is
                     logger.warning("the index cannot be brought up to date (%s); answering "
                                    "from it as it is", cause)
+                    self.stale = f"the log could not be indexed up to its end: {cause}"
                     return
+                self.stale = None
                 large = report.rebuilt or report.entries >= freed_memory.AFTER_ENTRIES
                 if self._on_change is not None:
                     self._on_change()

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import tantivy
@@ -52,14 +55,16 @@ class Shard:
         except FileNotFoundError:
             stamp = None
         if stamp is None or stamp != self._loaded:
-            self.index.reload()
+            with os_errors():
+                self.index.reload()
             self._loaded = stamp
         return self.index.searcher()
 
     def reach(self) -> tuple[str | None, int]:
         """(the epoch the documents belong to, the line up to which the shard was given every
         entry that is its), as its marker says; (None, 0) when it has none."""
-        self.index.reload()
+        with os_errors():
+            self.index.reload()
         searcher = self.index.searcher()
         marker = searcher.search(Query.term_query(self.schema, "line", 0), 1, count=False).hits
         if not marker:
@@ -69,7 +74,28 @@ class Shard:
         return (None if epoch is None else str(epoch)), int(fed or 0)
 
     def writer(self, heap: int, threads: int) -> tantivy.IndexWriter:
-        return self.index.writer(heap_size=heap, num_threads=threads)
+        with os_errors():
+            return self.index.writer(heap_size=heap, num_threads=threads)
 
     def reload(self) -> None:
-        self.index.reload()
+        with os_errors():
+            self.index.reload()
+
+
+_OS_CODE = re.compile(r"\bcode: (\d+)|\(os error (\d+)\)")
+
+
+@contextmanager
+def os_errors() -> Iterator[None]:
+    """tantivy reports an operating system's error as a ValueError that names its code (``Os {
+    code: 24, ...}``): raised here as the OSError it is, so that the machine's state (no file
+    descriptors left, a full disk) is answered as such (-32010), not as a bug (issue 28 item 7:
+    at the fd limit memory.search answered -32603 where every other method answered -32010)."""
+    try:
+        yield
+    except ValueError as exc:
+        found = _OS_CODE.search(str(exc))
+        if found is None:
+            raise
+        code = int(found.group(1) or found.group(2))
+        raise OSError(code, f"{os.strerror(code)} (the term index: {exc})") from exc

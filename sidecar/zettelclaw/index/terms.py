@@ -28,11 +28,22 @@ renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the next update
 
 Writers are one at a time across threads and processes (``HOME/terms.lock``), and tantivy's own
 lock backs that up.
+
+Deleted or damaged under a running sidecar, it heals (issue 28 item 5): ``intact`` (two lstats)
+tells the freshness check that the directory is gone or is not the one opened, and the next
+update opens it again, empty, and feeds it from SQLite. What stands where the directory should be
+is never followed: a symbolic link or a file at ``terms/`` or ``terms/vN`` is removed (the link,
+not what it points to) and a directory made; an empty directory at ``terms.lock`` is removed,
+anything else there is refused with a line that names it.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
+import os
 import shutil
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +55,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from zettelclaw import lock
+from zettelclaw.errors import DataDirError
 from zettelclaw.index import term_documents, term_query
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
@@ -51,6 +63,8 @@ from zettelclaw.index.term_documents import unstamp
 from zettelclaw.index.term_query import ShardQuery
 from zettelclaw.index.term_shard import Shard
 from zettelclaw.index.terms_update import Update
+
+logger = logging.getLogger(__name__)
 
 FORMAT = 4  # of the documents: another value, another directory (the old one is removed);
 # 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
@@ -79,21 +93,42 @@ class TermIndex:
         self.lock_path = root.parent / f"{root.name}.lock"
         self.analyzer = term_documents.analyzer()
         self.schema = term_documents.schema()
+        self._opened: tuple[tuple[int, int], tuple[int, int]] | None = None
         self.shards, self.replaced = self._open()
         self._helpers: ThreadPoolExecutor | None = None  # made at the first long search
         self._helpers_free = threading.Lock()  # taken: another search has them; go alone
 
     def _open(self) -> tuple[tuple[Shard, ...], tuple[Shard, ...]]:
         """(the current entries' shards, the replaced entries' shards), by number."""
-        self.root.mkdir(mode=0o700, exist_ok=True)
+        _check_lock_path(self.lock_path)
+        _real_directory(self.root)
         for other in self.root.iterdir():  # another format's documents: of no use now
             if other != self.path:
-                shutil.rmtree(other, ignore_errors=True)
-        self.path.mkdir(mode=0o700, exist_ok=True)
+                _remove(other)
+        _real_directory(self.path)
         current, replaced = (tuple(Shard(self.path / f"{number}{suffix}", self.schema,
                                          self.analyzer) for number in range(SHARDS))
                              for suffix in ("", "-replaced"))
+        self._opened = (_identity(self.root), _identity(self.path))
         return current, replaced
+
+    def intact(self) -> bool:
+        """Whether the directories opened are still there, themselves (two lstats): False when
+        ``terms/`` was deleted, moved, or replaced by a file or a link."""
+        try:
+            return self._opened == (_identity(self.root), _identity(self.path))
+        except OSError:
+            return False
+
+    def heal(self) -> bool:
+        """Open the shards again when ``intact`` says they are gone (an update then feeds them
+        from SQLite); True when it did."""
+        if self.intact():
+            return False
+        logger.warning("the term index %s is missing or was replaced; it is made again from the "
+                       "index", self.root)
+        self.shards, self.replaced = self._open()
+        return True
 
     # -- words --------------------------------------------------------------------------------
 
@@ -243,6 +278,7 @@ class TermIndex:
         build feeds tantivy's threads while SQLite takes the next batch), then the commits. A
         shard's writer (threads, memory) is made only when there is something to write."""
         with lock.exclusive(self.lock_path):
+            self.heal()
             update = Update(self.shards, self.replaced, index)
             try:
                 update.pull()
@@ -262,3 +298,57 @@ class TermIndex:
         if self._helpers is not None:
             self._helpers.shutdown(wait=False)
 
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    """(device, inode) of a real directory at ``path``; OSError when it is not one."""
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(path))
+    return st.st_dev, st.st_ino
+
+
+def _remove(path: Path) -> None:
+    """Remove what is at ``path`` (derived data): a link itself, never what it points to."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _real_directory(path: Path) -> None:
+    """A directory of our own at ``path``: a link or a file there is removed (the term index is
+    derived), never followed."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISDIR(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a directory"
+        logger.warning("%s was %s; it is removed and the term index made there", path, kind)
+        path.unlink()
+    path.mkdir(mode=0o700, exist_ok=True)
+
+
+def _check_lock_path(path: Path) -> None:
+    """``terms.lock`` must be a file: an empty directory there is removed, anything else that
+    is not a file is refused with its name."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode):
+        return
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            path.rmdir()
+            logger.warning("%s was an empty directory; removed (it is a lock file)", path)
+            return
+        except OSError:
+            pass
+    raise DataDirError(f"{path} is not a file (the term index's lock file): move it away; it "
+                       "is made again")

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+import orjson
+
 from zettelclaw.log.schema import (
     Entry,
     EntryRecord,
@@ -77,13 +79,56 @@ def parse_record_line(number: int, offset: int, data: bytes) -> RecordLine:
 
 
 def _parsed(parse: Callable[[bytes], T], data: bytes) -> tuple[T | None, str | None]:
-    """(the entry, None), (None, why it is not one), or (None, None) for a blank line."""
+    """(the entry, None), (None, why it is not one), or (None, None) for a blank line; or
+    (the entry, why the bytes before it are not one) for a line torn and then continued."""
     if not data.strip():
         return None, None
     try:
         return parse(data), None
     except InvalidEntry as exc:
-        return None, exc.reason
+        return _after_torn_bytes(parse, data, exc.reason)
+
+
+TORN_TRIES = 16  # places a continued entry may start, tried at most
+
+
+def _after_torn_bytes(parse: Callable[[bytes], T], data: bytes, reason: str
+                      ) -> tuple[T | None, str | None]:
+    """A line torn by a crash (or ``printf`` without a newline) and continued by a whole entry
+    before the tail mender ended it (``echo >>`` within its second: issue 28 item 7): the entry
+    is the longest end of the line that is one, starting at a ``{"``; the bytes before it are
+    reported as the invalid part. Only when the line is no JSON at all: a JSON object that is
+    not an entry stays one invalid line, whatever it holds."""
+    found = _entry_after_torn_bytes(parse, data)
+    if found is None:
+        return None, reason
+    start, entry = found
+    return entry, f"torn bytes before an entry ({start} bytes, then the entry): {reason}"
+
+
+def _entry_after_torn_bytes(parse: Callable[[bytes], T], data: bytes) -> tuple[int, T] | None:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return None
+    start = 0
+    for _ in range(TORN_TRIES):
+        start = data.find(b'{"', start + 1)
+        if start < 0:
+            return None
+        try:
+            return start, parse(data[start:])
+        except InvalidEntry:
+            continue
+    return None
+
+
+def entry_start(data: bytes) -> int:
+    """Where the entry of a line that is one starts: 0, or past the torn bytes before it."""
+    found = _entry_after_torn_bytes(parse_entry_record, data)
+    return 0 if found is None else found[0]
 
 
 L = TypeVar("L", Line, RecordLine)

@@ -1,7 +1,8 @@
 """``status`` and ``index.rebuild``: what the sidecar holds and how it is doing.
 
-``status`` describes one agent's memory (``agentId``; none: ``main``) in full, and lists every
-agent with its counts (``agents``)."""
+``status`` describes one agent's memory (``agentId``; none: ``main``) in full, and lists the
+agents with their counts (``agents``: at most ``LISTED_AGENTS``, the one asked about, ``main`` and
+the open memories' first; ``agentsTotal`` counts them all; ``agents.list`` lists them all)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from typing import Any
 import trio
 
 from zettelclaw import __version__
+from zettelclaw.agent_ids import MAIN
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.index import entries
 from zettelclaw.index.ingest import Progress
 from zettelclaw.index.log_fingerprint import LogStat
-from zettelclaw.methods.agents import agent_rows
+from zettelclaw.methods.agents import LISTED_AGENTS, agent_rows
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
 from zettelclaw.protocol.results import (
@@ -49,7 +51,9 @@ def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[s
                 return Status.model_validate({
                     **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
                     "extraction": app.extraction.status(), "briefing": app.briefing.status(),
-                    "agents": agent_rows(agents), "server": server})
+                    "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
+                    "agentsTotal": len(agents.roster.agents()),
+                    "workspaceConflicts": agents.roster.conflicts(), "server": server})
 
             return await trio.to_thread.run_sync(read)
 

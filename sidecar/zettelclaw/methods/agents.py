@@ -8,6 +8,7 @@ its own agent, so a workspace moved in OpenClaw's config is followed at that age
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import trio
 
@@ -17,17 +18,31 @@ from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
-from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered
+from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered, Refusal
 
 logger = logging.getLogger(__name__)
+
+# agents listed in an answer that is not the listing itself (status, agents.register): at
+# caac987 all of them, and 10,000 registered made status 2.1 MB; agents.list lists them all
+LISTED_AGENTS = 50
 
 
 def methods(agents: Agents) -> dict[str, Method]:
     async def register(params: AgentsRegisterParams) -> AgentsRegistered:
         found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-        changed = await trio.to_thread.run_sync(agents.roster.register, found)
-        return AgentsRegistered(changed=changed,
-                                agents=await trio.to_thread.run_sync(agent_rows, agents))
+        refused: list[dict[str, Any]] = []
+        changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
+
+        def rows() -> list[AgentRow]:  # the agents named first, as many as status lists
+            return agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found))
+
+        listed = await trio.to_thread.run_sync(rows)
+        total = len(agents.roster.agents())
+        if refused:  # another memory's workspace, or nested with one: not recorded
+            return AgentsRegistered(changed=changed,
+                                    refused=[Refusal.model_validate(r) for r in refused],
+                                    agents=listed, agents_total=total)
+        return AgentsRegistered(changed=changed, agents=listed, agents_total=total)
 
     async def listing(_: AgentsListParams) -> AgentsList:
         return AgentsList(agents=await trio.to_thread.run_sync(agent_rows, agents))
@@ -53,11 +68,19 @@ async def register_workspace(agents: Agents, agent: str, workspace_dir: str | No
         await trio.to_thread.run_sync(agents.roster.register, {agent: path})
 
 
-def agent_rows(agents: Agents) -> list[AgentRow]:
+def agent_rows(agents: Agents, *, limit: int | None = None,
+               first: tuple[str, ...] = ()) -> list[AgentRow]:
     """Every known agent: its memory (its own, or the one it shares), whether that memory is
-    open, its workspace, and its log's size and entries (from the index, as of its last sync)."""
+    open, its workspace, and its log's size and entries (from the index, as of its last sync).
+    With ``limit``, that many at most: ``first`` and the open memories' agents, then by id."""
+    listed = agents.roster.agents()
+    if limit is not None and len(listed) > limit:
+        open_now = set(agents.open_memories())
+        ahead = [a for a in listed if a in first]
+        ahead += [a for a in listed if a not in first and agents.roster.memory_of(a) in open_now]
+        listed = list(dict.fromkeys([*ahead, *listed]))[:limit]
     rows = []
-    for agent in agents.roster.agents():
+    for agent in listed:
         memory = agents.roster.memory_of(agent)
         home = memory_home(agents.root, memory)
         log = LogStat.of(home.log) if home.root.is_dir() else None

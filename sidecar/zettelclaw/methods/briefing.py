@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import trio
+
 from zettelclaw.agents.pool import Agents
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import BriefingGenerateParams
 from zettelclaw.protocol.results import Briefing
@@ -10,8 +16,31 @@ from zettelclaw.protocol.results import Briefing
 
 def methods(agents: Agents) -> dict[str, Method]:
     async def generate(params: BriefingGenerateParams) -> Briefing:
-        async with agents.lease(params.agent()) as app:
+        agent = params.agent()
+        async with agents.lease(agent) as app:
+            if params.workspace_dir is not None:
+                await _not_anothers(agents, agent, params.workspace_dir)
             return Briefing.model_validate(
                 await app.briefing.generate(params.workspace_dir, params.dry_run))
 
     return {"briefing.generate": Method(BriefingGenerateParams, generate)}
+
+
+async def _not_anothers(agents: Agents, agent: str, workspace_dir: str) -> None:
+    """-32602 for a ``workspaceDir`` that is (or nests with) another memory's agent's workspace:
+    this memory's briefing would land in the MEMORY.md that agent loads every session. One
+    that is not an absolute path is left to ``generate``, which says so."""
+    if "\x00" in workspace_dir or not os.path.isabs(workspace_dir):
+        return
+    found = await trio.to_thread.run_sync(agents.roster.owner_of, agent, Path(workspace_dir))
+    if found is None:
+        return
+    owner, how = found
+    relation = {"same": "is", "inside": "lies inside", "contains": "contains"}[how]
+    raise InvalidParamsError(
+        f"Invalid params: workspaceDir {workspace_dir} {relation} the workspace of agent "
+        f"{owner.agent} ({owner.workspace}), whose memory is another: agent {agent}'s briefing "
+        "is not written there",
+        [{"field": "workspaceDir", "message": f"{relation} agent {owner.agent}'s workspace",
+          "type": "workspace_conflict", "owner": owner.agent,
+          "ownerWorkspace": str(owner.workspace)}])

@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from zettelclaw.agent_ids import MAIN
+from zettelclaw.agent_ids import MAIN, AgentIdError
 from zettelclaw.agents.pool import Agents
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.methods.agents import register_workspace
@@ -29,7 +29,7 @@ from zettelclaw.protocol.params import (
     GatewayStartParams,
     HookTranscriptParams,
 )
-from zettelclaw.protocol.results import Intake, PromptContext, Sweep, SweepError
+from zettelclaw.protocol.results import Intake, PromptContext, Sweep, SweepError, SweepSkip
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +60,18 @@ def methods(agents: Agents) -> dict[str, Method]:
 
     async def gateway_start(params: GatewayStartParams) -> Sweep:
         by_agent: dict[str, list[dict[str, Any]]] = {}
+        unnamed: list[dict[str, Any]] = []
         for session in params.sessions:
-            by_agent.setdefault(session.agent(), []).append(session.model_dump(by_alias=True))
+            try:
+                agent = session.agent()
+            except AgentIdError as exc:  # that one session is skipped, named; the rest go on
+                unnamed.append({"sessionId": session.session_id, "reason": str(exc)})
+                continue
+            by_agent.setdefault(agent, []).append(session.model_dump(by_alias=True))
         if not by_agent:
             by_agent[MAIN] = []  # still retry main's failed jobs
-        merged = Sweep(sessions=[], skipped=[], retried=[], errors=[])
+        merged = Sweep(sessions=[], skipped=[SweepSkip.model_validate(u) for u in unnamed],
+                       retried=[], errors=[])
         for agent, sessions in sorted(by_agent.items()):
             try:
                 async with agents.lease(agent, create=True) as app:

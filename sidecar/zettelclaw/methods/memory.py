@@ -70,6 +70,8 @@ def methods(agents: Agents) -> dict[str, Method]:
             if answer is None:
                 answer = await trio.to_thread.run_sync(app.searcher.search, request,
                                                        limiter=searches)
+            if answer.stale is None:
+                answer.stale = app.syncer.stale
         return Wire(SearchResult, search_wire(answer))  # built directly: methods/search_wire.py
 
     async def get(params: GetParams) -> EntryWithChain | TextSlice:

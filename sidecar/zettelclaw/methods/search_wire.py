@@ -24,6 +24,8 @@ def search_wire(answer: Answer) -> dict[str, Any]:
         for hit in answer.hits], "mode": answer.mode}
     if answer.fallback is not None:
         out["fallback"] = {"reason": answer.fallback}
+    if answer.stale is not None:
+        out["stale"] = {"reason": answer.stale}
     return out
 
 

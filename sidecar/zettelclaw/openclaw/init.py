@@ -48,6 +48,7 @@ from zettelclaw.openclaw.config_file import (
     write_config,
 )
 from zettelclaw.openclaw.plugin_config import plugin_settings, problems
+from zettelclaw.workspace import claims as workspace_claims
 from zettelclaw.workspace import memory_md
 from zettelclaw.workspace.markers import layout, splice
 
@@ -355,7 +356,10 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
                         "OpenClaw's own config writes do, so its comments are dropped (the "
                         "backup keeps them)")
     agents = []
-    for agent, agent_ws in sorted(openclaw_workspaces(config.data, env).items()):
+    configured = openclaw_workspaces(config.data, env)
+    claims = [workspace_claims.claim(a, a, w, True) for a, w in {**configured, MAIN: ws}.items()]
+    warnings.extend(workspace_claims.describe(c) for c in workspace_claims.conflicts(claims))
+    for agent, agent_ws in sorted(configured.items()):
         if agent != MAIN and agent_ws != ws:
             agents.append((agent, *_memory_md(agent_ws)))
     for path, why in [(memory_md, action), *((p, a) for _, p, a in agents)]:

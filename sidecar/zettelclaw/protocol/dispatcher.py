@@ -100,9 +100,6 @@ def error_response(exc: ZettelclawError, request_id: Any) -> dict[str, Any]:
     return serialize_error(ErrorResponse(exc.code, exc.message, data, request_id))
 
 
-ERROR_BYTES = 300  # at most, a -32015 answer in place of a larger one
-
-
 def encode(response: dict[str, Any] | list[dict[str, Any]]) -> bytes:
     return orjson.dumps(response) + b"\n"
 
@@ -149,22 +146,35 @@ class Dispatcher:
         return None if response is None else self._batch_line([response], batch=False)
 
     def _batch_line(self, responses: list[dict[str, Any]], batch: bool = True) -> bytes | None:
-        """The response line; an answer that would take the line past ``max_response_bytes``
-        is replaced by a -32015 error for its id (in a batch: it and the ones after it)."""
+        """The response line, at most ``max_response_bytes``: when the answers do not fit, the
+        largest are replaced by a -32015 error for their id (ties: the later first) until they
+        do; if even every answer as its error would not fit (a long batch under a small limit),
+        the line is one -32015 error with id null. At caac987 room was kept for an error of
+        300 bytes an answer, so under ``--max-message-bytes 4096`` a batch of 53 small answers
+        all became errors, and that line exceeded the limit itself (issue 28 item 7)."""
         if not responses:
             return None
-        parts: list[bytes] = []
-        total = 2
-        room = self.max_response_bytes - ERROR_BYTES * len(responses)  # an error fits any slot
-        for response in responses:
-            part = orjson.dumps(response)
-            if total + len(part) + 1 > room:
+        limit = self.max_response_bytes
+        parts = [orjson.dumps(response) for response in responses]
+        frame = 1 if not batch else 2 + len(parts)  # the newline; brackets and commas
+        total = frame + sum(len(part) for part in parts)
+        if total > limit:
+            for i in sorted(range(len(parts)), key=lambda i: (len(parts[i]), i), reverse=True):
                 error = ResponseTooLargeError(
-                    f"the response would exceed {self.max_response_bytes} bytes; ask for less",
-                    {"limit": self.max_response_bytes, "bytes": len(part)})
-                part = orjson.dumps(error_response(error, response.get("id")))
-            total += len(part) + 1
-            parts.append(part)
+                    f"the response would exceed {limit} bytes; ask for less",
+                    {"limit": limit, "bytes": len(parts[i])})
+                replaced = orjson.dumps(error_response(error, responses[i].get("id")))
+                if len(replaced) < len(parts[i]):
+                    total += len(replaced) - len(parts[i])
+                    parts[i] = replaced
+                    if total <= limit:
+                        break
+            if total > limit:
+                whole = ResponseTooLargeError(
+                    f"the batch's {len(parts)} answers would exceed {limit} bytes even as "
+                    "errors; send fewer requests a batch", {"limit": limit,
+                                                            "answers": len(parts)})
+                return encode(error_response(whole, None))
         if not batch:
             return parts[0] + b"\n"
         return b"[" + b",".join(parts) + b"]\n"

@@ -234,6 +234,10 @@ class GatewaySession(AgentParams):
     session_key: Text | None = Field(None, alias="sessionKey")
     updated_at: EpochMillis = Field(None, alias="updatedAt")
 
+    @model_validator(mode="after")
+    def _agent_named(self) -> GatewaySession:
+        return self  # one session naming no agent is skipped by name, not the whole sweep
+
 
 class GatewayStartParams(Params):
     sessions: Annotated[list[GatewaySession], Field(max_length=100_000)] = []

@@ -85,6 +85,7 @@ class SearchResult(Result):
     mode: Literal["hybrid", "keyword", "filter", "restricted"]
     fallback: Reason | None = None
     restricted: Reason | None = None
+    stale: Reason | None = None
 
 
 def restricted(reason: str) -> SearchResult:
@@ -277,9 +278,22 @@ class AgentsList(Result):
     agents: list[AgentRow]
 
 
+class Refusal(Result):
+    """A workspace ``agents.register`` did not record, and why."""
+
+    agent_id: str
+    workspace: str
+    reason: str
+    owner: str | None = None
+    owner_workspace: str | None = None
+    relation: Literal["same", "inside", "contains"] | None = None
+
+
 class AgentsRegistered(Result):
     changed: list[str]
+    refused: list[Refusal] | None = None
     agents: list[AgentRow]
+    agents_total: int
 
 
 class Offered(Result):
@@ -344,10 +358,19 @@ class MemoryStatus(Result):
     index: IndexStatus
 
 
+class WorkspaceConflict(Result):
+    agents: list[str]
+    workspaces: list[str]
+    relation: Literal["same", "inside", "contains"]
+    configured: bool
+
+
 class Status(MemoryStatus):
     agent: str
     memory: str
     extraction: ExtractionStatus
     briefing: dict[str, Any]
     agents: list[AgentRow]
+    agents_total: int
+    workspace_conflicts: list[WorkspaceConflict]
     server: dict[str, Any]

@@ -91,6 +91,7 @@ class Answer:
     mode: Mode
     hits: list[EntryHit | ChunkHit] = field(default_factory=list)
     fallback: str | None = None  # why not hybrid
+    stale: str | None = None  # why the index may lack the latest changes (a full disk)
 
 
 class Engine:

@@ -11,17 +11,25 @@ otherwise it answers None, having changed nothing, and the caller runs ``search`
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from zettelclaw.config import SearchConfig
+from zettelclaw.errors import IndexNotReadyError
 from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.machine_state import machine_state
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
+
+logger = logging.getLogger(__name__)
 
 # Postings past which a search is a thread's, not the event loop's: a rare word's, even in a
 # 1M-entry log, stay below it and are quick; a common word's are many times more and take long
@@ -39,15 +47,43 @@ class Searcher:
         self.engine = Engine(index, terms, self.semantic, config.candidate_window)
 
     def search(self, request: Request) -> Answer:
-        self.files.sync()
-        return self.engine.search(request, time.time())
+        """The answer; from the index as it is, saying so (``stale``), when the memory files
+        cannot be indexed again for the machine's sake (a full disk: issue 28 item 6; at
+        caac987 every search then answered -32010, those of the log and filters alone too)."""
+        stale = None
+        try:
+            self.files.sync()
+        except (OSError, sqlite3.OperationalError) as exc:
+            cause = machine_state(exc)
+            if cause is None:
+                raise
+            logger.warning("the memory files cannot be indexed again (%s); searching the index "
+                           "as it is", cause)
+            stale = f"the memory files changed and could not be indexed again: {cause}"
+        with self._terms_gone():
+            answer = self.engine.search(request, time.time())
+        answer.stale = stale
+        return answer
+
+    @contextmanager
+    def _terms_gone(self) -> Iterator[None]:
+        """The term index deleted between the freshness check (which heals it) and the search:
+        a retryable -32007 (the next search makes it again), not an internal error."""
+        try:
+            yield
+        except (OSError, ValueError):
+            if self.engine.terms.intact():
+                raise
+            raise IndexNotReadyError("the term index was removed and is being made again; "
+                                     "try again") from None
 
     def search_now(self, request: Request) -> Answer | None:
         """The answer if it is quick to find and nothing it needs is busy; else None."""
         def quick() -> Answer | None:
-            if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
-                return None
-            return self.engine.search(request, time.time())
+            with self._terms_gone():
+                if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
+                    return None
+                return self.engine.search(request, time.time())
 
         return read_now(self.index, NOW_SQLITE_SECONDS, quick)
 

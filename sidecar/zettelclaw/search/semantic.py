@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zettelclaw import long_lived
+from zettelclaw import failpoints, long_lived
 from zettelclaw.config import SearchConfig
 from zettelclaw.index import entries, vectors
 from zettelclaw.index.database import Index, text_hash
@@ -127,6 +127,7 @@ class Semantic:
 
             self.use(HttpEmbedder(self.config))
         else:
+            failpoints.term("model-loading")
             self.use(local_model.LocalModel(self.config.embedding_threads))
         long_lived.freeze()  # numpy's, onnxruntime's and the tokenizer's objects
 

@@ -94,8 +94,12 @@ class Vectorizer:
     async def _load(self) -> bool:
         self.semantic.reason = LOADING
         try:
-            # abandoned on cancel: a half-loaded model holds nothing a shutdown needs
-            await trio.to_thread.run_sync(self.semantic.load, abandon_on_cancel=True)
+            # Waited for, even on cancel (a shutdown waits for the rest of the load, seconds at
+            # most): abandoned, its thread went on inside onnxruntime while the process exited,
+            # and the exit died in onnxruntime's teardown ("terminate called without an active
+            # exception", 134; or 139) in 6 of 20 SIGTERMs (issue 28 item 7). Once loaded, the
+            # memory's close closes the model (App.close -> Semantic.close).
+            await trio.to_thread.run_sync(self.semantic.load)
         except Exception as exc:  # a broken install must not take the sidecar down
             self.semantic.reason = f"the embedding model failed to load: {exc}"
             logger.exception("semantic search is off")

@@ -6,6 +6,8 @@ continue that line, and both would be lost as one invalid line. The sidecar's ow
 end it first (``LogStore``); this task does it for everyone else's: at start, and then whenever
 the log has ended without a newline and not moved for ``SETTLE_SECONDS`` (a writer in the middle
 of a line is given that long to finish it). The torn bytes stay, reported as an invalid line.
+An entry appended within that second continues the torn line: the reader then takes the entry
+from the end of the line (``log/lines.py``), and reports the bytes before it.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import orjson
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.files import fsync_dir, write_all
 from zettelclaw.home import FILE_MODE, Home
-from zettelclaw.log.lines import Position, parse_line, read_lines
+from zettelclaw.log.lines import Position, entry_start, parse_line, read_lines
 
 CHUNK = 1 << 20
 MAX_PASSES = 50  # catch-up passes before the replace; a writer faster than the copy wins later
@@ -169,9 +169,10 @@ class _Copier:
                 if line.entry.subject == self.new:
                     self.counts.already_new += 1
                 elif line.entry.subject == self.old:
-                    value = orjson.loads(line.data)
+                    start = 0 if line.error is None else entry_start(line.data)  # torn bytes
+                    value = orjson.loads(line.data[start:])
                     value["subject"] = self.new
-                    raw = orjson.dumps(value) + b"\n"
+                    raw = line.data[:start] + orjson.dumps(value) + b"\n"
                     self.counts.rewritten += 1
                     self.added += len(raw) - (end + 1 - begin)
                     self.starts.append(self.done + begin)

@@ -116,6 +116,12 @@ def peek_total(index_path: Path) -> int | None:
         return None
 
 
+def entry_texts(conn: sqlite3.Connection, lines: list[int]) -> list[tuple[int, str, str | None]]:
+    """The content and detail of the entries at ``lines`` (at most 500 at once)."""
+    return conn.execute("SELECT line, content, detail FROM entries"  # noqa: S608
+                        f" WHERE line IN ({','.join('?' * len(lines))})", lines).fetchall()
+
+
 def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT line, reason, excerpt FROM invalid_lines ORDER BY line LIMIT ?",
                         (limit,))

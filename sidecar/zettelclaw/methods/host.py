@@ -1,6 +1,6 @@
 """``host.offer``: a client says what it can do for the sidecar on this connection.
 
-The offer belongs to the connection it came on (``server/peer.py``) and ends with it, so a
+The offer belongs to the connection it came on (``protocol/peer.py``) and ends with it, so a
 host that goes away is never asked; a host that reconnects offers again. Capabilities the
 sidecar does not know are listed as ignored, so a newer client may offer more.
 """
@@ -15,8 +15,8 @@ from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import HostOfferParams
+from zettelclaw.protocol.peer import Peer, current_peer
 from zettelclaw.protocol.results import Offered
-from zettelclaw.server.peer import Peer, current_peer
 
 
 def methods(agents: Agents) -> dict[str, Method]:

@@ -21,6 +21,7 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.entries import (
     ENTRY_COLUMNS,
     Filters,
+    entry_texts,
     filter_entries,
     passing_filters,
     rows_by_key,
@@ -258,9 +259,7 @@ def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -
              and c.semantic is not None and c.semantic > ranking.SIMILARITY_FLOOR]
     for start in range(0, len(lines), 500):
         part = lines[start:start + 500]
-        for line, content, detail in conn.execute(
-                "SELECT line, content, detail FROM entries"  # noqa: S608
-                f" WHERE line IN ({','.join('?' * len(part))})", part):
+        for line, content, detail in entry_texts(conn, part):
             c = entries[line]
             assert c.semantic is not None
             words = sum(w.lower() not in fts.STOPWORDS

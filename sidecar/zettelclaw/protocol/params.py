@@ -295,3 +295,32 @@ class HostOfferParams(Params):
         max_length=32)
     client: HostClientParams | None = None
     model: Text | None = None  # the model the host's completions use by default, for status
+
+
+class ForgetParams(AudienceParams):
+    """``memory.forget``: what to forget (all the criteria given; ``ids`` any of them), hide or
+    purge, and a dry run that lists exactly what would go."""
+
+    ids: Annotated[list[Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")]],
+                   Field(min_length=1, max_length=1000)] | None = None
+    session: SessionId | None = None
+    subject: Slug | None = None
+    text: Annotated[str, StringConstraints(min_length=3, max_length=2000)] | None = None
+    purge: bool = False
+    dry_run: bool = Field(False, alias="dryRun")
+
+    @model_validator(mode="after")
+    def _something_named(self) -> ForgetParams:
+        if not self.ids and self.session is None and self.subject is None and not self.text:
+            raise ValueError("name what to forget: ids, session, subject or text")
+        if self.text is not None and not self.text.strip():
+            raise ValueError("text must not be only white space")
+        return self
+
+
+class UnforgetParams(AudienceParams):
+    """``memory.unforget``: give hidden entries back."""
+
+    ids: Annotated[list[Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")]],
+                   Field(min_length=1, max_length=1000)]
+    dry_run: bool = Field(False, alias="dryRun")

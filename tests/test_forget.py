@@ -20,7 +20,7 @@ from zettelclaw.home import Home
 from zettelclaw.methods import build_methods
 from zettelclaw.protocol.dispatcher import Dispatcher
 
-SECRET_FACT = "Grandma's allotment key hides under the blue zucchini pot"
+FACT = "Grandma's allotment key hides under the blue zucchini pot"
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def log_lines(home: Home) -> list[dict[str, Any]]:
 
 def seed(write_log: Any) -> dict[str, dict[str, Any]]:
     old = entry("fact", "the allotment key is in the shed", subject="garden", session="s-key")
-    new = entry("fact", SECRET_FACT, subject="garden", session="s-key", replaces=old["id"])
+    new = entry("fact", FACT, subject="garden", session="s-key", replaces=old["id"])
     other = entry("decision", "water the fig tree weekly", subject="garden", session="s-fig")
     handoff = entry("handoff", "left off at the allotment key question", session="s-key",
                     timestamp="2026-02-21T10:00:00Z")
@@ -64,12 +64,13 @@ async def test_hide_takes_an_entry_and_its_versions_out_of_every_recall(
     assert "allotment key question" in before["prependContext"]
 
     answer = await d.call("memory.forget", {"ids": [e["new"]["id"]]})
-    assert answer["action"] == "hide" and answer["changed"] == 2
+    assert answer["action"] == "hide"
+    assert answer["changed"] == 2
     assert {x["id"] for x in answer["entries"]} == {e["old"]["id"], e["new"]["id"]}
     record = log_lines(home)[-1]  # one append-only, grep-friendly record
-    assert list(record)[0] == "forget" and sorted(record["forget"]) == sorted(
-        [e["old"]["id"], e["new"]["id"]])
-    assert SECRET_FACT not in home.log.read_bytes().splitlines()[-1].decode()
+    assert next(iter(record)) == "forget"
+    assert sorted(record["forget"]) == sorted([e["old"]["id"], e["new"]["id"]])
+    assert FACT not in home.log.read_bytes().splitlines()[-1].decode()
 
     hidden_ids = {e["old"]["id"], e["new"]["id"]}
     assert not hidden_ids & set(await visible(d, "allotment key"))  # replaced ones included
@@ -104,10 +105,12 @@ async def test_hidden_stays_hidden_when_the_index_is_built_again_and_unhide_give
         await d.call("index.rebuild", {})
         assert await visible(d, "allotment key") == [e["handoff"]["id"]]
         dry = await d.call("memory.unforget", {"ids": [e["new"]["id"]], "dryRun": True})
-        assert dry["changed"] == 2 and await visible(d, "zucchini") == []
+        assert dry["changed"] == 2
+        assert await visible(d, "zucchini") == []
         back = await d.call("memory.unforget", {"ids": [e["new"]["id"]]})
-        assert back["action"] == "unhide" and back["changed"] == 2
-        assert list(log_lines(home)[-1])[0] == "unforget"
+        assert back["action"] == "unhide"
+        assert back["changed"] == 2
+        assert next(iter(log_lines(home)[-1])) == "unforget"
         assert set(await visible(d, "allotment key")) == {e["old"]["id"], e["new"]["id"],
                                                            e["handoff"]["id"]}
         got = await d.call("memory.get", {"path": e["old"]["id"]})
@@ -126,7 +129,8 @@ async def test_dry_run_lists_exactly_what_would_go_and_changes_nothing(
     for purge in (False, True):
         answer = await d.call("memory.forget", {"session": "s-key", "dryRun": True,
                                                 "purge": purge})
-        assert answer["dryRun"] and answer["changed"] == 3
+        assert answer["dryRun"]
+        assert answer["changed"] == 3
         assert [x["id"] for x in answer["entries"]] == [
             e["old"]["id"], e["new"]["id"], e["handoff"]["id"]]
         assert home.log.read_bytes() == log
@@ -173,7 +177,7 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
     try:
         d = calls(agents)
         hook = {"sessionId": "s-key", "sessionKey": "agent:main:main", "reason": "new",
-                "messages": [{"role": "user", "content": f"Remember: {SECRET_FACT}.",
+                "messages": [{"role": "user", "content": f"Remember: {FACT}.",
                               "timestamp": 1795234915428}]}
         assert (await d.call("hook.sessionEnd", hook))["accepted"]  # transcript + spool job
         (workspace / "MEMORY.md").write_text("# Mine\n")
@@ -182,20 +186,24 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert await visible(d, "zucchini")
         assert len(grep(tmp_path, "zucchini")) >= 4  # log, transcript, spool, index, MEMORY.md
         answer = await d.call("memory.forget", {"session": "s-key", "purge": True})
-        assert answer["action"] == "purge" and answer["changed"] == 3
+        assert answer["action"] == "purge"
+        assert answer["changed"] == 3
         removed = answer["removed"]
         assert removed["log"]["lines"] == 3
-        assert removed["transcripts"]["files"] == 1 and removed["spool"]["jobs"] == 1
+        assert removed["transcripts"]["files"] == 1
+        assert removed["spool"]["jobs"] == 1
         assert removed["index"]["rows"] == 3
         assert grep(tmp_path, "zucchini") == []
         assert grep(tmp_path, "allotment") == []
         assert await visible(d, "zucchini") == []
         assert (await d.call("status", {}))["entries"]["total"] == 1  # the earlier handoff
         ids = [x.get("id") for x in log_lines(home)]
-        assert e["earlier"]["id"] in ids and e["other"]["id"] in ids  # nothing else lost
+        assert e["earlier"]["id"] in ids
+        assert e["other"]["id"] in ids  # nothing else lost
         # the conversation sent again (a sweep, a re-import) is not extracted again
         again = await d.call("hook.sessionEnd", hook)
-        assert "jobId" not in again and "nothing new" in again["skipped"]
+        assert "jobId" not in again
+        assert "nothing new" in again["skipped"]
         swept = await d.call("hook.gatewayStart", {"sessions": [
             {"sessionId": "s-key", "sessionKey": "agent:main:main", "updatedAt": 1795234915428}]})
         assert swept["sessions"] == []

@@ -8,8 +8,8 @@ import time
 from typing import Protocol
 
 from zettelclaw import failpoints, lock
-from zettelclaw.forget import purge as purging
 from zettelclaw.extraction.provenance import Provenance
+from zettelclaw.forget import purge as purging
 from zettelclaw.forget.select import Criteria, Scan, select
 from zettelclaw.home import Home
 from zettelclaw.index import space

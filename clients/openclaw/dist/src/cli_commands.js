@@ -9,6 +9,7 @@ export const CLI_COMMANDS = {
     get: "read one entry, memory file or session by its path",
     call: "call a protocol method and print its JSON result",
     subjects: "list, add or rename subjects",
+    forget: "hide entries from recall, or purge them from the disk",
     jobs: "list extraction jobs that are pending, waiting or failed",
     reindex: "build the search index again from the log and memory files",
     briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",

@@ -34,6 +34,7 @@ from zettelclaw.index.terms import TermIndex
 from zettelclaw.llm.host import HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.recall.handoff import Handoff
+from zettelclaw.recall.receipts import Receipts
 from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.state import default_state
@@ -64,6 +65,7 @@ class App:
     worker: Worker | None  # serving only: the extraction loop
     vectorizer: Vectorizer | None  # serving only: embeds in the background
     started: float = field(default_factory=time.monotonic)
+    receipts: Receipts | None = None  # the write receipts' line (recall/receipts.py)
 
     def wake(self) -> None:
         """New or due extraction work: wake the loop (none runs in the CLI's files mode)."""
@@ -90,6 +92,8 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     freshness = Freshness(home, index, terms, ingester, files=files, subjects=subjects)
     handoff = Handoff()
     freshness.on_change.append(handoff.refresh)
+    receipts = Receipts(home, enabled=settings.extraction.receipts)
+    freshness.on_change.append(receipts.refresh)
     searcher = Searcher(index, terms, files, settings.search)
     vectorizer = Vectorizer(searcher.semantic, refresh=files.sync) if serving else None
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
@@ -103,7 +107,7 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
                subjects=subjects, index=index, freshness=freshness, handoff=handoff,
                searcher=searcher, syncer=syncer,
                router=router, extraction=extraction, briefing=briefing, worker=worker,
-               vectorizer=vectorizer)
+               vectorizer=vectorizer, receipts=receipts)
     forget_service.resume(app)  # a purge a crash cut short is finished before anything reads
     return app
 

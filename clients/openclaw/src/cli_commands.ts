@@ -11,6 +11,7 @@ export const CLI_COMMANDS: Record<string, string> = {
   call: "call a protocol method and print its JSON result",
   subjects: "list, add or rename subjects",
   forget: "hide entries from recall, or purge them from the disk",
+  remember: "write one entry to the log now",
   jobs: "list extraction jobs that are pending, waiting or failed",
   reindex: "build the search index again from the log and memory files",
   briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",

@@ -144,7 +144,7 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         backend = AgentBackend(backend, agent)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
-               "agents": _agents, "forget": _forget}.get(args.command)
+               "agents": _agents, "forget": _forget, "remember": _remember}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -302,6 +302,17 @@ def _forget(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
             params["ids"] = args.ids
         result = backend.call("memory.forget", params)
     show(result, as_json, lambda: render.forgot(result))
+    return EXIT_OK
+
+
+def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    params: dict[str, Any] = {"type": args.type, "content": " ".join(args.content)}
+    for key, name in (("subject", "subject"), ("detail", "detail"), ("status", "status"),
+                      ("replaces", "replaces"), ("session", "sessionId")):
+        if getattr(args, key) is not None:
+            params[name] = getattr(args, key)
+    result = backend.call("memory.remember", params)
+    show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
     return EXIT_OK
 
 

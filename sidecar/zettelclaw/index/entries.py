@@ -78,11 +78,15 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
     while cursor["supersedes"] is not None:  # each step moves earlier in the log: it ends
         cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
                               (cursor["supersedes"],)).fetchone()
+        if cursor is None:  # a hidden version (log/hides.py): its row is left out
+            break
         older.append(entry_dict(cursor))
     cursor = row
     while cursor["replaced_by"] is not None:  # each step moves later in the log: it ends
         cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
                               (cursor["replaced_by"],)).fetchone()
+        if cursor is None:
+            break
         newer.append(entry_dict(cursor))
     return {"entry": entry_dict(row), "line": row["line"], "current": row["replaced_by"] is None,
             "replaces": older, "replacedBy": newer}
@@ -182,3 +186,9 @@ def file_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     files, chunks = conn.execute(
         "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)").fetchone()
     return int(files), int(chunks)
+
+
+def is_hidden(conn: sqlite3.Connection, entry_id: str) -> bool:
+    """Hidden by a ``forget`` record (log/hides.py): in the log, left out of the index."""
+    return conn.execute("SELECT 1 FROM hidden WHERE id = ?", (entry_id,)).fetchone() is not None
+

@@ -324,3 +324,15 @@ class UnforgetParams(AudienceParams):
     ids: Annotated[list[Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")]],
                    Field(min_length=1, max_length=1000)]
     dry_run: bool = Field(False, alias="dryRun")
+
+
+class RememberParams(AudienceParams):
+    """``memory.remember``: one entry written now, as the owner says it."""
+
+    type: EntryType
+    content: Annotated[str, StringConstraints(min_length=1, max_length=16_384)]
+    detail: Annotated[str, StringConstraints(max_length=16_384)] | None = None
+    subject: Slug | None = None
+    status: TaskStatus | None = None
+    replaces: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")] | None = None
+    session_id: SessionId | None = Field(None, alias="sessionId")

@@ -219,3 +219,11 @@ class Forgot(Result):
     changed: int  # entries hidden, purged or given back by this call (would be, on a dry run)
     removed: dict[str, Any] | None = None  # purge: what left the disk, counted per place
     briefing: bool | None = None  # the MEMORY.md block was written again
+
+
+class Remembered(Result):
+    """``memory.remember``: the receipt."""
+
+    id: str
+    line: int
+    entry: dict[str, Any]

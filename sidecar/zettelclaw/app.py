@@ -35,6 +35,7 @@ from zettelclaw.llm.host import HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.recall.handoff import Handoff
 from zettelclaw.recall.receipts import Receipts
+from zettelclaw.recall.trace import Trace
 from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.state import default_state
@@ -66,6 +67,7 @@ class App:
     vectorizer: Vectorizer | None  # serving only: embeds in the background
     started: float = field(default_factory=time.monotonic)
     receipts: Receipts | None = None  # the write receipts' line (recall/receipts.py)
+    trace: Trace | None = None  # what the hook injected, turn by turn (recall/trace.py)
 
     def wake(self) -> None:
         """New or due extraction work: wake the loop (none runs in the CLI's files mode)."""
@@ -107,7 +109,7 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
                subjects=subjects, index=index, freshness=freshness, handoff=handoff,
                searcher=searcher, syncer=syncer,
                router=router, extraction=extraction, briefing=briefing, worker=worker,
-               vectorizer=vectorizer, receipts=receipts)
+               vectorizer=vectorizer, receipts=receipts, trace=Trace(home))
     forget_service.resume(app)  # a purge a crash cut short is finished before anything reads
     return app
 

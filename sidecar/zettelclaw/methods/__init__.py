@@ -25,6 +25,7 @@ from zettelclaw.methods import (
     host,
     jobs,
     memory,
+    receipts,
     remember,
     subjects,
 )
@@ -41,6 +42,7 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **memory.methods(agents),
         **forget.methods(agents),
         **remember.methods(agents),
+        **receipts.methods(agents),
         **subjects.methods(agents),
         **jobs.methods(agents),
         **briefing.methods(agents),

@@ -336,3 +336,15 @@ class RememberParams(AudienceParams):
     status: TaskStatus | None = None
     replaces: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")] | None = None
     session_id: SessionId | None = Field(None, alias="sessionId")
+
+
+class ReceiptsParams(AudienceParams):
+    """``memory.receipts``: what each conversation wrote."""
+
+    limit: int = Field(20, ge=1, le=200)
+
+
+class TraceParams(AudienceParams):
+    """``memory.trace``: what the last turns were given."""
+
+    limit: int = Field(10, ge=1, le=100)

@@ -53,3 +53,17 @@ def test_forget_from_the_command_line(tmp_path: Path) -> None:
     assert orjson.loads(purged.stdout)["removed"]["log"]["lines"] == 1
     assert b"zucchini" not in log.read_bytes()
     assert keep["id"].encode() in log.read_bytes()
+
+
+def test_remember_receipts_and_trace_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "home").mkdir(mode=0o700)
+    said = run(tmp_path, "remember", "fact", "the", "boiler", "is", "serviced", "in", "May",
+               "--subject", "house", "--json")
+    assert said.returncode == 0, said.stderr
+    receipt = orjson.loads(said.stdout)
+    assert receipt["entry"]["content"] == "the boiler is serviced in May"
+    listed = run(tmp_path, "receipts")
+    assert receipt["id"] in listed.stdout
+    assert "(remember, told)" in listed.stdout
+    assert run(tmp_path, "trace").stdout.strip() == "no turn was given anything yet"

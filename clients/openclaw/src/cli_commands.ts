@@ -12,6 +12,8 @@ export const CLI_COMMANDS: Record<string, string> = {
   subjects: "list, add or rename subjects",
   forget: "hide entries from recall, or purge them from the disk",
   remember: "write one entry to the log now",
+  receipts: "list what each conversation wrote to memory, with ids",
+  trace: "show what the last agent turns were given before the prompt",
   jobs: "list extraction jobs that are pending, waiting or failed",
   reindex: "build the search index again from the log and memory files",
   briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",

@@ -144,7 +144,8 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         backend = AgentBackend(backend, agent)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
-               "agents": _agents, "forget": _forget, "remember": _remember}.get(args.command)
+               "agents": _agents, "forget": _forget, "remember": _remember,
+               "receipts": _receipts, "trace": _trace}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -313,6 +314,18 @@ def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
             params[name] = getattr(args, key)
     result = backend.call("memory.remember", params)
     show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
+    return EXIT_OK
+
+
+def _receipts(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    result = backend.call("memory.receipts", {"limit": args.n})
+    show(result, as_json, lambda: render.receipts(result["conversations"]))
+    return EXIT_OK
+
+
+def _trace(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    result = backend.call("memory.trace", {"limit": args.n})
+    show(result, as_json, lambda: render.trace(result["turns"]))
     return EXIT_OK
 
 

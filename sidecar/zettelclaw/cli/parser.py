@@ -208,6 +208,21 @@ def _write_commands(command: Any) -> None:
                           help="the conversation it belongs to (default manual)")
     _json_flag(remember)
 
+    receipts = command("receipts", "list what each conversation wrote to memory, with ids",
+                       "List, newest first, the entries each conversation wrote (extracted, or "
+                       "written by remember), with their ids, whether each is still in recall, "
+                       "and whether the owner was told.")
+    receipts.add_argument("-n", type=int, default=20, metavar="N",
+                          help="at most N conversations (default 20)")
+    _json_flag(receipts)
+    trace = command("trace", "show what the last agent turns were given before the prompt",
+                    "Show what hook.beforePromptBuild injected in the last turns (the handoff, "
+                    "a write receipt line): ids, sizes and why. Turns that got nothing are not "
+                    "recorded.")
+    trace.add_argument("-n", type=int, default=10, metavar="N",
+                       help="at most N turns (default 10)")
+    _json_flag(trace)
+
 
 def _search_command(command: Any) -> None:
     search: argparse.ArgumentParser = command(

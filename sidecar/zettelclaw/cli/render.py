@@ -295,3 +295,29 @@ def forgot(result: dict[str, Any]) -> str:
         lines.append("undo: zettelclaw forget --undo " + " ".join(
             e["id"] for e in result["entries"] if not e["hidden"]))
     return "\n".join(lines)
+
+
+def receipts(conversations: list[dict[str, Any]]) -> str:
+    if not conversations:
+        return "no conversation has written entries yet"
+    lines = []
+    for c in conversations:
+        told = "told" if c["told"] else "not told yet"
+        lines.append(f"{c['at']}  {c['sessionId']}  ({c['source']}, {told})")
+        for e in c["entries"]:
+            text = e["content"] if e["present"] else "(forgotten or replaced)"
+            lines.append(f"  {e['id']}  {e['type'] or '':<8} {text}")
+    return "\n".join(lines)
+
+
+def trace(turns: list[dict[str, Any]]) -> str:
+    if not turns:
+        return "no turn was given anything yet"
+    lines = []
+    for t in turns:
+        parts = []
+        for item in t["items"]:
+            named = item.get("id") or ", ".join(item.get("ids", []))
+            parts.append(f"{item['kind']} {named} ({item['chars']} chars)")
+        lines.append(f"{t['at']}  {t['sessionKey']}  {t['chars']} chars: " + "; ".join(parts))
+    return "\n".join(lines)

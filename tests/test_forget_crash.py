@@ -21,7 +21,7 @@ from zettelclaw.client import Client, SidecarUnavailableError
 
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
 FACT = "the spare key hides under the blue zucchini pot"
-PURGE_POINTS = [p for p in failpoints.POINTS if p.startswith("purge-")]
+PURGE_POINTS = list(failpoints.PURGE_POINTS)
 HOOK = {"sessionId": "s-key", "sessionKey": "agent:main:main", "reason": "new",
         "messages": [{"role": "user", "content": f"Remember: {FACT}.",
                       "timestamp": 1_795_000_000_000}]}

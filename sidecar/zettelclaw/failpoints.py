@@ -23,7 +23,10 @@ POINTS = (
     "after-result",  # the model's entries are saved in the job file, not yet in the log
     "torn-append",  # half of the batch's bytes are written to the log
     "after-append",  # the batch is in the log; the job is not yet marked done
-    # a purge (forget/purge.py), in the order it meets them
+)
+
+#: a purge's crash points (forget/purge.py), in the order it meets them
+PURGE_POINTS = (
     "purge-after-intent",  # purge.json is durable; nothing removed yet
     "purge-before-replace",  # the new log is written and checked, not yet renamed in
     "purge-after-log",  # the log is rewritten; transcripts, spool and index not yet

@@ -173,6 +173,7 @@ def grep(root: Path, text: str) -> list[str]:
 async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         home: Home, workspace: Path, write_log: Any, tmp_path: Path) -> None:
     e = seed(write_log)
+    write_log(entry("fact", "compost the leaves", subject="compost", session="s-other"))
     agents = open_pool(home, workspace)
     try:
         d = calls(agents)
@@ -196,7 +197,7 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert grep(tmp_path, "zucchini") == []
         assert grep(tmp_path, "allotment") == []
         assert await visible(d, "zucchini") == []
-        assert (await d.call("status", {}))["entries"]["total"] == 1  # the earlier handoff
+        assert (await d.call("status", {}))["entries"]["total"] == 2  # the handoff, compost
         ids = [x.get("id") for x in log_lines(home)]
         assert e["earlier"]["id"] in ids
         assert e["other"]["id"] in ids  # nothing else lost

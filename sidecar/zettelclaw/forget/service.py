@@ -100,7 +100,7 @@ def _index_step(app: App, removed: purging.Removed) -> None:
     WAL wiped, unused vectors deleted; the term index starts over (a new epoch: every shard
     deletes all its documents, and tantivy removes the segments no longer used)."""
     before = space.entry_total(app.index)
-    app.freshness.rebuild()
+    app.freshness.rebuild(locked=True)  # (new subjects registered under our lock)
     removed.index_rows += max(0, before - space.entry_total(app.index))
     removed.vectors += space.drop_unused_vectors(app.index)
     space.wipe_free_pages(app.index)

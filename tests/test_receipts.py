@@ -133,8 +133,8 @@ async def test_the_trace_is_bounded(pool: Agents, home: Home) -> None:
     from zettelclaw.recall import trace as trace_module
     d = Dispatcher(build_methods(pool, dict))
     await extract(d, pool)
-    for _ in range(2 * trace_module.KEEP + 5):
+    for _ in range(trace_module.FILE_LINES + 5):
         await context(d, MAIN)
     turns = (await d.call("memory.trace", {"limit": 100}))["turns"]
     assert len(turns) == trace_module.KEEP
-    assert len((home.root / "trace.jsonl").read_bytes().splitlines()) < 2 * trace_module.KEEP
+    assert len((home.root / "trace.jsonl").read_bytes().splitlines()) < trace_module.FILE_LINES

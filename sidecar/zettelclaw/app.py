@@ -75,6 +75,8 @@ class App:
             self.worker.notify()
 
     def close(self) -> None:
+        if self.trace is not None:
+            self.trace.close()
         self.searcher.semantic.close()
         self.searcher.files.close()
         self.index.close()

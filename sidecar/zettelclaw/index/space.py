@@ -27,5 +27,7 @@ def wipe_free_pages(index: Index) -> None:
 
 
 def entry_total(index: Index) -> int:
+    """The entries the index holds, the hidden ones (no row, a ``hidden`` id) included."""
     with index.read() as conn:
-        return int(conn.execute("SELECT count(*) FROM entries").fetchone()[0])
+        return int(conn.execute("SELECT (SELECT count(*) FROM entries)"
+                                " + (SELECT count(*) FROM hidden)").fetchone()[0])

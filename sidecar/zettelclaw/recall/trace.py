@@ -3,8 +3,8 @@
 Only turns that got something are recorded (and only the owner's private sessions get anything),
 with what was injected (the handoff's id, the receipt's entry ids), the sizes and why. Bounded:
 the last ``KEEP`` in memory, and in ``HOME/trace.jsonl`` (one unsynced ``O_APPEND`` write of
-~200 bytes per recorded turn; when it holds twice ``KEEP`` lines it is rewritten with the last
-``KEEP``). A lost line after a crash is a lost trace line, nothing more.
+~200 bytes per recorded turn, on a descriptor kept open; when it holds ``FILE_LINES`` it is
+rewritten with the last ``KEEP``, unsynced). A lost line after a crash is a lost trace line, nothing more.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from zettelclaw.log.schema import now_timestamp
 logger = logging.getLogger(__name__)
 
 KEEP = 100
+FILE_LINES = 10 * KEEP  # the file is cut back to the last KEEP when it reaches this (~250 KB)
 
 
 class Trace:
@@ -31,6 +32,7 @@ class Trace:
         self.path: Path = home.root / "trace.jsonl"
         self.turns: deque[dict[str, Any]] = deque(self._read(), maxlen=KEEP)
         self._lines = len(self.turns)
+        self._fd: int | None = None  # kept open: one write per recorded turn
 
     def _read(self) -> list[dict[str, Any]]:
         try:
@@ -55,19 +57,23 @@ class Trace:
                 "why": why}
         self.turns.append(turn)
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
-                         FILE_MODE)
-            try:
-                os.write(fd, orjson.dumps(turn) + b"\n")
-            finally:
-                os.close(fd)
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                   | os.O_NOFOLLOW, FILE_MODE)
+            os.write(self._fd, orjson.dumps(turn) + b"\n")
             self._lines += 1
-            if self._lines >= 2 * KEEP:
+            if self._lines >= FILE_LINES:  # bounded: the last KEEP, replaced (no fsync: a trace)
                 atomic_write_bytes(self.path, b"".join(orjson.dumps(t) + b"\n"
-                                                       for t in self.turns))
+                                                       for t in self.turns), durable=False)
+                self.close()
                 self._lines = len(self.turns)
         except OSError as exc:  # a trace must never fail a turn
             logger.warning("trace not written: %s", exc)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def last(self, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` turns, newest first."""

@@ -62,16 +62,16 @@ def purge_figures(root: Path, entries: int) -> None:
           f"removed {orjson.dumps(purged.removed).decode()}")
 
 
-def hook_figures(root: Path, entries: int, samples: int) -> None:
+def hook_figures(root: Path, entries: int, samples: int, hook_only: bool = False) -> None:
     home = root / "hook-home"
     generate(entries, home)
     sock = Path(tempfile.mkdtemp(prefix="zc-", dir="/tmp")) / "s.sock"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}
     env.pop("ANTHROPIC_API_KEY", None)
     env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
-    proc = subprocess.Popen([ZETTELCLAW, "serve", "--home", str(home), "--socket", str(sock),
-                             "--set", "search.semantic=off"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "zettelclaw", "serve", "--home", str(home),
+                             "--socket", str(sock), "--set", "search.semantic=off"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     try:
         assert proc.stdout is not None
         assert b"listening on" in proc.stdout.readline()
@@ -85,6 +85,11 @@ def hook_figures(root: Path, entries: int, samples: int) -> None:
                 t = time.perf_counter()
                 client.call("hook.beforePromptBuild", params)
                 times.append((time.perf_counter() - t) * 1000)
+            if hook_only:  # (a sidecar without receipts or trace: the baseline)
+                print(f"hook.beforePromptBuild ({entries} entries, handoff only): "
+                      f"p50 {statistics.median(times):.3f} ms, p99 {pct(times, 0.99):.3f} ms, "
+                      f"max {max(times):.3f} ms over {samples}")
+                return
             client.call("memory.remember", {"type": "fact", "content": "bench receipt"})
             # a receipt the owner was not told yet: as extraction records one
             data = orjson.loads((home / "receipts.json").read_bytes())
@@ -116,10 +121,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--hook-only", action="store_true",
+                        help="only the hook's round trips, handoff alone (for a baseline: "
+                             "PYTHONPATH=<an older checkout>/sidecar)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        purge_figures(Path(tmp), args.entries)
-        hook_figures(Path(tmp), args.entries, args.samples)
+        if not args.hook_only:
+            purge_figures(Path(tmp), args.entries)
+        hook_figures(Path(tmp), args.entries, args.samples, args.hook_only)
 
 
 if __name__ == "__main__":

@@ -210,3 +210,72 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert swept["sessions"] == []
     finally:
         agents.close_all()
+
+
+async def test_hide_deletes_the_words_and_rewrites_the_briefing(
+        pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
+    from zettelclaw.log.schema import now_timestamp
+    fig = entry("decision", "water the fig tree weekly", subject="garden",
+                timestamp=now_timestamp())
+    keep = entry("decision", "mulch the roses in spring", subject="garden",
+                 timestamp=now_timestamp())
+    write_log(keep, fig)
+    d = calls(pool)
+    (workspace / "MEMORY.md").write_text("# Mine\n")
+    await d.call("briefing.generate", {})
+    assert "fig tree" in (workspace / "MEMORY.md").read_text()
+    async with pool.lease("main") as app:
+        before = {line for line, _ in app.freshness.terms.documents()}
+    answer = await d.call("memory.forget", {"subject": "garden", "text": "fig"})
+    assert answer["briefing"] is True
+    assert "fig tree" not in (workspace / "MEMORY.md").read_text()
+    async with pool.lease("main") as app:
+        after = {line for line, _ in app.freshness.terms.documents()}
+    assert before - after == {2}  # the decision's line: its words left the term index
+    assert "mulch the roses" in (workspace / "MEMORY.md").read_text()
+    assert await visible(d, "fig tree weekly") == []
+
+
+async def test_a_bad_hide_record_is_an_invalid_line_and_hides_nothing(
+        pool: Agents, write_log: Any) -> None:
+    e = seed(write_log)
+    write_log(b'{"forget":"' + e["new"]["id"].encode() + b'","id":"x"}\n')
+    d = calls(pool)
+    status = await d.call("status", {})
+    assert status["invalidLines"]["count"] == 1
+    assert status["entries"]["total"] == 5
+    assert e["new"]["id"] in await visible(d, "zucchini")
+
+
+async def test_purge_by_id_drops_its_conversation_copy_and_waiting_job(
+        pool: Agents, write_log: Any, home: Home, tmp_path: Path) -> None:
+    e = seed(write_log)
+    d = calls(pool)
+    hook = {"sessionId": "s-fig", "sessionKey": "agent:main:main", "reason": "new",
+            "messages": [{"role": "user", "content": "Water the fig tree weekly, please.",
+                          "timestamp": 1795234915428}]}
+    assert (await d.call("hook.sessionEnd", hook))["jobId"]
+    other = {**hook, "sessionId": "s-x", "messages": [
+        {"role": "user", "content": "Unrelated chat.", "timestamp": 1795234915999}]}
+    assert (await d.call("hook.sessionEnd", other))["jobId"]
+    async with pool.lease("main") as app:  # another session's job whose saved result has it
+        job = next(j for j in app.extraction.spool.jobs() if j.session_id == "s-x")
+        job.result = {"entries": [e["other"], e["earlier"]], "report": {}, "at": "x"}
+        app.extraction.spool.save(job)
+    dry = await d.call("memory.forget", {"ids": [e["other"]["id"]], "purge": True,
+                                         "dryRun": True})
+    assert dry["removed"] == {"transcripts": ["s-fig"]}
+    answer = await d.call("memory.forget", {"ids": [e["other"]["id"]], "purge": True})
+    assert answer["removed"]["transcripts"]["files"] == 1
+    assert answer["removed"]["spool"] == {"jobs": 1, "entries": 1}
+    assert not (home.root / "transcripts" / "s-fig.jsonl").exists()
+    assert (home.root / "transcripts" / "s-fig.keys").exists()
+    async with pool.lease("main") as app:
+        [kept] = app.extraction.spool.jobs()
+        assert kept.session_id == "s-x"
+        assert kept.result is not None
+        assert [x["id"] for x in kept.result["entries"]] == [e["earlier"]["id"]]
+    again = await d.call("hook.sessionEnd", hook)  # sent again: recognised, not extracted
+    assert "jobId" not in again
+    assert grep(tmp_path, "fig tree weekly") == []
+    assert e["earlier"]["id"] in [x.get("id") for x in log_lines(home)]

@@ -8,7 +8,8 @@ The steps, each safe to run again:
 3. the transcript copies of the sessions named (by session: that session; by id: the sessions the
    entries came from): their text goes, their message keys stay (``<sessionId>.keys``), so a
    sweep or the same conversation sent again is recognised as received and not extracted again;
-4. the spool: a named session's waiting jobs, and the purged entries in any job's saved result;
+4. the spool: the waiting jobs of those sessions (they hold the same conversation), and the
+   purged entries in any other job's saved result;
 5. the index built again from the new log, its freed pages wiped (VACUUM, the WAL truncated),
    the vectors no entry or chunk uses deleted, the term index rebuilt (its old segments removed);
 6. the intent removed. The MEMORY.md block is written again by the caller (``methods/forget``).

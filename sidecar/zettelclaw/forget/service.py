@@ -84,7 +84,8 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
         if not ids and not by_session:
             return Forgot(action="purge", dry_run=False, by=criteria.by(), entries=[],
                           changed=0, removed=removed.wire())
-        purging.write_intent(app.home, ids, sessions, sessions if by_session else [])
+        # the sessions' waiting jobs go with their copies: they hold the same conversation
+        purging.write_intent(app.home, ids, sessions, sessions)
         intent = purging.read_intent(app.home)
         assert intent is not None
         purging.run_files_locked(app.home, intent, removed)

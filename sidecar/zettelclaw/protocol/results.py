@@ -200,3 +200,33 @@ class Rebuilt(Result):
     memory_files: int
     chunks: int
     seconds: float
+
+
+class ForgotEntry(Result):
+    id: str
+    line: int
+    type: str
+    session: str
+    subject: str | None
+    content: str  # cut to 160 characters
+    hidden: bool  # hidden before this call
+
+
+class Forgot(Result):
+    """``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go)."""
+
+    action: Literal["hide", "purge", "unhide"]
+    dry_run: bool
+    by: str
+    entries: list[ForgotEntry]
+    changed: int  # entries hidden, purged or given back by this call (would be, on a dry run)
+    removed: dict[str, Any] | None = None  # purge: what left the disk, counted per place
+    briefing: bool | None = None  # the MEMORY.md block was written again
+
+
+class Remembered(Result):
+    """``memory.remember``: the receipt."""
+
+    id: str
+    line: int
+    entry: dict[str, Any]

@@ -63,3 +63,5 @@ _.intra_op_num_threads  # unused attribute (sidecar/zettelclaw/search/local_mode
 _.inter_op_num_threads  # unused attribute (sidecar/zettelclaw/search/local_model.py:86)
 _.enable_mem_pattern  # unused attribute (sidecar/zettelclaw/search/local_model.py:92)
 model_config  # unused variable (sidecar/zettelclaw/subjects/registry.py:34)
+_.PURGE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py): the purge's points, named for ZETTELCLAW_FAILPOINT
+_._something_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator

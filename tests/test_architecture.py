@@ -29,7 +29,7 @@ LAYERS: dict[str, set[str]] = {
     "log": {"log"},
     "stores": {"subjects", "workspace"},
     "index": {"index"},
-    "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw"},
+    "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw", "forget"},
     "app": {"app"},
     "agents": {"agents"},
     "protocol": {"protocol"},

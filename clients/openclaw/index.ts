@@ -62,7 +62,7 @@ export function createPlugin(deps: PluginDeps = {}) {
           if (typeof owner === "boolean") noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
           return memoryTools(shim.client, toolAudience(ctx as ToolCtx));
         },
-        { names: ["memory_search", "memory_get"] },
+        { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },
       );
       api.registerMemoryCapability({
         promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),

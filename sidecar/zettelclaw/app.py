@@ -23,6 +23,7 @@ from zettelclaw.config import Config
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.files import atomic_write_json
+from zettelclaw.forget import service as forget_service
 from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
@@ -33,6 +34,8 @@ from zettelclaw.index.terms import TermIndex
 from zettelclaw.llm.host import HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.recall.handoff import Handoff
+from zettelclaw.recall.receipts import Receipts
+from zettelclaw.recall.trace import Trace
 from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.state import default_state
@@ -63,6 +66,8 @@ class App:
     worker: Worker | None  # serving only: the extraction loop
     vectorizer: Vectorizer | None  # serving only: embeds in the background
     started: float = field(default_factory=time.monotonic)
+    receipts: Receipts | None = None  # the write receipts' line (recall/receipts.py)
+    trace: Trace | None = None  # what the hook injected, turn by turn (recall/trace.py)
 
     def wake(self) -> None:
         """New or due extraction work: wake the loop (none runs in the CLI's files mode)."""
@@ -70,6 +75,8 @@ class App:
             self.worker.notify()
 
     def close(self) -> None:
+        if self.trace is not None:
+            self.trace.close()
         self.searcher.semantic.close()
         self.searcher.files.close()
         self.index.close()
@@ -89,6 +96,8 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     freshness = Freshness(home, index, terms, ingester, files=files, subjects=subjects)
     handoff = Handoff()
     freshness.on_change.append(handoff.refresh)
+    receipts = Receipts(home, enabled=settings.extraction.receipts)
+    freshness.on_change.append(receipts.refresh)
     searcher = Searcher(index, terms, files, settings.search)
     vectorizer = Vectorizer(searcher.semantic, refresh=files.sync) if serving else None
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
@@ -98,11 +107,13 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
                             admission=settings.admission, retention=settings.retention)
     worker = Worker(extraction, preload_after=syncer.first_catch_up) if serving else None
     briefing = Briefing(home, workspace, settings, syncer, router)
-    return App(memory=memory, home=home, workspace=workspace, settings=settings,
+    app = App(memory=memory, home=home, workspace=workspace, settings=settings,
                subjects=subjects, index=index, freshness=freshness, handoff=handoff,
                searcher=searcher, syncer=syncer,
                router=router, extraction=extraction, briefing=briefing, worker=worker,
-               vectorizer=vectorizer)
+               vectorizer=vectorizer, receipts=receipts, trace=Trace(home))
+    forget_service.resume(app)  # a purge a crash cut short is finished before anything reads
+    return app
 
 
 def build_router(settings: Config) -> Router:

@@ -63,6 +63,8 @@ class ExtractionConfig(_Section):
         ("cron", "sub", "subagent", "hook", "group", "channel"), alias="skipSessionTypes")
     retry_wait_seconds: float = Field(60.0, gt=0, alias="retryWaitSeconds")
     prune_days: int = Field(30, ge=1, alias="pruneDays")
+    # the owner's next private turn names the entries a conversation wrote (recall/receipts.py)
+    receipts: bool = True
 
     @property
     def model_id(self) -> str:

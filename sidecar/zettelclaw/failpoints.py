@@ -29,6 +29,16 @@ TERM_POINTS = (
     "model-loading",  # the embedding model's load has begun, in a worker thread
 )
 
+#: a purge's crash points (forget/purge.py), in the order it meets them
+PURGE_POINTS = (
+    "purge-after-intent",  # purge.json is durable; nothing removed yet
+    "purge-before-replace",  # the new log is written and checked, not yet renamed in
+    "purge-after-log",  # the log is rewritten; transcripts, spool and index not yet
+    "purge-after-transcripts",  # the transcript copies' text is gone (keys kept)
+    "purge-after-spool",  # the spool is scrubbed; the index still holds the entries
+    "purge-after-index",  # the index is rebuilt and wiped; purge.json not yet removed
+)
+
 
 def reach(name: str) -> None:
     if os.environ.get(ENV) == name:

@@ -46,7 +46,7 @@ export function createPlugin(deps = {}) {
                 if (typeof owner === "boolean")
                     noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
                 return memoryTools(shim.client, toolAudience(ctx));
-            }, { names: ["memory_search", "memory_get"] });
+            }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
             });

@@ -41,8 +41,8 @@ test("hooks, tools and the CLI are registered in every mode; the service only in
   for (const mode of ["full", "discovery", "tool-discovery", "cli-metadata"]) {
     const { api } = await setup(t, mode);
     assert.deepEqual(api.hookNames(), ["before_dispatch", "before_prompt_build", "before_reset", "gateway_start", "session_end"]);
-    assert.deepEqual(api.toolFactories.map((f) => f.opts), [{ names: ["memory_search", "memory_get"] }]);
-    assert.deepEqual(Object.keys(api.tools()), ["memory_search", "memory_get"]);
+    assert.deepEqual(api.toolFactories.map((f) => f.opts), [{ names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] }]);
+    assert.deepEqual(Object.keys(api.tools()), ["memory_search", "memory_get", "memory_remember", "memory_forget"]);
     assert.equal(api.cli.length, 1);
     assert.equal(api.capabilities.length, 1);
     assert.equal(api.services.length, mode === "full" ? 1 : 0, mode);
@@ -326,6 +326,23 @@ test("the tools tell the sidecar who will read the answer", async (t) => {
   assert.deepEqual(answer.details.results, [], "a restricted answer passes through as it is");
   await api.tools({ sessionKey: "agent:main:scratch-7", senderIsOwner: true }).memory_get!.execute("2", { path: "MEMORY.md" });
   assert.deepEqual(sidecar.calls("memory.get")[0]?.params, { path: "MEMORY.md", sessionKey: "agent:main:scratch-7", senderIsOwner: true });
+});
+
+test("memory_remember and memory_forget forward what the user asked, with the turn's audience and session", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery", (request) => (request.method === "memory.remember" ? { id: "Qm2vT8_xLp0a", line: 3, entry: {} } : { action: "hide", changed: 1, entries: [] }));
+  const ctx = { agentId: "main", sessionKey: "agent:main:notes-42", sessionId: "sess-42", senderIsOwner: true };
+  const tools = api.tools(ctx);
+  const said = await tools.memory_remember!.execute("1", { type: "fact", content: "The boiler is serviced in May", subject: "house" });
+  assert.deepEqual(sidecar.calls("memory.remember")[0]?.params, { agentId: "main", type: "fact", content: "The boiler is serviced in May", subject: "house", sessionId: "sess-42", sessionKey: "agent:main:notes-42", senderIsOwner: true });
+  assert.equal((said.details as Record<string, unknown>).id, "Qm2vT8_xLp0a");
+  await tools.memory_forget!.execute("2", { text: "boiler", dryRun: true });
+  assert.deepEqual(sidecar.calls("memory.forget")[0]?.params, { agentId: "main", text: "boiler", dryRun: true, sessionKey: "agent:main:notes-42", senderIsOwner: true });
+  await tools.memory_forget!.execute("3", { ids: ["Qm2vT8_xLp0a"], undo: true, text: "ignored" });
+  assert.deepEqual(sidecar.calls("memory.unforget")[0]?.params, { agentId: "main", ids: ["Qm2vT8_xLp0a"], sessionKey: "agent:main:notes-42", senderIsOwner: true });
+  for (const name of ["memory_remember", "memory_forget"]) {
+    const description = (tools[name] as { description: string }).description;
+    assert.match(description, /asks/, `${name} says when to use it`);
+  }
 });
 
 test("the tools name the agent whose memory they read", async (t) => {

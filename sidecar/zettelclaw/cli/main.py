@@ -144,7 +144,8 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         backend = AgentBackend(backend, agent)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
-               "agents": _agents}.get(args.command)
+               "agents": _agents, "forget": _forget, "remember": _remember,
+               "receipts": _receipts, "trace": _trace}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -285,6 +286,46 @@ def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         verb = "merged into" if result["merged"] else "renamed to"
         print(f"{result['from']} {verb} {result['to']}: "
               f"{result['entriesRewritten']} log entries rewritten")
+    return EXIT_OK
+
+
+def _forget(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    if args.undo:
+        if not args.ids or args.session or args.subject or args.text or args.purge:
+            raise InvalidParamsError("`forget --undo` takes the ids to give back, only")
+        result = backend.call("memory.unforget", {"ids": args.ids, "dryRun": args.dry_run})
+    else:
+        params: dict[str, Any] = {"purge": args.purge, "dryRun": args.dry_run}
+        for key in ("session", "subject", "text"):
+            if getattr(args, key) is not None:
+                params[key] = getattr(args, key)
+        if args.ids:
+            params["ids"] = args.ids
+        result = backend.call("memory.forget", params)
+    show(result, as_json, lambda: render.forgot(result))
+    return EXIT_OK
+
+
+def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    params: dict[str, Any] = {"type": args.type, "content": " ".join(args.content)}
+    for key, name in (("subject", "subject"), ("detail", "detail"), ("status", "status"),
+                      ("replaces", "replaces"), ("session", "sessionId")):
+        if getattr(args, key) is not None:
+            params[name] = getattr(args, key)
+    result = backend.call("memory.remember", params)
+    show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
+    return EXIT_OK
+
+
+def _receipts(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    result = backend.call("memory.receipts", {"limit": args.n})
+    show(result, as_json, lambda: render.receipts(result["conversations"]))
+    return EXIT_OK
+
+
+def _trace(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    result = backend.call("memory.trace", {"limit": args.n})
+    show(result, as_json, lambda: render.trace(result["turns"]))
     return EXIT_OK
 
 

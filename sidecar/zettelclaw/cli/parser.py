@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     rename.add_argument("from_slug", metavar="FROM")
     rename.add_argument("to_slug", metavar="TO")
 
+    _write_commands(command)
+
     jobs = command("jobs", "list extraction jobs that are pending, waiting or failed",
                    "List the extraction jobs in the spool (pending, waiting for the model, or "
                    "failed), or retry failed ones: `jobs retry` retries all failed jobs, "
@@ -168,6 +170,58 @@ def build_parser() -> argparse.ArgumentParser:
                      "entries.")
     _json_flag(agents)
     return parser
+
+
+def _write_commands(command: Any) -> None:
+    """The owner's own writes: forget, remember."""
+    forget = command(
+        "forget", "hide entries from recall, or purge them from the disk",
+        "Forget entries by id, session, subject or text (all given must match; every version "
+        "of a chosen entry goes with it). By default they are hidden: a record appended to "
+        "the log takes them out of search, get, the handoff and the briefing, and `forget "
+        "--undo ID` gives them back. With --purge they leave the disk: the log is rewritten "
+        "without them, the conversation copies they came from lose their text, and the "
+        "indexes and MEMORY.md block are rebuilt. --dry-run lists exactly what would go.")
+    forget.add_argument("ids", nargs="*", metavar="ID", help="entry ids")
+    forget.add_argument("--session", metavar="ID", help="the entries of this session")
+    forget.add_argument("--subject", metavar="SLUG", help="the entries of this subject")
+    forget.add_argument("--text", metavar="TEXT",
+                        help="entries whose content or detail contains TEXT (any case)")
+    forget.add_argument("--purge", action="store_true",
+                        help="remove from the disk, not only hide (cannot be undone)")
+    forget.add_argument("--undo", action="store_true", help="give hidden entries IDs back")
+    forget.add_argument("--dry-run", action="store_true",
+                        help="list what would be forgotten; change nothing")
+    _json_flag(forget)
+
+    remember = command(
+        "remember", "write one entry to the log now",
+        "Write one entry now, as you say it: validated and scrubbed of secrets like an "
+        "extracted one, appended at once. Prints its id (the receipt).")
+    remember.add_argument("type", choices=["task", "fact", "decision", "question", "handoff"])
+    remember.add_argument("content", nargs="+", metavar="WORD", help="what to remember")
+    remember.add_argument("--subject", metavar="SLUG")
+    remember.add_argument("--detail", metavar="TEXT")
+    remember.add_argument("--status", choices=["open", "done"], help="a task's (default open)")
+    remember.add_argument("--replaces", metavar="ID", help="the entry this one corrects")
+    remember.add_argument("--session", metavar="ID",
+                          help="the conversation it belongs to (default manual)")
+    _json_flag(remember)
+
+    receipts = command("receipts", "list what each conversation wrote to memory, with ids",
+                       "List, newest first, the entries each conversation wrote (extracted, or "
+                       "written by remember), with their ids, whether each is still in recall, "
+                       "and whether the owner was told.")
+    receipts.add_argument("-n", type=int, default=20, metavar="N",
+                          help="at most N conversations (default 20)")
+    _json_flag(receipts)
+    trace = command("trace", "show what the last agent turns were given before the prompt",
+                    "Show what hook.beforePromptBuild injected in the last turns (the handoff, "
+                    "a write receipt line): ids, sizes and why. Turns that got nothing are not "
+                    "recorded.")
+    trace.add_argument("-n", type=int, default=10, metavar="N",
+                       help="at most N turns (default 10)")
+    _json_flag(trace)
 
 
 def _search_command(command: Any) -> None:

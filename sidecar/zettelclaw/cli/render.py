@@ -275,3 +275,58 @@ def briefing_run(result: Mapping[str, Any]) -> str:
                      "comes from the log alone")
     lines += [f"warning    {w}" for w in result.get("warnings") or []]
     return "\n".join(lines)
+
+
+def forgot(result: dict[str, Any]) -> str:
+    """``memory.forget`` / ``memory.unforget``: each entry, then what was done."""
+    verb = {"hide": "hidden", "purge": "purged", "unhide": "given back"}[result["action"]]
+    lines = [f"{e['id']}  {e['type']:<8} {e['session']}  {e['content']}"
+             + ("  (hidden)" if e["hidden"] and result["action"] != "unhide" else "")
+             for e in result["entries"]]
+    n = result["changed"]
+    if result["dryRun"]:
+        lines.append(f"dry run: {n} entr{'y' if n == 1 else 'ies'} would be {verb}; "
+                     "nothing changed")
+    else:
+        lines.append(f"{n} entr{'y' if n == 1 else 'ies'} {verb}")
+    removed = result.get("removed")
+    if removed and not result["dryRun"]:
+        lines.append(f"removed: {removed['log']['lines']} log line(s), "
+                     f"{removed['transcripts']['files']} conversation copy(ies), "
+                     f"{removed['spool']['jobs']} spooled job(s) and "
+                     f"{removed['spool']['entries']} spooled entr(ies), "
+                     f"{removed['index']['rows']} index row(s), "
+                     f"{removed['index']['vectors']} vector(s) in {removed['seconds']} s")
+    elif removed and removed.get("transcripts"):
+        lines.append("conversation copies that would lose their text: "
+                     + ", ".join(removed["transcripts"]))
+    if result["action"] == "hide" and n and not result["dryRun"]:
+        lines.append("undo: zettelclaw forget --undo " + " ".join(
+            e["id"] for e in result["entries"] if not e["hidden"]))
+    return "\n".join(lines)
+
+
+def receipts(conversations: list[dict[str, Any]]) -> str:
+    if not conversations:
+        return "no conversation has written entries yet"
+    lines = []
+    for c in conversations:
+        told = "told" if c["told"] else "not told yet"
+        lines.append(f"{c['at']}  {c['sessionId']}  ({c['source']}, {told})")
+        for e in c["entries"]:
+            text = e["content"] if e["present"] else "(forgotten or replaced)"
+            lines.append(f"  {e['id']}  {e['type'] or '':<8} {text}")
+    return "\n".join(lines)
+
+
+def trace(turns: list[dict[str, Any]]) -> str:
+    if not turns:
+        return "no turn was given anything yet"
+    lines = []
+    for t in turns:
+        parts = []
+        for item in t["items"]:
+            named = item.get("id") or ", ".join(item.get("ids", []))
+            parts.append(f"{item['kind']} {named} ({item['chars']} chars)")
+        lines.append(f"{t['at']}  {t['sessionKey']}  {t['chars']} chars: " + "; ".join(parts))
+    return "\n".join(lines)

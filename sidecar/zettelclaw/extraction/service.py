@@ -33,6 +33,7 @@ from zettelclaw.llm.host import retired_handle
 from zettelclaw.llm.route import Router
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
+from zettelclaw.recall import receipts
 from zettelclaw.state import load_state
 from zettelclaw.subjects.registry import SubjectRegistry
 
@@ -111,7 +112,13 @@ class Extraction:
             related = keyword.related(conn, self.freshness.terms,
                                       " ".join(m.text for m in messages),
                                       self.config.relevant_entries)
-        entry_lines = [_entry_line(e) for e in related]
+            # what this conversation already put in memory (memory.remember): shown as held,
+            # so the model does not write it again (prompts/extraction.md, rule 8)
+            own = [found["entry"] for i in sorted(receipts.remembered(self.home, job.session_id))
+                   if (found := entries.get_entry(conn, i)) is not None and found["current"]]
+        shown = {e["id"] for e in own}
+        entry_lines = [_entry_line(e) for e in [*own, *(e for e in related
+                                                         if e["id"] not in shown)]]
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {
             "subjects": "\n".join(subject_lines) or "(none yet)",
@@ -150,13 +157,24 @@ class Extraction:
         with lock.exclusive(self.home.lock):
             self.freshness.sync(locked=True)
             with self.index.read() as conn:
-                missing = [e for e in found if entries.get_entry(conn, e.id) is None]
+                # not in the log yet: neither indexed nor hidden (a hidden entry has no row);
+                # and not what the owner had remembered in this conversation (memory.remember)
+                held = {_same(got["entry"]) for i in receipts.remembered(self.home, job.session_id)
+                        if (got := entries.get_entry(conn, i)) is not None}
+                missing = [e for e in found if entries.get_entry(conn, e.id) is None
+                           and not entries.is_hidden(conn, e.id)
+                           and _same({"type": e.type, "content": e.content}) not in held]
             subjects = {e.subject for e in found if e.subject}
             if subjects:
                 self.subjects.ensure_locked(subjects)
             if missing:
                 self.store.append_locked(missing)
             failpoints.reach("after-append")
+            with self.index.read() as conn:  # what the owner is told at the next turn
+                landed = [e.id for e in found if entries.get_entry(conn, e.id) is not None
+                          or e in missing]
+            receipts.record_locked(self.home, job.session_id, landed, source="extraction",
+                                   job_id=job.job_id)
             record_locked(self.home, "extractedSessions", job.session_id,
                           {"entries": len(found), "lastJob": job.job_id},
                           prune_days=self.config.prune_days, clear=("failedSessions",))
@@ -285,6 +303,11 @@ class Extraction:
         chosen = lines[start - 1: None if count is None else start - 1 + count]
         return {"path": f"session:{session_id}", "text": "\n".join(chosen), "from": start,
                 "lines": len(chosen), "totalLines": len(lines), "truncated": False}
+
+
+def _same(entry: dict[str, Any]) -> tuple[str, str]:
+    """An entry's type and content, case and spacing aside: a copy of it is the same."""
+    return str(entry["type"]), " ".join(str(entry["content"]).split()).casefold()
 
 
 def _entry_line(entry: dict[str, Any]) -> str:

@@ -118,6 +118,17 @@ ADDED_INDEXES = {
 }
 
 
+# Made at open where missing (added after schema 4 was released): the entries hidden by a
+# ``forget`` record of the log (log/hides.py), whose rows are left out of ``entries``.
+HIDDEN_TABLE = ("CREATE TABLE IF NOT EXISTS hidden (id TEXT PRIMARY KEY, line INTEGER NOT NULL)"
+                " WITHOUT ROWID")
+
+
+def has_hidden_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hidden'"
+                        ).fetchone() is not None
+
+
 def new_epoch() -> str:
     """A name never used before: for this index's entries, new whenever they are indexed from
     the start (the term index, ``index/terms.py``, starts over when it sees another one), and
@@ -157,6 +168,9 @@ class Index:
             conn = self._connect()
             version = self._version(conn)
             if version == SCHEMA_VERSION:
+                if not has_hidden_table(conn):
+                    with transaction(conn):
+                        conn.execute(HIDDEN_TABLE)
                 if (missing_indexes(conn) or not counts.kept(conn)
                         or not subject_counts.kept(conn)):
                     with transaction(conn):
@@ -193,6 +207,7 @@ class Index:
                 if statement.strip():
                     conn.execute(statement)
             make_indexes(conn)
+            conn.execute(HIDDEN_TABLE)
             subject_counts.create(conn)
             counts.store(conn, {}, 0)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))

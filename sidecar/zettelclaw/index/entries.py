@@ -7,6 +7,7 @@ data; the protocol's result shapes are built in ``protocol/results.py``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,11 +79,15 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
     while cursor["supersedes"] is not None:  # each step moves earlier in the log: it ends
         cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
                               (cursor["supersedes"],)).fetchone()
+        if cursor is None:  # a hidden version (log/hides.py): its row is left out
+            break
         older.append(entry_dict(cursor))
     cursor = row
     while cursor["replaced_by"] is not None:  # each step moves later in the log: it ends
         cursor = conn.execute("SELECT * FROM entries WHERE id = ?",
                               (cursor["replaced_by"],)).fetchone()
+        if cursor is None:
+            break
         newer.append(entry_dict(cursor))
     return {"entry": entry_dict(row), "line": row["line"], "current": row["replaced_by"] is None,
             "replaces": older, "replacedBy": newer}
@@ -114,12 +119,6 @@ def peek_total(index_path: Path) -> int | None:
             conn.close()
     except sqlite3.Error:
         return None
-
-
-def entry_texts(conn: sqlite3.Connection, lines: list[int]) -> list[tuple[int, str, str | None]]:
-    """The content and detail of the entries at ``lines`` (at most 500 at once)."""
-    return conn.execute("SELECT line, content, detail FROM entries"  # noqa: S608
-                        f" WHERE line IN ({','.join('?' * len(lines))})", lines).fetchall()
 
 
 def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
@@ -169,6 +168,15 @@ def rows_by_key(conn: sqlite3.Connection, kind: str, keys: list[int]) -> dict[in
     return {row[key]: row for row in rows}
 
 
+def texts(conn: sqlite3.Connection, lines: list[int]) -> Iterator[tuple[int, str, str | None]]:
+    """(line, content, detail) of the entries at these lines, 500 at a time."""
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        yield from conn.execute(
+            "SELECT line, content, detail FROM entries"  # noqa: S608
+            f" WHERE line IN ({','.join('?' * len(part))})", part)
+
+
 def passing_filters(conn: sqlite3.Connection, lines: list[int], filters: Filters
                     ) -> list[sqlite3.Row]:
     """(line, type, status, ts) of the entries at ``lines`` that pass the filters."""
@@ -188,3 +196,9 @@ def file_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     files, chunks = conn.execute(
         "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)").fetchone()
     return int(files), int(chunks)
+
+
+def is_hidden(conn: sqlite3.Connection, entry_id: str) -> bool:
+    """Hidden by a ``forget`` record (log/hides.py): in the log, left out of the index."""
+    return conn.execute("SELECT 1 FROM hidden WHERE id = ?", (entry_id,)).fetchone() is not None
+

@@ -96,9 +96,10 @@ class Freshness:
             self._register(report.subjects, locked=False)
         return report
 
-    def rebuild(self, progress: Progress | None = None) -> RebuildReport:
+    def rebuild(self, progress: Progress | None = None, locked: bool = False) -> RebuildReport:
         """Index the log and the memory files again from scratch (``zettelclaw reindex``).
-        Vectors are kept: they are keyed by text, and reused."""
+        Vectors are kept: they are keyed by text, and reused. ``locked``: the caller holds the
+        data lock (a purge)."""
         started = time.monotonic()
         with self._sync_lock:
             stat = LogStat.of(self.home.log)
@@ -108,7 +109,7 @@ class Freshness:
             self._changed()
             self._synced_stat = stat
         if report.subjects:
-            self._register(report.subjects, locked=False)
+            self._register(report.subjects, locked=locked)
         return RebuildReport(report.entries, report.invalid,
                              round(time.monotonic() - started, 3))
 

@@ -33,6 +33,7 @@ from zettelclaw.index.database import (
     new_epoch,
     text_hash,
 )
+from zettelclaw.log import hides
 from zettelclaw.log.lines import Position, read_records
 from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import EntryRecord, parse_timestamp
@@ -81,8 +82,23 @@ class Ingester:
         self.names = names
         self._dropped = False  # the deferrable indexes, by a large build not finished yet
         self._ids: tuple[dict[str, int], int] | None = None  # its ids, and the offset they reach
+        # a build from the start: the ids hidden at its end (log/hides.py), left out as read
+        self._skip: set[str] | None = None
+        self._recount = False  # rows were deleted (entries hidden): counts made again
 
     def catch_up(self, progress: Progress | None = None) -> CatchUpReport:
+        """Read what the log gained; from the start when an ``unforget`` record gives back an
+        entry the index left out (its row is made again from its line)."""
+        try:
+            return self._catch_up(progress)
+        except _ReadAgainError:
+            logger.info("entries were given back (unforget); indexing the log again")
+            self.reset()
+            report = self._catch_up(progress)
+            report.rebuilt = True
+            return report
+
+    def _catch_up(self, progress: Progress | None = None) -> CatchUpReport:
         report = CatchUpReport()
         try:
             fd = os.open(self.log_path, os.O_RDONLY)
@@ -107,6 +123,7 @@ class Ingester:
                         position = Position()
                         report.rebuilt = True
                     ids = self._build_ids(conn, position)
+                    self._begin(fd, end, position, first=first)
                     if first and position.offset == 0 and end > DEFER_INDEXES_BYTES:
                         in_memory = end <= IDS_IN_MEMORY_BYTES
                         drop_indexes(conn, ids=in_memory)  # made again, sorted, at the end
@@ -118,6 +135,7 @@ class Ingester:
                     position, done = self._ingest(conn, fd, position, end, report, tally=tally,
                                                   ids=ids)
                     counts.add(conn, tally)
+                    self._settle_hidden(conn)
                     if done and self._dropped:
                         make_indexes(conn)
                         self._dropped, ids = False, None
@@ -165,9 +183,13 @@ class Ingester:
         line_of: LineOf = ids.get if ids is not None else partial(_indexed_line, conn)
         # a large build (ids known from memory) writes its rows in one call per run of them
         pending: list[EntryValues] | None = [] if ids is not None else None
+        skip = self._skip
         for count, (line, after) in enumerate(read_records(fd, position, end), start=1):
             record = line.entry
-            if record is not None:
+            if record is not None and skip and record["id"] in skip:  # hidden at the end
+                conn.execute("INSERT OR IGNORE INTO hidden VALUES (?, ?)",
+                             (record["id"], line.number))
+            elif record is not None:
                 first = line_of(record["id"])
                 if first is None:
                     _insert(conn, line.number, record, display=display, tally=tally,
@@ -190,12 +212,52 @@ class Ingester:
                 _record_invalid(conn, line.number, line.error, line.data)
                 report.invalid += 1
                 self._warn(report, line.number, line.error)
+            elif skip is None and hides.looks_like(line.data):  # (a build applied them all)
+                _flush(conn, pending)
+                self._hide_record(conn, hides.parse(line.data), line_of, ids)
+                report.entries += 1  # the entries readers see changed
             position = after
             if count >= BATCH:
                 _flush(conn, pending)
                 return position, False
         _flush(conn, pending)
         return position, True
+
+    def _begin(self, fd: int, end: int, position: Position, *, first: bool) -> None:
+        """At a catch-up's first batch: a build from the start leaves out the entries hidden at
+        its end (read once, by a byte search for the hide records)."""
+        if first:
+            self._skip = hides.final_hidden(fd, end) if position.offset == 0 else None
+
+    def _settle_hidden(self, conn: sqlite3.Connection) -> None:
+        """Rows deleted (entries hidden): counted again, as no tally or trigger followed them."""
+        if self._recount:
+            counts.store(conn, *counts.count(conn))
+            subject_counts.recount(conn)
+            self._recount = False
+
+    def _hide_record(self, conn: sqlite3.Connection, record: hides.HideRecord, line_of: LineOf,
+                     ids: dict[str, int] | None) -> None:
+        """A ``forget`` record read on after an append: its entries' rows leave the index
+        (the term index deletes their documents: ``terms_dirty``). An ``unforget`` of an entry
+        left out: the log is read again from the start."""
+        if not record.hides:
+            hidden = conn.execute(
+                f"SELECT 1 FROM hidden WHERE id IN ({','.join('?' * len(record.ids))})",  # noqa: S608
+                record.ids).fetchone()
+            if hidden is not None:
+                raise _ReadAgainError
+            return
+        for entry_id in record.ids:
+            number = line_of(entry_id)
+            if number is None:
+                continue
+            conn.execute("DELETE FROM entries WHERE line = ?", (number,))
+            conn.execute("INSERT OR IGNORE INTO hidden VALUES (?, ?)", (entry_id, number))
+            conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (number,))
+            if ids is not None:
+                ids.pop(entry_id, None)
+            self._recount = True
 
     def _warn(self, report: CatchUpReport, number: int, reason: str) -> None:
         if report.invalid <= MAX_WARNINGS:
@@ -243,6 +305,10 @@ class Ingester:
         return len(stale)
 
 
+class _ReadAgainError(Exception):
+    """An ``unforget`` gave back an entry whose row the index left out."""
+
+
 def _set_subject(conn: sqlite3.Connection, old: str, new: str, name: str) -> None:
     """Give the entries of subject ``old`` the subject ``new`` named ``name`` (the term index
     takes the change at its next update)."""
@@ -273,6 +339,7 @@ def _reset(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM terms_dirty")
     conn.execute("DELETE FROM invalid_lines")
     conn.execute("DELETE FROM subject_names")
+    conn.execute("DELETE FROM hidden")
     conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
     Index.set_meta(conn, {"terms_epoch": new_epoch()})
     counts.store(conn, {}, 0)

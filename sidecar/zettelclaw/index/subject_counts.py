@@ -114,3 +114,11 @@ def count(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
 def clear(conn: sqlite3.Connection) -> None:
     """With every entry deleted (an index reset)."""
     conn.execute("DELETE FROM subject_stats")
+
+
+def recount(conn: sqlite3.Connection) -> None:
+    """Count them again (in the caller's write transaction): after rows were deleted (entries
+    hidden, ``index/ingest.py``), which no trigger follows."""
+    clear(conn)
+    conn.executemany("INSERT INTO subject_stats VALUES (?, ?, ?, ?)",
+                     conn.execute(_COUNT).fetchall())

@@ -293,6 +293,18 @@ class TermIndex:
                 for shard in self.shards + self.replaced:
                     shard.reload()
 
+    def collect_garbage(self) -> None:
+        """Remove the files of segments no commit uses any more (a purge: their words must
+        leave the disk now, not at some later merge)."""
+        with lock.exclusive(self.lock_path):
+            for shard in self.shards + self.replaced:
+                shard.reload()
+                writer = shard.writer(15_000_000, 1)
+                try:
+                    writer.garbage_collect_files()
+                finally:
+                    writer.wait_merging_threads()
+
     def close(self) -> None:
         """The helper thread goes; tantivy's files are closed with the objects."""
         if self._helpers is not None:

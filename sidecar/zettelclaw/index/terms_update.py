@@ -116,15 +116,21 @@ class Update:
             part = lines[start:start + 500]
             rows = conn.execute(f"SELECT {FIELDS} FROM entries WHERE line IN"  # noqa: S608
                                 f" ({','.join('?' * len(part))})", part).fetchall()
+            for line in set(part) - {row[0] for row in rows}:  # hidden: its row was deleted
+                self._delete(line)
+                self.in_replaced.discard(line)
             for row in rows:
                 line = row[0]
-                # by query: a term of a Python int is not the u64 field's term
-                gone = Query.term_query(self.shards[0].schema, "line", line)
-                for number in self._holders(line):
-                    self._writer(number).delete_documents_by_query(gone)
+                self._delete(line)
                 place = self._place(line, row[-1])
                 if line <= self.fed[place]:
                     self._add(place, row)
+
+    def _delete(self, line: int) -> None:
+        # by query: a term of a Python int is not the u64 field's term
+        gone = Query.term_query(self.shards[0].schema, "line", line)
+        for number in self._holders(line):
+            self._writer(number).delete_documents_by_query(gone)
 
     def _add(self, place: int, row: Row) -> None:
         self._writer(place).add_json(document(row))

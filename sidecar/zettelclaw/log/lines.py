@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import orjson
 
+from zettelclaw.log import hides
 from zettelclaw.log.schema import (
     Entry,
     EntryRecord,
@@ -56,6 +57,7 @@ class Line:
 
     @property
     def blank(self) -> bool:
+        """A blank line, or a hide record (``log/hides.py``): no entry and no error."""
         return self.entry is None and self.error is None
 
 
@@ -82,6 +84,12 @@ def _parsed(parse: Callable[[bytes], T], data: bytes) -> tuple[T | None, str | N
     """(the entry, None), (None, why it is not one), or (None, None) for a blank line; or
     (the entry, why the bytes before it are not one) for a line torn and then continued."""
     if not data.strip():
+        return None, None
+    if hides.looks_like(data):  # a hide record: not an entry, read by the index (ingest.py)
+        try:
+            hides.parse(data)
+        except ValueError as exc:
+            return None, f"hide record: {exc}"
         return None, None
     try:
         return parse(data), None

@@ -43,7 +43,10 @@ class LogStore:
 
     def append_locked(self, entries: Sequence[Entry]) -> AppendResult:
         """``append`` for a caller that already holds the data lock."""
-        batch = b"".join(entry_to_line(entry) for entry in entries)
+        return self.append_lines_locked(b"".join(entry_to_line(entry) for entry in entries))
+
+    def append_lines_locked(self, batch: bytes) -> AppendResult:
+        """Whole lines (an entry's, a hide record's: log/hides.py), as ``append_locked``."""
         # O_RDWR, not O_WRONLY: the last byte is read through the same descriptor
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
         try:

@@ -18,7 +18,18 @@ from collections.abc import Callable
 from typing import Any
 
 from zettelclaw.agents.pool import Agents
-from zettelclaw.methods import admin, briefing, hooks, host, jobs, memory, subjects
+from zettelclaw.methods import (
+    admin,
+    briefing,
+    forget,
+    hooks,
+    host,
+    jobs,
+    memory,
+    receipts,
+    remember,
+    subjects,
+)
 from zettelclaw.methods import agents as agents_methods
 from zettelclaw.protocol.dispatcher import Method
 
@@ -30,6 +41,9 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
     return {
         **hooks.methods(agents),
         **memory.methods(agents),
+        **forget.methods(agents),
+        **remember.methods(agents),
+        **receipts.methods(agents),
         **subjects.methods(agents),
         **jobs.methods(agents),
         **briefing.methods(agents),

@@ -22,6 +22,7 @@ import trio
 from zettelclaw.agent_ids import MAIN, AgentIdError
 from zettelclaw.agents.pool import Agents
 from zettelclaw.extraction.intake import HookCall
+from zettelclaw.methods import turn
 from zettelclaw.methods.agents import register_workspace
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
@@ -105,7 +106,7 @@ def methods(agents: Agents) -> dict[str, Method]:
         await register_workspace(agents, agent, params.workspace_dir)
         async with agents.lease(agent, create=params.workspace_dir is not None) as app:
             await app.syncer.fresh_if_quick()
-            return PromptContext(prepend_context=app.handoff.context(params.audience()))
+            return PromptContext(prepend_context=turn.prepend(app, params))
 
     return {
         "hook.sessionEnd": Method(HookTranscriptParams, transcript_hook("sessionEnd")),

@@ -41,4 +41,9 @@ CONTRACT: dict[str, Signature] = {
     "agents.register": Signature(p.AgentsRegisterParams, r.AgentsRegistered),
     "agents.list": Signature(p.AgentsListParams, r.AgentsList),
     "host.offer": Signature(p.HostOfferParams, r.Offered),
+    "memory.forget": Signature(p.ForgetParams, r.Forgot),
+    "memory.unforget": Signature(p.UnforgetParams, r.Forgot),
+    "memory.remember": Signature(p.RememberParams, r.Remembered),
+    "memory.receipts": Signature(p.ReceiptsParams, r.Receipts),
+    "memory.trace": Signature(p.TraceParams, r.Trace),
 }

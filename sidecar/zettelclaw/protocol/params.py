@@ -300,3 +300,56 @@ class HostOfferParams(Params):
     client: HostClientParams | None = None
     model: Text | None = None  # the model the host's completions use by default, for status
     reason: Text | None = None  # why an offer is withdrawn (no capabilities), for status
+
+
+class ForgetParams(AudienceParams):
+    """``memory.forget``: what to forget (all the criteria given; ``ids`` any of them), hide or
+    purge, and a dry run that lists exactly what would go."""
+
+    ids: Annotated[list[Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")]],
+                   Field(min_length=1, max_length=1000)] | None = None
+    session: SessionId | None = None
+    subject: Slug | None = None
+    text: Annotated[str, StringConstraints(min_length=3, max_length=2000)] | None = None
+    purge: bool = False
+    dry_run: bool = Field(False, alias="dryRun")
+
+    @model_validator(mode="after")
+    def _something_named(self) -> ForgetParams:
+        if not self.ids and self.session is None and self.subject is None and not self.text:
+            raise ValueError("name what to forget: ids, session, subject or text")
+        if self.text is not None and not self.text.strip():
+            raise ValueError("text must not be only white space")
+        return self
+
+
+class UnforgetParams(AudienceParams):
+    """``memory.unforget``: give hidden entries back."""
+
+    ids: Annotated[list[Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")]],
+                   Field(min_length=1, max_length=1000)]
+    dry_run: bool = Field(False, alias="dryRun")
+
+
+class RememberParams(AudienceParams):
+    """``memory.remember``: one entry written now, as the owner says it."""
+
+    type: EntryType
+    content: Annotated[str, StringConstraints(min_length=1, max_length=16_384)]
+    detail: Annotated[str, StringConstraints(max_length=16_384)] | None = None
+    subject: Slug | None = None
+    status: TaskStatus | None = None
+    replaces: Annotated[str, StringConstraints(pattern=r"^[0-9A-Za-z_-]{12}$")] | None = None
+    session_id: SessionId | None = Field(None, alias="sessionId")
+
+
+class ReceiptsParams(AudienceParams):
+    """``memory.receipts``: what each conversation wrote."""
+
+    limit: int = Field(20, ge=1, le=200)
+
+
+class TraceParams(AudienceParams):
+    """``memory.trace``: what the last turns were given."""
+
+    limit: int = Field(10, ge=1, le=100)

@@ -374,3 +374,47 @@ class Status(MemoryStatus):
     agents_total: int
     workspace_conflicts: list[WorkspaceConflict]
     server: dict[str, Any]
+
+
+# -- memory.forget, memory.unforget, memory.remember --------------------------------------
+
+class ForgotEntry(Result):
+    id: str
+    line: int
+    type: str
+    session: str
+    subject: str | None
+    content: str  # cut to 160 characters
+    hidden: bool  # hidden before this call
+
+
+class Forgot(Result):
+    """``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go)."""
+
+    action: Literal["hide", "purge", "unhide"]
+    dry_run: bool
+    by: str
+    entries: list[ForgotEntry]
+    changed: int  # entries hidden, purged or given back by this call (would be, on a dry run)
+    removed: dict[str, Any] | None = None  # purge: what left the disk, counted per place
+    briefing: bool | None = None  # the MEMORY.md block was written again
+
+
+class Remembered(Result):
+    """``memory.remember``: the receipt."""
+
+    id: str
+    line: int
+    entry: dict[str, Any]
+
+
+class Receipts(Result):
+    """``memory.receipts``: what each conversation wrote (protocol.md names the fields)."""
+
+    conversations: list[dict[str, Any]]
+
+
+class Trace(Result):
+    """``memory.trace``: what the last turns were given before the prompt."""
+
+    turns: list[dict[str, Any]]

@@ -58,13 +58,15 @@ def _item(entry: Mapping[str, Any], why: bool = False) -> str:
 class Handoff:
     def __init__(self) -> None:
         self._text: str | None = None
+        self.entry_id: str | None = None  # the handoff's (the injection trace names it)
 
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Format the last handoff again (``Freshness.on_change``)."""
         handoff = entries.last_handoff(conn)
         if handoff is None:
-            self._text = None
+            self._text = self.entry_id = None
             return
+        self.entry_id = str(handoff["id"])
         items = entries.open_items(conn, handoff["session"], 2 * MAX_ITEMS)
         self._text = format_handoff(entries.entry_dict(handoff),
                                     [entries.entry_dict(i) for i in items])

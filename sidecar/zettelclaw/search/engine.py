@@ -21,10 +21,10 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.entries import (
     ENTRY_COLUMNS,
     Filters,
-    entry_texts,
     filter_entries,
     passing_filters,
     rows_by_key,
+    texts,
 )
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
@@ -257,14 +257,12 @@ def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -
     """Entries' similarities, damped for texts of few words (ranking.damped_similarity)."""
     lines = [line for line, c in entries.items() if c.meta is not None
              and c.semantic is not None and c.semantic > ranking.SIMILARITY_FLOOR]
-    for start in range(0, len(lines), 500):
-        part = lines[start:start + 500]
-        for line, content, detail in entry_texts(conn, part):
-            c = entries[line]
-            assert c.semantic is not None
-            words = sum(w.lower() not in fts.STOPWORDS
-                        for w in fts.WORD_RE.findall(entry_text(content, detail)))
-            c.semantic = ranking.damped_similarity(c.semantic, words)
+    for line, content, detail in texts(conn, lines):
+        c = entries[line]
+        assert c.semantic is not None
+        words = sum(w.lower() not in fts.STOPWORDS
+                    for w in fts.WORD_RE.findall(entry_text(content, detail)))
+        c.semantic = ranking.damped_similarity(c.semantic, words)
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

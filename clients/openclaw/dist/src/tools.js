@@ -1,5 +1,8 @@
-// memory_search and memory_get: memory-core's tools and result shapes, answered by the sidecar.
-// While the sidecar is down they answer memory-core's "unavailable" shape instead of failing.
+// memory_search and memory_get: memory-core's tools and result shapes, answered by the sidecar;
+// memory_remember and memory_forget: the owner's own writes (the sidecar refuses them anywhere but
+// the owner's private sessions). While the sidecar is down they answer an "unavailable" shape
+// instead of failing.
+import { turnFacts } from "./audience.js";
 import { RpcError } from "./rpc.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 function toolResult(payload) {
@@ -54,6 +57,32 @@ const GET_PARAMETERS = {
         },
     },
     required: ["path"],
+    additionalProperties: false,
+};
+const REMEMBER_PARAMETERS = {
+    type: "object",
+    properties: {
+        type: { type: "string", enum: ENTRY_TYPES, description: "fact (learned), decision (chosen, why in detail), task, question (open), handoff." },
+        content: { type: "string", description: "The entry, one sentence to a short paragraph, in the user's terms." },
+        detail: { type: "string", description: "Why, background, constraints (optional)." },
+        subject: { type: "string", description: "A kebab-case slug, e.g. auth-migration (optional)." },
+        status: { type: "string", enum: ["open", "done"], description: "A task's status (default open)." },
+        replaces: { type: "string", description: "The id of the entry this one corrects (from memory_search)." },
+    },
+    required: ["type", "content"],
+    additionalProperties: false,
+};
+const FORGET_PARAMETERS = {
+    type: "object",
+    properties: {
+        ids: { type: "array", items: { type: "string" }, description: "Entry ids (from memory_search or a receipt line)." },
+        session: { type: "string", description: "Every entry of this session id." },
+        subject: { type: "string", description: "Every entry of this subject slug." },
+        text: { type: "string", description: "Entries whose content contains this text (any case, at least 3 characters)." },
+        purge: { type: "boolean", description: "Remove from disk (cannot be undone) instead of hiding (default false). Only when the user asks to erase or delete for good." },
+        dryRun: { type: "boolean", description: "List what would be forgotten and change nothing. Use it first unless the user named exact ids." },
+        undo: { type: "boolean", description: "Give hidden entries back (ids only): the user changed their mind." },
+    },
     additionalProperties: false,
 };
 // memory-core's corpus names, as the sidecar's (protocol.md, memory.search `corpus`).
@@ -118,7 +147,61 @@ export function memoryTools(client, audience = {}) {
             }
         },
     };
-    return [search, get];
+    const sessionOf = () => {
+        const key = typeof audience.sessionKey === "string" ? audience.sessionKey : undefined;
+        return key ? turnFacts().get(key)?.sessionId : undefined;
+    };
+    const remember = {
+        name: "memory_remember",
+        label: "Memory Remember",
+        description: "Write one entry to long-term memory now, when the user explicitly asks you to remember something " +
+            "(\"remember that...\", \"note this\", \"don't forget...\"). Do not use it for things merely mentioned: " +
+            "conversations are extracted into memory automatically when they end, and an entry written here is not " +
+            "extracted again. One fact or decision per call. Answers the entry's id: tell the user it was remembered.",
+        parameters: REMEMBER_PARAMETERS,
+        async execute(_toolCallId, params) {
+            const input = (params ?? {});
+            const rpc = client();
+            try {
+                const answer = await rpc.call("memory.remember", { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId: sessionOf() }), ...audience }, SLOW_CALL_MS);
+                return toolResult({ status: "ok", ...answer });
+            }
+            catch (error) {
+                if (error instanceof RpcError)
+                    return toolResult({ status: "error", error: error.message, code: error.code, data: error.data });
+                return toolResult(unavailable(rpc.socketPath, error, { status: "error" }));
+            }
+        },
+    };
+    const forget = {
+        name: "memory_forget",
+        label: "Memory Forget",
+        description: "Remove entries from long-term memory when the user asks to forget something (\"forget that\", \"that's " +
+            "wrong, drop it\", after a \"Remembered from your last conversation\" line). Choose by ids (from " +
+            "memory_search or the receipt line), session, subject or text; call with dryRun first and confirm with " +
+            "the user unless they named exact ids. By default entries are hidden from recall (undo: true gives them " +
+            "back); purge: true erases them from disk for good, only when the user asks for that. To correct an " +
+            "entry instead, use memory_remember with replaces.",
+        parameters: FORGET_PARAMETERS,
+        async execute(_toolCallId, params) {
+            const input = (params ?? {});
+            const rpc = client();
+            const method = input.undo === true ? "memory.unforget" : "memory.forget";
+            const picked = input.undo === true
+                ? compact({ ids: input.ids, dryRun: input.dryRun })
+                : compact({ ids: input.ids, session: input.session, subject: input.subject, text: input.text, purge: input.purge, dryRun: input.dryRun });
+            try {
+                const answer = await rpc.call(method, { ...picked, ...audience }, SLOW_CALL_MS);
+                return toolResult({ status: "ok", ...answer });
+            }
+            catch (error) {
+                if (error instanceof RpcError)
+                    return toolResult({ status: "error", error: error.message, code: error.code, data: error.data });
+                return toolResult(unavailable(rpc.socketPath, error, { status: "error" }));
+            }
+        },
+    };
+    return [search, get, remember, forget];
 }
 /** The system prompt's memory section (memory-core's registerMemoryCapability promptBuilder). */
 export const MEMORY_PROMPT = [
@@ -126,6 +209,7 @@ export const MEMORY_PROMPT = [
     "Long-term memory is a log of facts, decisions, tasks, questions and session handoffs, written " +
         "automatically after each conversation. The last handoff may appear before the user's message. " +
         "Before answering about prior work, decisions, people, preferences or todos, call memory_search " +
-        "(filters: type, subject, status); read an entry or its source conversation with memory_get.",
+        "(filters: type, subject, status); read an entry or its source conversation with memory_get. " +
+        "When the user asks you to remember something, call memory_remember; to forget something, memory_forget.",
     "",
 ];

@@ -1,0 +1,224 @@
+"""Purge: entries leave the disk, with everything derived from or copied with them.
+
+The steps, each safe to run again:
+
+1. the intent (``HOME/purge.json``: the ids, the sessions whose copies go), atomic and fsynced;
+2. the log rewritten without the entries' lines (beside it, checked, fsynced, renamed over it;
+   lines others append meanwhile carried over: the machinery of a subject rename);
+3. the transcript copies of the sessions named (by session: that session; by id: the sessions the
+   entries came from): their text goes, their message keys stay (``<sessionId>.keys``), so a
+   sweep or the same conversation sent again is recognised as received and not extracted again;
+4. the spool: the waiting jobs of those sessions (they hold the same conversation), and the
+   purged entries in any other job's saved result;
+5. the index built again from the new log, its freed pages wiped (VACUUM, the WAL truncated),
+   the vectors no entry or chunk uses deleted, the term index rebuilt (its old segments removed);
+6. the intent removed. The MEMORY.md block is written again by the caller (``methods/forget``).
+
+A crash anywhere leaves the intent: the next start (``resume``) runs every step again, so the
+purge completes; nothing else is lost and nothing is duplicated (step 2 drops lines only).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from zettelclaw import failpoints, lock
+from zettelclaw.errors import LogRewriteError
+from zettelclaw.extraction.provenance import Provenance
+from zettelclaw.extraction.spool import Spool
+from zettelclaw.files import atomic_write_json, fsync_dir, write_all
+from zettelclaw.home import FILE_MODE, Home
+from zettelclaw.log.lines import Position, parse_line, read_lines
+from zettelclaw.subjects import rename
+
+logger = logging.getLogger(__name__)
+
+
+def intent_path(home: Home) -> Path:
+    return home.root / "purge.json"
+
+
+def temp_path(home: Home) -> Path:
+    return home.log.with_name(f".{home.log.name}.purge.tmp")
+
+
+@dataclass
+class Removed:
+    log_lines: int = 0
+    log_bytes: int = 0
+    transcripts: int = 0
+    transcript_bytes: int = 0
+    spool_jobs: int = 0
+    spool_entries: int = 0
+    index_rows: int = 0
+    vectors: int = 0
+    seconds: float = 0.0
+    steps: list[str] = field(default_factory=list)
+
+    def wire(self) -> dict[str, Any]:
+        return {"log": {"lines": self.log_lines, "bytes": self.log_bytes},
+                "transcripts": {"files": self.transcripts, "bytes": self.transcript_bytes},
+                "spool": {"jobs": self.spool_jobs, "entries": self.spool_entries},
+                "index": {"rows": self.index_rows, "vectors": self.vectors},
+                "seconds": round(self.seconds, 3)}
+
+
+def write_intent(home: Home, ids: list[str], sessions: list[str], drop_jobs: list[str]) -> None:
+    """Step 1 (under the data lock)."""
+    atomic_write_json(intent_path(home), {"ids": sorted(ids), "transcripts": sorted(sessions),
+                                          "jobsOfSessions": sorted(drop_jobs)})
+    failpoints.reach("purge-after-intent")
+
+
+def read_intent(home: Home) -> dict[str, list[str]] | None:
+    try:
+        value = orjson.loads(intent_path(home).read_bytes())
+    except FileNotFoundError:
+        return None
+    except orjson.JSONDecodeError:  # torn: atomic_write_json never leaves one, but be sure
+        logger.warning("purge.json is unreadable; the purge it named cannot be finished")
+        return None
+    return {key: [str(v) for v in value.get(key, [])]
+            for key in ("ids", "transcripts", "jobsOfSessions")}
+
+
+def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed) -> None:
+    """Steps 2-4, under the data lock."""
+    ids = frozenset(intent["ids"])
+    before = os.stat(home.log).st_size if home.log.exists() else 0
+    dropped = rewrite_without_locked(home, ids) if ids and home.log.exists() else 0
+    removed.log_lines += dropped
+    if dropped:
+        removed.log_bytes += before - os.stat(home.log).st_size
+    failpoints.reach("purge-after-log")
+    provenance = Provenance(home)
+    for session in intent["transcripts"]:
+        freed = provenance.prune(session)  # the keys stay: never extracted again
+        if freed:
+            removed.transcripts += 1
+            removed.transcript_bytes += freed
+    failpoints.reach("purge-after-transcripts")
+    spool = Spool(home)
+    for job in spool.jobs():
+        if job.session_id in intent["jobsOfSessions"]:
+            spool.delete(job.job_id)
+            removed.spool_jobs += 1
+        elif job.result and any(e.get("id") in ids for e in job.result.get("entries", [])):
+            kept = [e for e in job.result["entries"] if e.get("id") not in ids]
+            removed.spool_entries += len(job.result["entries"]) - len(kept)
+            job.result = {**job.result, "entries": kept}
+            spool.save(job)
+    failpoints.reach("purge-after-spool")
+
+
+def finish(home: Home) -> None:
+    intent_path(home).unlink(missing_ok=True)
+    fsync_dir(home.root)
+
+
+def remove_terms(home: Home) -> None:
+    """The term index's directory, rebuilt from the index (its segments held the words)."""
+    shutil.rmtree(home.terms, ignore_errors=True)
+
+
+def rewrite_without_locked(home: Home, ids: frozenset[str]) -> int:
+    """The log without the lines of the entries ``ids`` (the first line of each id; a later
+    duplicate is not an entry and is dropped too). Returns the lines dropped."""
+    if not _holds_any(home.log, ids):
+        return 0
+    tmp = temp_path(home)
+    tmp.unlink(missing_ok=True)
+    src = os.open(home.log, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        copier = _Dropper(src, "", "", drop=ids)
+        dst = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+        try:
+            copier.dst = dst
+            for _ in range(rename.MAX_PASSES):
+                if not copier.copy(os.fstat(src).st_size):
+                    break
+            os.fsync(dst)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        finally:
+            os.close(dst)
+        try:
+            expected = copier.counts.entries - copier.dropped_entries
+            if _holds_any(tmp, ids) or _count(tmp) != expected:
+                raise LogRewriteError("the purged log would not hold the entries it should; "
+                                      "the log is unchanged")
+            failpoints.reach("purge-before-replace")
+            os.replace(tmp, home.log)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        fsync_dir(home.log.parent)
+        rename._carry_over(copier, home)  # the rename's machinery, shared
+    finally:
+        os.close(src)
+    return copier.dropped
+
+
+def remove_leftover(home: Home) -> bool:
+    try:
+        os.unlink(temp_path(home))
+    except FileNotFoundError:
+        return False
+    return True
+
+
+@dataclass
+class _Dropper(rename._Copier):
+    drop: frozenset[str] = frozenset()
+    dropped: int = 0
+    dropped_entries: int = 0
+
+    def _lines(self, data: bytes) -> None:
+        out = bytearray()
+        begin = 0
+        while begin < len(data):
+            end = data.index(b"\n", begin)
+            line = parse_line(0, self.done + begin, data[begin:end])
+            if line.entry is not None:
+                self.counts.entries += 1
+                if line.entry.id in self.drop:  # (a later duplicate of its id too)
+                    self.dropped += 1
+                    self.dropped_entries += 1
+                    begin = end + 1
+                    continue
+            out += data[begin:end + 1]
+            begin = end + 1
+        write_all(self.dst, bytes(out))
+        self.done += len(data)
+
+
+def _holds_any(path: Path, ids: frozenset[str]) -> bool:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for line, _ in read_lines(fd, Position(), os.fstat(fd).st_size):
+            if line.entry is not None and line.entry.id in ids:
+                return True
+        return False
+    finally:
+        os.close(fd)
+
+
+def _count(path: Path) -> int:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return sum(line.entry is not None
+                   for line, _ in read_lines(fd, Position(), os.fstat(fd).st_size))
+    finally:
+        os.close(fd)
+
+
+__all__ = ["Removed", "finish", "intent_path", "lock", "read_intent", "remove_leftover",
+           "remove_terms", "rewrite_without_locked", "run_files_locked", "write_intent"]

@@ -1,0 +1,140 @@
+"""The forget use cases on one memory (blocking: run in a worker thread), and the purge's
+recovery at start."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from zettelclaw import failpoints, lock
+from zettelclaw.extraction.provenance import Provenance
+from zettelclaw.forget import purge as purging
+from zettelclaw.forget.select import Criteria, Scan, select
+from zettelclaw.home import Home
+from zettelclaw.index import space
+from zettelclaw.index.database import Index
+from zettelclaw.index.freshness import Freshness
+from zettelclaw.log import hides
+from zettelclaw.log.store import LogStore
+
+logger = logging.getLogger(__name__)
+
+
+class App(Protocol):
+    """What of a memory (``app.App``) forgetting uses."""
+
+    @property
+    def home(self) -> Home: ...
+
+    @property
+    def index(self) -> Index: ...
+
+    @property
+    def freshness(self) -> Freshness: ...
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What a hide, purge or unhide took (on a dry run: would take); ``memory.forget``'s answer
+    is made of it (methods/forget.py). ``entries`` as ``Match.wire``; ``removed``: a purge's
+    counts per place, None for the others."""
+
+    action: Literal["hide", "purge", "unhide"]
+    dry_run: bool
+    by: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    changed: int = 0
+    removed: dict[str, Any] | None = None
+
+
+def _entries(scan: Scan) -> list[dict[str, Any]]:
+    return [m.wire() for m in scan.matches]
+
+
+def hide(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
+    """Append one ``forget`` record naming the chosen entries not hidden yet."""
+    with lock.exclusive(app.home.lock):
+        scan = select(app.home, criteria)
+        todo = [m.id for m in scan.matches if not m.hidden]
+        if todo and not dry_run:
+            LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=criteria.by()))
+            app.freshness.sync(locked=True)
+    return Forgotten(action="hide", dry_run=dry_run, by=criteria.by(), entries=_entries(scan),
+                  changed=len(todo))
+
+
+def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
+    """Append one ``unforget`` record naming those of ``ids`` (with their versions) that are
+    hidden."""
+    with lock.exclusive(app.home.lock):
+        scan = select(app.home, Criteria(ids=ids))
+        scan.matches = [m for m in scan.matches if m.hidden]
+        todo = [m.id for m in scan.matches]
+        if todo and not dry_run:
+            LogStore(app.home).append_lines_locked(hides.line(todo, hide=False, by="id"))
+            app.freshness.sync(locked=True)
+    return Forgotten(action="unhide", dry_run=dry_run, by="id", entries=_entries(scan),
+                  changed=len(todo))
+
+
+def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
+    """Remove the chosen entries and what was derived from or copied with them (purge.py)."""
+    started = time.monotonic()
+    removed = purging.Removed()
+    with lock.exclusive(app.home.lock):
+        scan = select(app.home, criteria)
+        ids = scan.ids
+        by_session = criteria.session is not None and not criteria.ids and \
+            criteria.subject is None and not criteria.text
+        sessions = ([criteria.session] if by_session and criteria.session is not None
+                    else sorted({m.session for m in scan.matches} - {"manual"}))
+        if dry_run:
+            return Forgotten(action="purge", dry_run=True, by=criteria.by(),
+                          entries=_entries(scan), changed=len(ids),
+                          removed={"transcripts": [s for s in sessions
+                                                   if Provenance(app.home).path(s).exists()]})
+        if not ids and not by_session:
+            return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=[],
+                          changed=0, removed=removed.wire())
+        # the sessions' waiting jobs go with their copies: they hold the same conversation
+        purging.write_intent(app.home, ids, sessions, sessions)
+        intent = purging.read_intent(app.home)
+        assert intent is not None
+        purging.run_files_locked(app.home, intent, removed)
+        _index_step(app, removed)
+        purging.finish(app.home)
+    removed.seconds = time.monotonic() - started
+    return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
+                  changed=len(ids), removed=removed.wire())
+
+
+def _index_step(app: App, removed: purging.Removed) -> None:
+    """Step 5 (under the data lock): the index made again from the new log, its free pages and
+    WAL wiped, unused vectors deleted; the term index starts over (a new epoch: every shard
+    deletes all its documents, and tantivy removes the segments no longer used)."""
+    before = space.entry_total(app.index)
+    app.freshness.rebuild(locked=True)  # (new subjects registered under our lock)
+    removed.index_rows += max(0, before - space.entry_total(app.index))
+    removed.vectors += space.drop_unused_vectors(app.index)
+    space.wipe_free_pages(app.index)
+    app.freshness.terms.collect_garbage()
+    failpoints.reach("purge-after-index")
+
+
+def resume(app: App) -> bool:
+    """At start: finish a purge a crash cut short (its intent is still there). True if one was."""
+    if not purging.intent_path(app.home).exists():
+        return False
+    with lock.exclusive(app.home.lock):
+        intent = purging.read_intent(app.home)
+        if intent is None:
+            return False
+        purging.remove_leftover(app.home)
+        removed = purging.Removed()
+        purging.run_files_locked(app.home, intent, removed)
+        _index_step(app, removed)
+        purging.finish(app.home)
+    logger.info("finished a purge cut short: %s", removed.wire())
+    return True

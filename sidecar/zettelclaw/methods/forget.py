@@ -1,0 +1,85 @@
+"""``memory.forget`` and ``memory.unforget``: the owner takes entries out of recall (hide, an
+append-only record in the log, reversible) or off the disk (purge). Only where memory may be
+shown: a call from a chat others can read, or from someone else's session, is -32012.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from zettelclaw.agents.pool import Agents
+from zettelclaw.app import App
+from zettelclaw.errors import RestrictedError
+from zettelclaw.forget import service
+from zettelclaw.forget.select import Criteria
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
+from zettelclaw.protocol.results import Forgot, ForgotEntry
+from zettelclaw.workspace import memory_md
+
+MARKER = "BEGIN GENERATED BRIEFING"
+
+
+def _allowed(params: AudienceParams) -> None:
+    reason = params.restriction()
+    if reason is not None:
+        raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
+                              {"reason": reason})
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    async def forget(params: ForgetParams) -> Forgot:
+        _allowed(params)
+        criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
+                            subject=params.subject, text=params.text)
+        async with agents.lease(params.agent()) as app:
+            run = service.purge if params.purge else service.hide
+            found = await trio.to_thread.run_sync(
+                lambda: run(app, criteria, dry_run=params.dry_run))
+            briefing = await rebrief(app) if not params.dry_run and found.changed else None
+        return answer(found, briefing)
+
+    async def unforget(params: UnforgetParams) -> Forgot:
+        _allowed(params)
+        async with agents.lease(params.agent()) as app:
+            found = await trio.to_thread.run_sync(
+                lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
+            briefing = await rebrief(app) if not params.dry_run and found.changed else None
+        return answer(found, briefing)
+
+    return {
+        "memory.forget": Method(ForgetParams, forget),
+        "memory.unforget": Method(UnforgetParams, unforget),
+    }
+
+
+def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
+    """The answer: ``removed`` only for a purge, ``briefing`` only when the block was looked
+    at (a change that was not a dry run)."""
+    fields: dict[str, Any] = {
+        "action": found.action, "dry_run": found.dry_run, "by": found.by,
+        "entries": [ForgotEntry.model_validate(e) for e in found.entries],
+        "changed": found.changed}
+    if found.removed is not None:
+        fields["removed"] = found.removed
+    if briefing is not None:
+        fields["briefing"] = briefing
+    return Forgot(**fields)
+
+
+async def rebrief(app: App) -> bool:
+    """Write the MEMORY.md block again when the workspace has one (what it showed may be gone);
+    True when it was written."""
+    def has_block() -> bool:
+        try:
+            target = memory_md.target(app.workspace)
+            return MARKER in target.path.read_text(encoding="utf-8", errors="replace")
+        except Exception:
+            return False
+
+    if not await trio.to_thread.run_sync(has_block):
+        return False
+    result = await app.briefing.generate(trigger="forget")
+    return bool(result.get("written"))

@@ -1,0 +1,46 @@
+"""``memory.receipts`` (what each conversation wrote, with ids) and ``memory.trace`` (what the
+last turns were given before the prompt). The owner's own: any other audience is -32012."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from zettelclaw.agents.pool import Agents
+from zettelclaw.errors import RestrictedError
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import AudienceParams, ReceiptsParams, TraceParams
+from zettelclaw.protocol.results import Receipts, Trace
+from zettelclaw.recall import receipts
+
+
+def _allowed(params: AudienceParams) -> None:
+    reason = params.restriction()
+    if reason is not None:
+        raise RestrictedError(f"memory is not available in this chat: {reason}",
+                              {"reason": reason})
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    async def list_receipts(params: ReceiptsParams) -> Receipts:
+        _allowed(params)
+        async with agents.lease(params.agent()) as app:
+            await app.syncer.fresh()
+
+            def read() -> list[dict[str, Any]]:
+                with app.index.read() as conn:
+                    return receipts.listing(app.home, conn)[:params.limit]
+
+            return Receipts(conversations=await trio.to_thread.run_sync(read))
+
+    async def trace(params: TraceParams) -> Trace:
+        _allowed(params)
+        async with agents.lease(params.agent()) as app:
+            turns = app.trace.last(params.limit) if app.trace is not None else []
+            return Trace(turns=turns)
+
+    return {
+        "memory.receipts": Method(ReceiptsParams, list_receipts),
+        "memory.trace": Method(TraceParams, trace),
+    }

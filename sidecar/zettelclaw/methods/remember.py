@@ -1,0 +1,76 @@
+"""``memory.remember``: "remember this" now. One entry, validated and scrubbed like an extracted
+one (``log.schema.validate_entry``), appended at once (fsynced, under the data lock), in the
+owner's private sessions only. Its ``session`` is the conversation it was said in, so that
+extraction of that conversation shows it to the model as held already and drops a copy of it
+(extraction/service.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from zettelclaw import lock
+from zettelclaw.agents.pool import Agents
+from zettelclaw.app import App
+from zettelclaw.errors import InvalidParamsError, RestrictedError
+from zettelclaw.index import entries
+from zettelclaw.log.schema import InvalidEntry, new_id, now_timestamp, validate_entry
+from zettelclaw.log.store import LogStore
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import RememberParams
+from zettelclaw.protocol.results import Remembered
+from zettelclaw.recall import receipts
+
+MANUAL = "manual"
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    async def remember(params: RememberParams) -> Remembered:
+        reason = params.restriction()
+        if reason is not None:
+            raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
+                                  {"reason": reason})
+        async with agents.lease(params.agent()) as app:
+            return await trio.to_thread.run_sync(write, app, params)
+
+    return {"memory.remember": Method(RememberParams, remember)}
+
+
+def write(app: App, params: RememberParams) -> Remembered:
+    value: dict[str, Any] = {
+        "id": new_id(), "timestamp": now_timestamp(), "type": params.type,
+        "content": params.content, "session": params.session_id or MANUAL}
+    if params.type == "task":
+        value["status"] = params.status or "open"
+    elif params.status is not None:
+        raise _invalid("status", "only a task has a status")
+    for key in ("detail", "subject", "replaces"):
+        if getattr(params, key) is not None:
+            value[key] = getattr(params, key)
+    try:
+        entry = validate_entry(value)
+    except InvalidEntry as exc:
+        raise _invalid("content", exc.reason) from None
+    with lock.exclusive(app.home.lock):
+        app.freshness.sync(locked=True)
+        if entry.replaces is not None:
+            with app.index.read() as conn:
+                if entries.get_entry(conn, entry.replaces) is None:
+                    raise _invalid("replaces", f"no entry {entry.replaces} in this memory")
+        if entry.subject:
+            app.subjects.ensure_locked({entry.subject})
+        LogStore(app.home).append_locked([entry])
+        receipts.record_locked(app.home, entry.session, [entry.id], source="remember",
+                               told=True)  # the answer is its receipt
+        app.freshness.sync(locked=True)
+        with app.index.read() as conn:
+            found = entries.get_entry(conn, entry.id)
+    assert found is not None
+    return Remembered(id=entry.id, line=int(found["line"]), entry=found["entry"])
+
+
+def _invalid(field: str, message: str) -> InvalidParamsError:
+    return InvalidParamsError(f"Invalid params: {field}: {message}",
+                              [{"field": field, "message": message, "type": "value_error"}])

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.oracles import search_result
 from zettelclaw.agents.pool import Agents, open_agents
 from zettelclaw.app import App, build_app, build_router
 from zettelclaw.config import Config, SearchConfig, load_config
@@ -66,8 +65,7 @@ class Direct:
         return self.app.handoff.context(params.audience())
 
     def search(self, params: SearchParams) -> dict[str, Any]:
-        answer = self.app.searcher.search(memory_methods.request_of(params))
-        return search_result(answer).wire()
+        return memory_methods.search_in(self.app, params).wire
 
     def get(self, params: GetParams) -> dict[str, Any]:
         return memory_methods.get_path(self.app, params.path.strip(), params).wire()

@@ -2,8 +2,10 @@
 
 Covers: the committed ``protocol.schema.json`` is what the models generate (the schema-drift
 check: after changing a model, ``python -m zettelclaw.protocol.schema --write``); the sidecar's
-method table is the contract's, and every handler is annotated with the contract's params model
-and returns its result model (a BaseModel, a union of them, or ``Wire`` of one), never a dict;
+method table is the contract's, every handler is a module-level function (bound to the pool
+with ``functools.partial``, so it can be called and read without the table) annotated with
+the contract's params model, and returns its result model (a BaseModel, a union of them, or
+``Wire`` of one), never a dict;
 protocol.md has a section for every method of the schema and none for a method it lacks, and
 every param of the schema appears in its method's section (or, for the params every method of
 an agent takes, in "Agents: one memory each").
@@ -11,6 +13,8 @@ an agent takes, in "Agents: one memory each").
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import re
 import types
@@ -56,10 +60,12 @@ def test_every_handler_returns_the_contracts_result_model(home: Home, workspace:
     assert set(table) == set(CONTRACT)
     wrong = []
     for name, method in sorted(table.items()):
-        hints = get_type_hints(method.handler)
+        handler = method.handler
+        assert isinstance(handler, functools.partial), f"{name}: not a module-level function"
+        hints = get_type_hints(handler.func)
         returned = _result_models(hints["return"])
         expected = schema.result_models(CONTRACT[name].result)
-        params = [v for k, v in hints.items() if k != "return"]
+        params = [hints[p] for p in inspect.signature(handler).parameters]
         if method.params is not CONTRACT[name].params or params != [method.params]:
             wrong.append(f"{name}: params {params}, contract {CONTRACT[name].params}")
         if not all(isinstance(m, type) and issubclass(m, BaseModel) for m in returned):

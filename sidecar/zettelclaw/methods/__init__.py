@@ -3,7 +3,8 @@
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
 ``host`` (``host.offer``), ``agents`` (``agents.*``). Each module registers its methods
-(``methods(agents)``) and holds their handlers: a handler picks the memory of the agent the
+(``methods(agents)``, each handler a module-level function bound to the pool with
+``functools.partial``) and holds their handlers: a handler picks the memory of the agent the
 call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
 (files, SQLite) in a worker thread, and returns a result model of ``protocol/results.py``
 (``protocol/contract.py`` names which; tests/test_protocol_schema.py checks every handler's

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,31 +36,35 @@ from zettelclaw.protocol.results import (
     Status,
 )
 
+ServerInfo = Callable[[], dict[str, Any]]  # the server object of status
 
-def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[str, Method]:
-    async def index_rebuild(params: IndexRebuildParams) -> Rebuilt:
-        async with agents.lease(params.agent()) as app:
-            return await app.syncer.exclusive(lambda: rebuild(app))
 
-    async def status(params: StatusParams) -> Status:
-        agent = params.agent()
-        server = server_info()
-        async with agents.lease(agent) as app:
-            await app.syncer.fresh_if_quick()  # during a long index build: its progress
+async def index_rebuild(agents: Agents, params: IndexRebuildParams) -> Rebuilt:
+    async with agents.lease(params.agent()) as app:
+        return await app.syncer.exclusive(lambda: rebuild(app))
 
-            def read() -> Status:  # one thread hand-off: under load each waits its turn
-                return Status.model_validate({
-                    **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
-                    "extraction": app.extraction.status(), "briefing": app.briefing.status(),
-                    "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
-                    "agentsTotal": len(agents.roster.agents()),
-                    "workspaceConflicts": agents.roster.conflicts(), "server": server})
 
-            return await trio.to_thread.run_sync(read)
+async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) -> Status:
+    agent = params.agent()
+    server = server_info()
+    async with agents.lease(agent) as app:
+        await app.syncer.fresh_if_quick()  # during a long index build: its progress
 
+        def read() -> Status:  # one thread hand-off: under load each waits its turn
+            return Status.model_validate({
+                **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
+                "extraction": app.extraction.status(), "briefing": app.briefing.status(),
+                "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
+                "agentsTotal": len(agents.roster.agents()),
+                "workspaceConflicts": agents.roster.conflicts(), "server": server})
+
+        return await trio.to_thread.run_sync(read)
+
+
+def methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
     return {
-        "status": Method(StatusParams, status),
-        "index.rebuild": Method(IndexRebuildParams, index_rebuild),
+        "status": Method(StatusParams, partial(status, agents, server_info)),
+        "index.rebuild": Method(IndexRebuildParams, partial(index_rebuild, agents)),
     }
 
 

@@ -8,6 +8,7 @@ its own agent, so a workspace moved in OpenClaw's config is followed at that age
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 import trio
@@ -27,29 +28,31 @@ logger = logging.getLogger(__name__)
 LISTED_AGENTS = 50
 
 
+async def register(agents: Agents, params: AgentsRegisterParams) -> AgentsRegistered:
+    found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
+    refused: list[dict[str, Any]] = []
+    changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
+
+    def rows() -> list[AgentRow]:  # the agents named first, as many as status lists
+        return agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found))
+
+    listed = await trio.to_thread.run_sync(rows)
+    total = len(agents.roster.agents())
+    if refused:  # another memory's workspace, or nested with one: not recorded
+        return AgentsRegistered(changed=changed,
+                                refused=[Refusal.model_validate(r) for r in refused],
+                                agents=listed, agents_total=total)
+    return AgentsRegistered(changed=changed, agents=listed, agents_total=total)
+
+
+async def listing(agents: Agents, _: AgentsListParams) -> AgentsList:
+    return AgentsList(agents=await trio.to_thread.run_sync(agent_rows, agents))
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def register(params: AgentsRegisterParams) -> AgentsRegistered:
-        found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-        refused: list[dict[str, Any]] = []
-        changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
-
-        def rows() -> list[AgentRow]:  # the agents named first, as many as status lists
-            return agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found))
-
-        listed = await trio.to_thread.run_sync(rows)
-        total = len(agents.roster.agents())
-        if refused:  # another memory's workspace, or nested with one: not recorded
-            return AgentsRegistered(changed=changed,
-                                    refused=[Refusal.model_validate(r) for r in refused],
-                                    agents=listed, agents_total=total)
-        return AgentsRegistered(changed=changed, agents=listed, agents_total=total)
-
-    async def listing(_: AgentsListParams) -> AgentsList:
-        return AgentsList(agents=await trio.to_thread.run_sync(agent_rows, agents))
-
     return {
-        "agents.register": Method(AgentsRegisterParams, register),
-        "agents.list": Method(AgentsListParams, listing),
+        "agents.register": Method(AgentsRegisterParams, partial(register, agents)),
+        "agents.list": Method(AgentsListParams, partial(listing, agents)),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -14,16 +15,17 @@ from zettelclaw.protocol.params import BriefingGenerateParams
 from zettelclaw.protocol.results import Briefing
 
 
-def methods(agents: Agents) -> dict[str, Method]:
-    async def generate(params: BriefingGenerateParams) -> Briefing:
-        agent = params.agent()
-        async with agents.lease(agent) as app:
-            if params.workspace_dir is not None:
-                await _not_anothers(agents, agent, params.workspace_dir)
-            return Briefing.model_validate(
-                await app.briefing.generate(params.workspace_dir, params.dry_run))
+async def generate(agents: Agents, params: BriefingGenerateParams) -> Briefing:
+    agent = params.agent()
+    async with agents.lease(agent) as app:
+        if params.workspace_dir is not None:
+            await _not_anothers(agents, agent, params.workspace_dir)
+        return Briefing.model_validate(
+            await app.briefing.generate(params.workspace_dir, params.dry_run))
 
-    return {"briefing.generate": Method(BriefingGenerateParams, generate)}
+
+def methods(agents: Agents) -> dict[str, Method]:
+    return {"briefing.generate": Method(BriefingGenerateParams, partial(generate, agents))}
 
 
 async def _not_anothers(agents: Agents, agent: str, workspace_dir: str) -> None:

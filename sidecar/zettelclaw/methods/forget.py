@@ -5,6 +5,7 @@ shown: a call from a chat others can read, or from someone else's session, is -3
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import trio
@@ -29,29 +30,31 @@ def _allowed(params: AudienceParams) -> None:
                               {"reason": reason})
 
 
+async def forget(agents: Agents, params: ForgetParams) -> Forgot:
+    _allowed(params)
+    criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
+                        subject=params.subject, text=params.text)
+    async with agents.lease(params.agent()) as app:
+        run = service.purge if params.purge else service.hide
+        found = await trio.to_thread.run_sync(
+            lambda: run(app, criteria, dry_run=params.dry_run))
+        briefing = await rebrief(app) if not params.dry_run and found.changed else None
+    return answer(found, briefing)
+
+
+async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
+    _allowed(params)
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(
+            lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
+        briefing = await rebrief(app) if not params.dry_run and found.changed else None
+    return answer(found, briefing)
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def forget(params: ForgetParams) -> Forgot:
-        _allowed(params)
-        criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
-                            subject=params.subject, text=params.text)
-        async with agents.lease(params.agent()) as app:
-            run = service.purge if params.purge else service.hide
-            found = await trio.to_thread.run_sync(
-                lambda: run(app, criteria, dry_run=params.dry_run))
-            briefing = await rebrief(app) if not params.dry_run and found.changed else None
-        return answer(found, briefing)
-
-    async def unforget(params: UnforgetParams) -> Forgot:
-        _allowed(params)
-        async with agents.lease(params.agent()) as app:
-            found = await trio.to_thread.run_sync(
-                lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
-            briefing = await rebrief(app) if not params.dry_run and found.changed else None
-        return answer(found, briefing)
-
     return {
-        "memory.forget": Method(ForgetParams, forget),
-        "memory.unforget": Method(UnforgetParams, unforget),
+        "memory.forget": Method(ForgetParams, partial(forget, agents)),
+        "memory.unforget": Method(UnforgetParams, partial(unforget, agents)),
     }
 
 

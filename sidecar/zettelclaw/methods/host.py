@@ -7,6 +7,7 @@ sidecar does not know are listed as ignored, so a newer client may offer more.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from zettelclaw.agents.pool import Agents
@@ -19,33 +20,33 @@ from zettelclaw.protocol.peer import Peer, current_peer
 from zettelclaw.protocol.results import Offered
 
 
-def methods(agents: Agents) -> dict[str, Method]:
+async def offer(agents: Agents, params: HostOfferParams) -> Offered:
     router = agents.router
     hosts: HostModels = router.hosts
+    peer = current_peer.get()
+    if peer is None:
+        raise InvalidRequestError("host.offer needs a connection that stays open (the "
+                                  "offer lasts as long as it): call it over the socket")
+    accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
+    ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
+    details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
+                               if params.client else {"name": "unnamed"}}
+    if params.model:
+        details["model"] = params.model
+    for capability in KNOWN_CAPABILITIES:
+        if capability in accepted:
+            hosts.offer(peer, capability, details)
+        else:  # an offer replaces this connection's earlier one
+            peer.offers.pop(capability, None)
+    if not peer.offers:
+        hosts.withdraw(peer, params.reason or "withdrawn by the host")
+    if accepted:
+        await hosts.offered()
+    return Offered(accepted=accepted, ignored=ignored, route=router.status())
 
-    async def offer(params: HostOfferParams) -> Offered:
-        peer = current_peer.get()
-        if peer is None:
-            raise InvalidRequestError("host.offer needs a connection that stays open (the "
-                                      "offer lasts as long as it): call it over the socket")
-        accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
-        ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
-        details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
-                                   if params.client else {"name": "unnamed"}}
-        if params.model:
-            details["model"] = params.model
-        for capability in KNOWN_CAPABILITIES:
-            if capability in accepted:
-                hosts.offer(peer, capability, details)
-            else:  # an offer replaces this connection's earlier one
-                peer.offers.pop(capability, None)
-        if not peer.offers:
-            hosts.withdraw(peer, params.reason or "withdrawn by the host")
-        if accepted:
-            await hosts.offered()
-        return Offered(accepted=accepted, ignored=ignored, route=router.status())
 
-    return {"host.offer": Method(HostOfferParams, offer)}
+def methods(agents: Agents) -> dict[str, Method]:
+    return {"host.offer": Method(HostOfferParams, partial(offer, agents))}
 
 
 async def withdraw_offers(router: Router, peer: Peer) -> None:

@@ -56,6 +56,7 @@ from zettelclaw.index import entries
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.llm.route import Router
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
+from zettelclaw.panics import is_panic
 from zettelclaw.server.supervise import supervised
 from zettelclaw.server.tail_mender import TailMender
 
@@ -338,7 +339,9 @@ class Agents:
             self._waiting.pop(memory, None)
             try:
                 await self._open(memory, for_work=True)
-            except Exception:
+            except BaseException as exc:
+                if not (isinstance(exc, Exception) or is_panic(exc)):
+                    raise
                 logger.exception("agent %s: its memory could not be opened for its extraction "
                                  "jobs; trying again in %g s", memory, RETRY_OPEN_SECONDS)
                 self._waiting[memory] = now + RETRY_OPEN_SECONDS
@@ -385,6 +388,13 @@ class Agents:
                     await nursery.start(supervised, f"the tail mender ({name})",
                                         TailMender(app.home).run)
                     task_status.started()
+        except BaseException as exc:
+            if not is_panic(exc):
+                raise
+            # A Rust panic (a thread tantivy could not make): this memory's background work
+            # stops, the server and the other memories go on (panics.py).
+            logger.error("agent %s: its background work stopped: a Rust panic: %s", name, exc,
+                         exc_info=exc)
         finally:
             slot.stopped.set()
 

@@ -382,6 +382,7 @@ class Agents:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(_stop_syncing_on_cancel, app)
                     nursery.start_soon(app.syncer.background)
+                    nursery.start_soon(app.syncer.watch)
                     await nursery.start(supervised, f"the extraction loop ({name})",
                                         app.worker.run)
                     await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)

@@ -128,6 +128,9 @@ class Extraction:
                 self.subjects.ensure_locked(subjects)
             if missing:
                 self.store.append_locked(missing)
+                # indexed before the job is gone: the hook, which does not catch up itself
+                # (index/syncer.py), gives the new handoff once the job is no longer listed
+                self.freshness.sync(locked=True)
             failpoints.reach("after-append")
             record_locked(self.home, "extractedSessions", job.session_id,
                           {"entries": len(found), "lastJob": job.job_id},

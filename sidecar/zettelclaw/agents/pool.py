@@ -271,7 +271,8 @@ class Agents:
         self.closed += 1
         logger.info("agent %s: memory closed", slot.memory)
         if self._nursery is not None:  # serving: its waiting jobs run when their turn comes
-            due = await trio.to_thread.run_sync(_first_due, slot.app.extraction.spool.jobs())
+            spool = slot.app.extraction.spool
+            due = await trio.to_thread.run_sync(lambda: _first_due(spool.jobs()))
             if due is not None:
                 self._waiting[slot.memory] = due
                 self._sweep.set()

@@ -1,10 +1,10 @@
 """The trio side of ``index/freshness.py``: catching up without stalling the hot path.
 
 Reads that must see every entry (search, get) wait for a catch-up. The hook that runs before
-every agent turn never waits for one when serving: it answers from the index as it is and wakes
-the memory's watcher (``watch``), which catches up in the background; the watcher also looks at
-the log every ``WATCH_SECONDS``, so an entry another process appends reaches the hook within
-about that long, with no call waiting for it. A catch-up of another process's appends waits for
+every agent turn never waits for one when serving: it answers from the index as it is, and the
+memory's watcher (``watch``) looks at the log every ``WATCH_SECONDS`` and catches up in the
+background, so an entry another process appends reaches the hook within about that long, with
+no call waiting for it. A catch-up of another process's appends waits for
 the index's connection (held by a search for up to hundreds of ms under load) and for the data
 lock (held by that writer): the hook that did it itself took 0.6-1.1 s at p99 under
 bench/load.py with outside writers (issue 28).
@@ -39,7 +39,6 @@ class Syncer:
         # set when the catch-up after start has ended, done or not: work that can wait (the
         # SDK's import) waits for it, and leaves a cold build the CPU and the GIL
         self.first_catch_up = trio.Event()
-        self._wake = trio.Event()  # the hook saw the log change: the watcher catches up now
         self.watching = False  # a watcher runs (serving): the hook never catches up itself
 
     async def fresh(self, wait: float = INDEX_WAIT_SECONDS) -> None:
@@ -90,24 +89,22 @@ class Syncer:
             await self.fresh()
 
     async def fresh_for_hook(self) -> None:
-        """For the hook before every turn: never waits for a catch-up when a watcher runs (it
-        is woken, and the answer comes from the index as it is); otherwise ``fresh_if_quick``."""
+        """For the hook before every turn: when a watcher runs, nothing (it looks at the log
+        every ``WATCH_SECONDS``; the answer comes from the index as it is); otherwise
+        ``fresh_if_quick``. Not even a stat: each system call lets go of the GIL, and under
+        load the event loop waited up to a switch interval (5 ms) to take it back."""
         if not self.watching:
             await self.fresh_if_quick()
-        elif self.freshness.needs_sync():
-            self._wake.set()
 
     async def watch(self) -> None:
-        """Serving: after the first catch-up, catch up whenever the hook saw the log change, or
-        every ``WATCH_SECONDS`` when it did (another process's appends), until cancelled."""
+        """Serving: after the first catch-up, look at the log every ``WATCH_SECONDS`` and catch
+        up with what it gained (another process's appends), until cancelled."""
         self.watching = True
         failed: str | None = None
         try:
             await self.first_catch_up.wait()
             while True:
-                with trio.move_on_after(WATCH_SECONDS):
-                    await self._wake.wait()
-                self._wake = trio.Event()
+                await trio.sleep(WATCH_SECONDS)
                 if not self.freshness.needs_sync():
                     continue
                 try:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import shlex
 import shutil
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,11 +55,15 @@ class Shell:
         self.state = state
         self.env_file = state / "env.sh"
         self.cwd_file = state / "cwd"
-        self.cwd_file.write_text(str(cwd))
         self.base_env = env
-        self.env_file.write_text("".join(f"export {k}={shlex.quote(v)}\n"
-                                         for k, v in env.items()))
+        self.new_terminal(cwd)
         self.background: list[tuple[Command, subprocess.Popen[bytes], Path]] = []
+
+    def new_terminal(self, cwd: Path) -> None:
+        """From the next command on: the first environment (nothing exported since), in cwd."""
+        self.cwd_file.write_text(str(cwd))
+        self.env_file.write_text("".join(f"export {k}={shlex.quote(v)}\n"
+                                         for k, v in self.base_env.items()))
 
     def _script(self, command: str, keep_state: bool) -> str:
         resume = (f'. {shlex.quote(str(self.env_file))} >/dev/null 2>&1\n'
@@ -168,8 +174,14 @@ def _check(command: Command, code: int | None, output: str) -> str | None:
     return f"output lacks {missing[0]!r}" if missing else None
 
 
-def run_document(shell: Shell, blocks: list[Block], logs: Path, outcome: Outcome) -> None:
+def run_document(shell: Shell, blocks: list[Block], logs: Path, outcome: Outcome,
+                 fresh_clone: Callable[[], Path]) -> None:
     for n, block in enumerate(blocks):
+        if block.fresh_clone is not None and block.skip is None:
+            clone = fresh_clone()
+            print(f"     {block.where}: a new terminal in a new copy of the tree, {clone} "
+                  f"({block.fresh_clone})", flush=True)
+            shell.new_terminal(clone)
         if block.skip is not None:
             for command in block.commands:
                 _report("skip", block, command, block.skip)
@@ -219,9 +231,17 @@ def main(argv: list[str] | None = None) -> int:
         copy_working_tree(REPO, clone)
         shell = Shell(state, clone, newcomer_env(home))
         print(f"readme-test: HOME={home}, the clone in {clone}", flush=True)
+        copies = itertools.count(2)
+
+        def fresh_clone() -> Path:
+            another = sandbox / f"zettelclaw-{next(copies)}"
+            another.mkdir(mode=0o700)
+            copy_working_tree(REPO, another)
+            return another
+
         try:
             for blocks in documents:
-                run_document(shell, blocks, logs, outcome)
+                run_document(shell, blocks, logs, outcome, fresh_clone)
         finally:
             for command, why, output in shell.stop_background():
                 if why is None:

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import itertools
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -39,6 +40,8 @@ REPO = Path(__file__).resolve().parents[2]
 # Variables of the developer's or CI's own shell that a newcomer's shell does not have.
 SCRUBBED_PREFIXES = ("ZETTELCLAW_", "OPENCLAW_", "ANTHROPIC_", "VIRTUAL_ENV", "PYTHONPATH",
                      "PYTEST_", "CLAUDE", "npm_")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours, in case a command ignores NO_COLOR
+STOP_TIMEOUT = 60.0  # seconds a background command has to exit after SIGTERM (a gateway drains)
 
 
 @dataclass
@@ -100,7 +103,7 @@ class Shell:
         self.background.append((command, proc, log))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if ready in log.read_text(errors="replace"):
+            if ready in ANSI.sub("", log.read_text(errors="replace")):
                 return None
             if proc.poll() is not None:
                 return f"exited {proc.returncode} before printing {ready!r}"
@@ -108,23 +111,24 @@ class Shell:
         return f"did not print {ready!r} within {timeout:.0f} s"
 
     def stop_background(self) -> list[tuple[Command, str | None, str]]:
-        """SIGTERM each background command; (command, why it failed or None, its output)."""
+        """SIGTERM each background command, the last started first (the gateway before the
+        sidecar it uses); (command, why it failed or None, its output), in the order started."""
         results = []
-        for command, proc, log in self.background:
+        for command, proc, log in reversed(self.background):
             why = None
             if proc.poll() is not None:
                 why = f"had already exited ({proc.returncode}) before the end"
             else:
                 os.killpg(proc.pid, signal.SIGTERM)
                 try:
-                    code = proc.wait(20)
+                    code = proc.wait(STOP_TIMEOUT)
                     if code != 0:
                         why = f"exited {code} on SIGTERM (expected 0)"
                 except subprocess.TimeoutExpired:
                     _kill_group(proc)
-                    why = "did not stop within 20 s of SIGTERM"
+                    why = f"did not stop within {STOP_TIMEOUT:.0f} s of SIGTERM"
             results.append((command, why, log.read_text(errors="replace")))
-        return results
+        return results[::-1]
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

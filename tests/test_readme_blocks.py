@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,18 @@ def test_sh_blocks_are_commands_and_other_blocks_are_not() -> None:
 
 def test_a_backslash_continues_a_command() -> None:
     [block] = parse("```sh\nzettelclaw search \\\n  --type task\nzettelclaw log\n```\n", DOC)
-    assert [c.text for c in block.commands] == ["zettelclaw search \n  --type task",
+    assert [c.text for c in block.commands] == ["zettelclaw search \\\n  --type task",
                                                 "zettelclaw log"]
     assert [c.line for c in block.commands] == [2, 4]
+
+
+def test_a_continued_command_runs_as_pasted(tmp_path: Path) -> None:
+    """A line that starts with `&&` after a backslash is still one command for the shell."""
+    [block] = parse("```sh\ntrue \\\n    && echo one \\\n    && echo two\n```\n", DOC)
+    [command] = block.commands
+    done = subprocess.run(["bash", "-c", command.text], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "one\ntwo\n"), done.stderr
 
 
 def test_directives_set_exit_codes_outputs_and_skips() -> None:

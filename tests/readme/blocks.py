@@ -118,7 +118,9 @@ def _closing_fence(lines: list[str], start: int, path: Path) -> int:
 
 
 def _commands(body: list[str], first_line: int) -> list[Command]:
-    """One command per line; a trailing backslash continues it; comment lines are not commands."""
+    """One command per line; a trailing backslash continues it (the text keeps it, so that the
+    shell runs the lines as pasted: `\\` then a line starting `&&`); comment lines are not
+    commands."""
     commands: list[Command] = []
     parts: list[str] = []
     start = first_line
@@ -127,10 +129,9 @@ def _commands(body: list[str], first_line: int) -> list[Command]:
             start = first_line + offset
             if not raw.strip() or raw.lstrip().startswith("#"):
                 continue
+        parts.append(raw)  # as written: bash reads backslash-newline as one line
         if raw.endswith("\\"):
-            parts.append(raw[:-1])
             continue
-        parts.append(raw)
         commands.append(Command(text="\n".join(parts).strip(), line=start))
         parts = []
     if parts:

@@ -25,6 +25,8 @@ from tests.test_cli import (
     stop_server,
 )
 
+pytestmark = pytest.mark.slow  # the zettelclaw command, a process, often with a sidecar
+
 MEMORY_MD = "# Goals\n- move billing to postgres before June\n- keep the webhook queue\n"
 # Appended last, dated first: filters sort by timestamp, `log` by place in the log.
 BACKDATED = {"id": "f00000000009", "timestamp": "2026-01-01T00:00:00Z", "type": "fact",

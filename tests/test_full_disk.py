@@ -19,6 +19,8 @@ from tests.test_cli import ZETTELCLAW, clean_env
 from zettelclaw.client import Client
 from zettelclaw.errors import DataDirError
 
+pytestmark = pytest.mark.slow  # mounts a tmpfs and runs a sidecar process
+
 
 @pytest.fixture
 def tmpfs() -> Iterator[Path]:

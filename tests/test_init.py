@@ -331,6 +331,7 @@ def test_render_matches_openclaw_json_stringify(tmp_path: Path) -> None:
         render(read_config(path).data)
 
 
+@pytest.mark.slow
 def test_the_command_line(oc: Path) -> None:
     write(oc / "openclaw.json", INSTALLED)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}

@@ -24,6 +24,8 @@ from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
 
+pytestmark = pytest.mark.slow  # loads the real embedding model
+
 ENTRIES = [
     ("decision", "Queue-based retries for webhook delivery instead of synchronous ones"),
     ("fact", "The billing team is three people"),

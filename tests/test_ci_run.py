@@ -44,10 +44,11 @@ def clone(tmp_path: Path) -> Path:
 
 def ci_run(clone: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str],
                                                          list[str]]:
-    record = clone / "record"
+    record, tmp = clone / "record", clone / "tmp"  # its work directory in the test's own
+    tmp.mkdir(exist_ok=True)                        # (another job once removed one in /tmp)
     done = subprocess.run([str(clone / ".ci" / "run"), *args], capture_output=True, text=True,
                           timeout=120, check=False,
-                          env={**os.environ, "RECORD": str(record), **env})
+                          env={**os.environ, "RECORD": str(record), "TMPDIR": str(tmp), **env})
     return done, record.read_text().splitlines() if record.exists() else []
 
 
@@ -64,7 +65,8 @@ def test_serve_until_ready_then_stopped_then_test(clone: Path) -> None:
 
 def test_a_serve_that_fails_fails_the_run_before_the_tests(clone: Path) -> None:
     done, record = ci_run(clone, SERVE_FAILS="1")
-    assert done.returncode == 1
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert record, done.stdout + done.stderr
     assert record[-1].startswith("serve HOME=")  # scripts/test never ran
     assert "the install into .venv failed" in done.stdout
     assert "scripts/serve exited 1 before it was ready" in done.stderr

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 import zettelclaw
 
 PACKAGE = Path(zettelclaw.__file__).parent
@@ -135,6 +137,7 @@ def test_index_sql_lives_in_the_index_package() -> None:
     assert not found, "SQL outside index/:\n" + "\n".join(found)
 
 
+@pytest.mark.slow
 def test_the_app_is_built_in_one_place() -> None:
     found = []
     for relative, tree in modules():

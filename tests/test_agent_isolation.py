@@ -198,6 +198,7 @@ REPLIES = {
 }
 
 
+@pytest.mark.slow
 async def test_extraction_writes_each_agents_entries_to_its_own_log(
         server_config: ServerConfig, home: Home, tmp_path: Path) -> None:
     fake = FakeAnthropic().start()

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 import zettelclaw
 
 PACKAGE = Path(zettelclaw.__file__).parent
@@ -25,7 +27,8 @@ LOG_MAY_IMPORT = {"errors", "failpoints", "files", "home", "lock", "log", "scrub
 LAYERS: dict[str, set[str]] = {
     "foundation": {"errors", "files", "lock", "home", "failpoints", "config", "state",
                    "safe_open", "scrub", "machine_state", "freed_memory", "priority", "long_lived",
-                   "agent_ids", "session_keys", "schedule", "prompts_loader", "supervise"},
+                   "agent_ids", "session_keys", "schedule", "prompts_loader", "supervise",
+                   "panics"},
     "log": {"log"},
     "stores": {"subjects", "workspace"},
     "index": {"index"},
@@ -225,6 +228,7 @@ def test_index_sql_lives_in_the_index_package() -> None:
     assert not found, "SQL outside index/:\n" + "\n".join(found)
 
 
+@pytest.mark.slow
 def test_the_app_is_built_in_one_place() -> None:
     found = []
     for relative, tree in modules():

@@ -29,6 +29,8 @@ from zettelclaw.client import Client
 from zettelclaw.home import Home
 from zettelclaw.workspace.markers import BEGIN, END
 
+pytestmark = pytest.mark.slow  # the zettelclaw command, a process, and often a sidecar
+
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 TIMEOUT = 60  # a guard against a hung process, never a timing check
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ lines_strategy = st.lists(st.text(st.characters(exclude_characters="\n\r\x0b\x0c
                                   max_size=300), max_size=120)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(lines_strategy, st.integers(5, 50), st.integers(0, 10))
 def test_every_line_is_in_a_chunk_and_every_chunk_is_its_lines(

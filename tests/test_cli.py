@@ -26,6 +26,8 @@ import pytest
 
 from zettelclaw.home import Home
 
+pytestmark = pytest.mark.slow  # the zettelclaw command, a process, often with a sidecar
+
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 TIMEOUT = 60  # a guard against a hung subprocess, never a timing check
 

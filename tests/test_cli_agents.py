@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import entry
 from tests.test_cli import Pair, served_pair, short_sockets  # noqa: F401  (the fixture)
 
+pytestmark = pytest.mark.slow  # each test runs the zettelclaw command, a process, against a sidecar
+
 WORK = [entry("fact", "the ledger database is CockroachDB", id="w00000000001",
               subject="ledger"),
         entry("task", "migrate the ledger", id="w00000000002", subject="ledger")]

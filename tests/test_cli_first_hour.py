@@ -25,6 +25,8 @@ from tests.test_cli import (
     stop_server,
 )
 
+pytestmark = pytest.mark.slow  # the zettelclaw command, a process, often with a sidecar
+
 MEMORY_MD = "# Goals\n- move billing to postgres before June\n- keep the webhook queue\n"
 # Appended last, dated first: filters sort by timestamp, `log` by place in the log.
 BACKDATED = {"id": "f00000000009", "timestamp": "2026-01-01T00:00:00Z", "type": "fact",
@@ -131,18 +133,20 @@ def test_an_internal_error_is_one_line_and_exit_70(tmp_path: Path) -> None:
     assert "Traceback" in loud.err
 
 
-def _fresh_machine(tmp_path: Path) -> dict[str, str]:
-    """A HOME with nothing in it, and no setting that points elsewhere."""
-    home = tmp_path / "user"
+def _fresh_machine(short_dir: Path) -> dict[str, str]:
+    """A HOME with nothing in it, and no setting that points elsewhere: in a short directory,
+    since the default socket, HOME/.openclaw/zettelclaw/sidecar.sock, must fit in 107 bytes
+    (under pytest-xdist, tmp_path is 10 bytes longer, and it failed)."""
+    home = short_dir / "user"
     home.mkdir()
     env = clean_env()
     env.pop("ANTHROPIC_API_KEY", None)
     return {**env, "HOME": os.fspath(home)}
 
 
-def test_a_fresh_machine_creates_the_default_workspace(tmp_path: Path) -> None:
+def test_a_fresh_machine_creates_the_default_workspace(short_dir: Path) -> None:
     """c7e1242: `briefing --dry-run` failed: the workspace does not exist."""
-    env = _fresh_machine(tmp_path)
+    env = _fresh_machine(short_dir)
     dry = subprocess.run([os.fspath(ZETTELCLAW), "briefing", "--dry-run"], env=env,
                          capture_output=True, text=True, timeout=60, check=False)
     assert dry.returncode == 0, dry.stderr
@@ -154,8 +158,9 @@ def test_a_fresh_machine_creates_the_default_workspace(tmp_path: Path) -> None:
     assert "BEGIN GENERATED BRIEFING" in (workspace / "MEMORY.md").read_text()
 
 
-def test_an_explicit_workspace_without_a_parent_is_one_clear_line(tmp_path: Path) -> None:
-    env = _fresh_machine(tmp_path)
+def test_an_explicit_workspace_without_a_parent_is_one_clear_line(tmp_path: Path,
+                                                                  short_dir: Path) -> None:
+    env = _fresh_machine(short_dir)
     missing = tmp_path / "no" / "such" / "ws"
     run = subprocess.run([os.fspath(ZETTELCLAW), "status", "--workspace", os.fspath(missing)],
                          env=env, capture_output=True, text=True, timeout=60, check=False)
@@ -165,9 +170,10 @@ def test_an_explicit_workspace_without_a_parent_is_one_clear_line(tmp_path: Path
     assert not missing.parent.exists()
 
 
-def test_a_first_start_on_a_fresh_machine_warns_of_nothing(tmp_path: Path) -> None:
+def test_a_first_start_on_a_fresh_machine_warns_of_nothing(tmp_path: Path,
+                                                           short_dir: Path) -> None:
     """c7e1242: 'WARNING: briefing (start) failed: the workspace ... does not exist'."""
-    env = _fresh_machine(tmp_path)
+    env = _fresh_machine(short_dir)
     data = Path(env["HOME"]) / ".openclaw"
     site = Site(data / "zettelclaw", data / "workspace", tmp_path / "s.sock")
     argv = [os.fspath(ZETTELCLAW), "serve", "--socket", os.fspath(site.socket)]

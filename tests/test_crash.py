@@ -23,6 +23,8 @@ import pytest
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import Client, SidecarUnavailableError
 
+pytestmark = pytest.mark.slow  # kills a sidecar process at each fail point and starts it again
+
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
 REPLY = "\n".join([
     '{"type":"decision","content":"Postgres for billing","subject":"billing-service"}',

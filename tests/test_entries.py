@@ -307,6 +307,7 @@ def shared_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     index.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(text=st.text(max_size=60))
 def test_any_text_is_a_safe_query(shared_index: Index, text: str) -> None:

@@ -4,6 +4,8 @@ vectorizer's pass: tests/test_vectorizer.py."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,3 +62,36 @@ async def test_a_rebuild_gives_back_what_it_freed(
     write_log(entry())
     await app.syncer.exclusive(app.freshness.rebuild)
     assert trims == [1]
+
+
+ARENAS_SCRIPT = r"""
+import ctypes, ctypes.util, sys, threading
+from zettelclaw import freed_memory
+if sys.argv[1] == "limited":
+    assert freed_memory.limit_arenas()
+libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+barrier = threading.Barrier(8)
+def one():
+    barrier.wait()  # all alive at once: each one's first malloc looks for an arena
+    libc.malloc(4096)
+    barrier.wait()
+threads = [threading.Thread(target=one) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+libc.malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+@pytest.mark.parametrize("mode", ["limited", "default"])
+def test_serve_limits_glibcs_malloc_arenas(mode: str) -> None:
+    """Issue 28: threads of many memories, an arena each (64 MB of address space each)."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    done = subprocess.run([sys.executable, "-c", ARENAS_SCRIPT, mode], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    arenas = done.stderr.count("Arena ")
+    if mode == "limited":
+        assert 1 <= arenas <= freed_memory.ARENAS
+    else:
+        assert arenas > freed_memory.ARENAS, "the test would see a limit that is not set"

@@ -26,6 +26,8 @@ from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.serve import Ready, ServerConfig, serve
 
+pytestmark = pytest.mark.slow  # mounts a tmpfs and runs a sidecar process
+
 
 @pytest.fixture
 def tmpfs() -> Iterator[Path]:

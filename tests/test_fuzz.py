@@ -32,6 +32,8 @@ from zettelclaw.methods import build_methods
 from zettelclaw.protocol.dispatcher import Dispatcher
 from zettelclaw.protocol.framing import LineFramer, Message, Oversized
 
+pytestmark = pytest.mark.slow  # hypothesis: thousands of generated messages
+
 # Methods that change the data directory in ways that make each example slow (a rename rewrites
 # the log, a rebuild re-indexes, a briefing writes MEMORY.md): called, but with bad params more
 # often than not, which is what the fuzzer is for.

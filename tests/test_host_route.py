@@ -31,6 +31,8 @@ from tests.test_crash import (
 from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.llm.route import NO_ROUTE_AUTO
 
+pytestmark = pytest.mark.slow  # sidecar processes, a host over the socket, kill -9
+
 
 class KeylessSidecar(Sidecar):
     """test_crash's sidecar process, with no Anthropic key or base URL anywhere."""

@@ -25,6 +25,8 @@ from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
 from zettelclaw.serve import Ready, ServerConfig, serve
 
+pytestmark = pytest.mark.slow  # sidecar processes on broken data directories
+
 
 def serve_argv(home: Path, sock: Path) -> list[str]:
     return [os.fspath(ZETTELCLAW), "serve", "--home", os.fspath(home), "--socket",

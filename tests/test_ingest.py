@@ -513,6 +513,7 @@ def cut_points(data: bytes, cuts: list[tuple[bool, int]]) -> list[int]:
     return sorted(p for p in points if 0 < p < len(data))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=log_lines(),
        cuts=st.lists(st.tuples(st.booleans(), st.integers(0, 10_000)), max_size=6))
@@ -546,6 +547,7 @@ def test_catching_up_chunk_by_chunk_equals_a_fresh_build(
         assert {r["id"]: r["supersedes"] for r in rows if r["supersedes"]} == replaces
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=log_lines(), batch=st.integers(1, 5))
 def test_a_large_build_from_its_ids_in_memory_equals_one_with_the_ids_index(

@@ -104,6 +104,22 @@ def test_other_settings_are_kept(oc: Path) -> None:
     assert list(result) == [*existing, "hooks"]  # key order kept, new sections at the end
 
 
+def test_a_plugin_turned_off_is_turned_back_on(oc: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """README, With OpenClaw: when `openclaw doctor --fix` (or a hand edit) disabled the plugin
+    and gave the memory slot back, `zettelclaw init` turns both back."""
+    disabled = json.loads(json.dumps(INSTALLED))
+    disabled["plugins"]["entries"]["zettelclaw"]["enabled"] = False
+    disabled["plugins"]["slots"]["memory"] = "memory-core"
+    write(oc / "openclaw.json", disabled)
+    assert init() == 0
+    result = config(oc)
+    assert result["plugins"]["entries"]["zettelclaw"]["enabled"] is True
+    assert result["plugins"]["slots"]["memory"] == "zettelclaw"
+    out = capsys.readouterr().out
+    assert "set plugins.entries.zettelclaw.enabled = true (was false)" in out
+
+
 def test_second_run_changes_nothing_and_says_so(oc: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     write(oc / "openclaw.json", INSTALLED)
@@ -315,6 +331,7 @@ def test_render_matches_openclaw_json_stringify(tmp_path: Path) -> None:
         render(read_config(path).data)
 
 
+@pytest.mark.slow
 def test_the_command_line(oc: Path) -> None:
     write(oc / "openclaw.json", INSTALLED)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}

@@ -246,6 +246,7 @@ def _seen(item: Line) -> tuple[int, int, bytes, str]:
     return item.number, item.offset, item.data, kind(item)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(growing_logs())
 def test_incremental_reads_match_one_pass_over_the_final_file(

@@ -23,6 +23,8 @@ from tests.conftest import nice_of_threads
 from zettelclaw.search import local_model
 from zettelclaw.search.local_model import LocalModel, ModelFileError
 
+pytestmark = pytest.mark.slow  # loads the real embedding model
+
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[LocalModel]:

@@ -423,6 +423,7 @@ replies = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(replies)
 def test_any_reply_gives_valid_entries_and_exactly_one_handoff_last(text: str) -> None:

@@ -74,6 +74,7 @@ def memory(home: Home, workspace: Path) -> Iterator[Direct]:
     m.close()
 
 
+@pytest.mark.slow
 def test_nothing_appended_during_renames_is_lost(memory: Direct, home: Home,
                                                  write_log: object) -> None:
     home.log.write_bytes(b"".join(line(entry(subject="old-name")) for _ in range(2000)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -13,11 +14,14 @@ import trio.testing
 
 from tests.direct import open_pool
 from zettelclaw.agent_ids import MAIN
+from zettelclaw.agents.pool import WORK_AT_ONCE
+from zettelclaw.app import App
 from zettelclaw.config import load_config
 from zettelclaw.errors import UnknownAgentError
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
 from zettelclaw.index.database import SCHEMA_VERSION
+from zettelclaw.llm.host import Completion
 
 LATER = 10_000_000.0  # "now" for close_idle: far past any idle time
 
@@ -114,21 +118,91 @@ async def test_serving_starts_and_stops_each_memorys_background_work(
     assert pool.open_memories() == []
 
 
-async def test_a_restart_opens_the_memories_that_have_work_waiting(
+def _give_work(app: App, agent: str) -> None:
+    app.extraction.intake.accept(HookCall(
+        trigger="sessionEnd", session_id=f"s-{agent}", session_key=f"agent:{agent}:main",
+        agent_id=agent, messages=[{"role": "user", "content": "hello"}]))
+
+
+async def test_open_memories_are_bounded_closing_the_least_recently_used(
         home: Home, workspace: Path) -> None:
-    first = open_pool(home, workspace)
-    async with first.lease("busy", create=True) as busy:
-        busy.extraction.intake.accept(HookCall(
-            trigger="sessionEnd", session_id="s1", session_key="agent:busy:main",
-            agent_id="busy", messages=[{"role": "user", "content": "hello"}]))
-    async with first.lease("idle", create=True):
+    """Issue 28: every open memory costs threads and memory, and nothing bounded them."""
+    settings = load_config(home, env={}, overrides=["agents.maxOpen=3"])
+    pool = open_pool(home, workspace, settings=settings)
+    async with pool.lease(MAIN):
         pass
+    async with pool.lease("a", create=True) as a:
+        _give_work(a, "a")  # waiting jobs do not keep a memory open past the bound
+    async with pool.lease("b", create=True):
+        pass
+    async with pool.lease("c", create=True):
+        pass
+    assert pool.open_memories() == ["b", "c", MAIN], "a, used least recently, was closed"
+    async with pool.lease("b"):
+        pass
+    async with pool.lease("d", create=True):
+        pass
+    assert pool.open_memories() == ["b", "d", MAIN], "c closed, not b (used since)"
+    async with pool.lease("e", create=True), pool.lease("f", create=True), \
+            pool.lease("g", create=True):
+        assert pool.open_memories() == ["e", "f", "g", MAIN], \
+            "a memory a call holds is never closed: the bound is exceeded for now"
+    async with pool.lease("a") as again:
+        assert len(again.extraction.spool.jobs()) == 1, "its job is still there"
+    assert len(pool.open_memories()) == 3
+    pool.close_all()
+
+
+async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at_a_time(
+        home: Home, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: a restart with 20 agents with waiting jobs opened all 20 at once (3.2 GB)."""
+    first = open_pool(home, workspace)
+    busy = [f"busy{i}" for i in range(5)]
+    for agent in busy:
+        async with first.lease(agent, create=True) as app:
+            _give_work(app, agent)
     first.close_all()
-    pool = open_pool(home, workspace, serving=True)
+    settings = load_config(home, env={}, overrides=["agents.maxOpen=3"])
+    pool = open_pool(home, workspace, settings=settings, serving=True)
+    most_open = 0
+    build = pool._build
+
+    def counted_build(memory: str) -> App:
+        nonlocal most_open
+        most_open = max(most_open, len(pool.open_memories()) + 1)
+        return build(memory)
+
+    async def fake_complete(prompt: str, *, purpose: str, anthropic_model: str | None = None
+                            ) -> Completion:
+        return Completion(text="nothing worth keeping", route="host", model="fake")
+
+    def jobs_left() -> int:
+        return sum(len(list((home.root / "agents" / agent / "spool").glob("*.json")))
+                   for agent in busy)
+
+    all_done = trio.Event()
+    close = pool._close
+
+    async def close_and_check(slot: Any) -> None:  # a memory opened for its jobs closes: done?
+        await close(slot)
+        if not jobs_left() and not pool.waiting():
+            all_done.set()
+
+    monkeypatch.setattr(pool, "_build", counted_build)
+    monkeypatch.setattr(pool, "_close", close_and_check)
+    monkeypatch.setattr(pool.router, "complete", fake_complete)
+
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
-        assert pool.open_memories() == ["busy", MAIN]
+        assert MAIN in pool.open_memories()
+        assert len(pool.open_memories()) <= 1 + WORK_AT_ONCE, "a start opens main only"
+        with trio.fail_after(60):
+            await all_done.wait()
         nursery.cancel_scope.cancel()
+    assert most_open <= 1 + WORK_AT_ONCE, "a few memories at a time"
+    for agent in busy:
+        log = (home.root / "agents" / agent / "log.jsonl").read_text()
+        assert log.count("\n") >= 1, f"{agent}'s job ran: its entries are in its log"
 
 
 async def test_shutdown_waits_for_a_call_still_using_a_memory(

@@ -37,6 +37,7 @@ def _requests(script: str) -> list[Any]:
     return [orjson.loads(m) for m in re.findall(r"echo '(.*?)' \| socat", script)]
 
 
+@pytest.mark.slow
 async def test_every_socat_example_answers(server: Ready, workspace: Path,
                                            write_log: Any) -> None:
     _socat_available()
@@ -106,6 +107,7 @@ async def poll(check: Callable[[], Awaitable[bool]]) -> None:
             await trio.sleep(0.02)
 
 
+@pytest.mark.slow
 async def test_the_python_host_example_extracts_with_its_model(server: Ready, home: Any) -> None:
     [example] = PYTHON_BLOCK.findall(DOC.read_text())
     script = MY_MODEL + example

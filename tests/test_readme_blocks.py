@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,18 @@ def test_sh_blocks_are_commands_and_other_blocks_are_not() -> None:
 
 def test_a_backslash_continues_a_command() -> None:
     [block] = parse("```sh\nzettelclaw search \\\n  --type task\nzettelclaw log\n```\n", DOC)
-    assert [c.text for c in block.commands] == ["zettelclaw search \n  --type task",
+    assert [c.text for c in block.commands] == ["zettelclaw search \\\n  --type task",
                                                 "zettelclaw log"]
     assert [c.line for c in block.commands] == [2, 4]
+
+
+def test_a_continued_command_runs_as_pasted(tmp_path: Path) -> None:
+    """A line that starts with `&&` after a backslash is still one command for the shell."""
+    [block] = parse("```sh\ntrue \\\n    && echo one \\\n    && echo two\n```\n", DOC)
+    [command] = block.commands
+    done = subprocess.run(["bash", "-c", command.text], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "one\ntwo\n"), done.stderr
 
 
 def test_directives_set_exit_codes_outputs_and_skips() -> None:
@@ -88,3 +98,23 @@ def test_the_readme_reads_and_starts_with_the_two_commands() -> None:
     assert first.background is not None, "the first command serves in the background"
     assert [c.text.split()[0] for c in second.commands] == ["scripts/test"]
     assert "scripts/test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_fresh_clone_is_read() -> None:
+    text = ("```sh\nscripts/serve\n```\n"
+            "<!-- readme-test\nfresh-clone: no .venv there\n-->\n```sh\npip wheel .\n```\n")
+    before, fresh = parse(text, DOC)
+    assert before.fresh_clone is None
+    assert fresh.fresh_clone == "no .venv there"
+
+
+def test_install_without_a_clone_runs_from_a_clone_without_the_venv() -> None:
+    """The block must work in a clone where nothing made .venv (issue 27, finding 3: it began
+    with `.venv/bin/pip`, which only the README test's own earlier scripts/serve had made)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text[:text.index("\n## Install without a clone\n")].count("\n") + 2
+    end = text[:text.index("\n## With OpenClaw\n")].count("\n") + 2
+    [block] = [b for b in read_blocks(REPO / "README.md") if start < b.line < end]
+    assert block.fresh_clone is not None
+    assert block.skip is None
+    assert not [c.text for c in block.commands if ".venv" in c.text or c.skip]

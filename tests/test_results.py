@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,6 +106,7 @@ _chunk_hits = st.builds(ChunkHit, _text, st.integers(1, 99), st.integers(1, 99),
                         _score, st.none() | _score)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(hits=st.lists(_entry_hits() | _chunk_hits, max_size=12),
        mode=st.sampled_from(["hybrid", "keyword", "filter"]), fallback=st.none() | _text)

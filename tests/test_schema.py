@@ -309,6 +309,7 @@ def valid_entries(draw: st.DrawFn) -> dict[str, Any]:
     return value
 
 
+@pytest.mark.slow
 @settings(deadline=None)  # no timing checks: a slow machine is not a failure
 @given(valid_entries())
 def test_any_valid_entry_survives_the_line_round_trip(value: dict[str, Any]) -> None:
@@ -371,6 +372,7 @@ def _parsed(parse: Any, raw: bytes) -> tuple[str, Any]:
     return "accepted", {k: v for k, v in fields.items() if v is not None}
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(raw=_lines())
 def test_the_record_parser_accepts_and_refuses_what_the_models_do(raw: bytes) -> None:

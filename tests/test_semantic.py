@@ -26,6 +26,8 @@ from zettelclaw.search import semantic as semantic_module
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.serve import Ready, ServerConfig, serve
 
+pytestmark = pytest.mark.slow  # loads the real embedding model
+
 ENTRIES = [
     ("decision", "Queue-based retries for webhook delivery instead of synchronous ones"),
     ("fact", "The billing team is three people"),

@@ -20,6 +20,8 @@ import pytest
 
 from zettelclaw.client import Client
 
+pytestmark = pytest.mark.slow  # starts zettelclaw serve processes
+
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 TIMEOUT = 60  # a guard against a hung process, never a timing check
 

@@ -31,6 +31,8 @@ from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.index.terms_follower import Follower
 
+pytestmark = pytest.mark.slow  # starts the term index's follower process
+
 
 def _log(write_log: Callable[..., list[dict[str, Any]]], count: int) -> list[dict[str, Any]]:
     return write_log(*[entry("fact", f"note {i} about the ledger") for i in range(count)])

@@ -81,6 +81,7 @@ def test_a_shared_agent_keeps_its_jobs_where_its_memory_is(home: Home, workspace
     assert jobs_in(home) == {"main-1", "work-1", "work-2", "other-1"}
 
 
+@pytest.mark.slow
 def test_a_crash_between_the_two_renames_is_finished_at_the_next_start(
         tmp_path: Path, short_dir: Path, fake: FakeAnthropic) -> None:  # noqa: F811
     home, workspace = Home(tmp_path / "home"), tmp_path / "ws"

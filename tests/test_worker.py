@@ -247,6 +247,7 @@ async def test_a_500_twice_fails_the_job_after_exactly_two_calls_and_retry_recov
     assert "s-6" not in orjson.loads(home.state.read_bytes())["failedSessions"]
 
 
+@pytest.mark.slow
 async def test_a_timeout_counts_as_a_failed_attempt(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     fake.default = Reply(text=GOOD_REPLY, delay=2.0)
@@ -279,6 +280,7 @@ async def test_without_a_key_hooks_are_spooled_and_status_says_why(
     '{"type":"handoff","content":"first"}\n{"type":"fact","content":"Invoices on Mondays"}\n'
     '{"type":"handoff","content":"second"}',  # two handoffs
 ])
+@pytest.mark.slow
 async def test_exactly_one_handoff_ends_every_batch(
         start: Any, fake: FakeAnthropic, home: Home, reply: str) -> None:
     fake.default = Reply(text=reply)

@@ -31,6 +31,7 @@ def flipper(path: Path, secret: Path, stop: threading.Event) -> None:
         os.replace(link, path)
 
 
+@pytest.mark.slow
 def test_a_file_swapped_for_a_link_never_yields_the_links_target(tmp_path: Path) -> None:
     """c7e1242 returned the outside file's bytes in 638 of 4,775 gets."""
     workspace = tmp_path / "ws"

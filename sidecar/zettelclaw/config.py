@@ -122,6 +122,9 @@ class AgentsConfig(_Section):
     share: dict[str, str] = {}
     # a memory nobody used for this long is closed (its index, its background work)
     idle_seconds: float = Field(600.0, ge=1.0, alias="idleSeconds")
+    # at most this many memories open at once: opening another closes the one used least
+    # recently (its waiting extraction jobs run later, when it is opened for them)
+    max_open: int = Field(32, ge=2, le=10_000, alias="maxOpen")
 
     @field_validator("share")
     @classmethod

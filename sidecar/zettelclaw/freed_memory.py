@@ -13,12 +13,21 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 import sys
 from collections.abc import Callable
 
 # A catch-up that indexed this many entries is worth a trim: below it the allocator's time to
 # trim buys back little (bench/README.md, "Memory").
 AFTER_ENTRIES = 10_000
+# glibc's malloc arenas at most (mallopt M_ARENA_MAX), for ``serve``. By default glibc gives
+# threads up to 8 per core, each reserving 64 MB of address space and keeping its own free
+# pages: with every memory's threads (tantivy's, onnxruntime's, trio's workers) 40 agents took
+# 535 MB, and under ``prlimit --as=1300000000`` the sidecar was out of address space after ~10
+# agents (a Rust allocation failing aborts the process). With 2: 314 MB, and 200 agents under
+# that limit (issue 28, bench/README.md "Agents with the default install").
+ARENAS = 2
+M_ARENA_MAX = -8  # glibc's malloc.h
 
 
 @functools.cache
@@ -31,6 +40,19 @@ def _malloc_trim() -> Callable[[int], int] | None:
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return None
     return trim
+
+
+def limit_arenas(arenas: int = ARENAS) -> bool:
+    """Let glibc's malloc use at most ``arenas`` arenas from now on (threads made later share
+    them); False where that cannot be done here, or when ``MALLOC_ARENA_MAX`` says otherwise."""
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt: Callable[[int, int], int] = libc.mallopt
+    except (OSError, AttributeError):  # not glibc
+        return False
+    return bool(mallopt(M_ARENA_MAX, arenas))
 
 
 def give_back() -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 
 import trio
 
-from zettelclaw import __version__, long_lived
+from zettelclaw import __version__, freed_memory, long_lived
 from zettelclaw.agents.briefings import AgentBriefings
 from zettelclaw.agents.pool import Agents, open_agents
 from zettelclaw.briefing.scheduler import Scheduler
@@ -133,6 +133,7 @@ GIL_SWITCH_SECONDS = 0.0005
 def run(config: ServerConfig) -> int:
     """Serve until SIGTERM or SIGINT; print one line when ready. Returns the exit code."""
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    freed_memory.limit_arenas()  # before the threads: freed_memory.ARENAS
 
     async def main() -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:

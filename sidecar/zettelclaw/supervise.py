@@ -21,6 +21,8 @@ from typing import Any
 
 import trio
 
+from zettelclaw.panics import is_panic
+
 logger = logging.getLogger(__name__)
 
 FIRST_BACKOFF = 1.0
@@ -47,8 +49,8 @@ async def supervised(name: str, run: Callable[..., Awaitable[None]], *,
         try:
             await run(task_status=status)
             return
-        except Exception:
-            if not status.done:
+        except BaseException as exc:  # an Exception, or a Rust panic (panics.py); not Cancelled
+            if not (isinstance(exc, Exception) or is_panic(exc)) or not status.done:
                 raise
             logger.exception("%s failed; it starts again in %g s", name, backoff)
         await trio.sleep(backoff)

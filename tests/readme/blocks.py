@@ -7,6 +7,10 @@ commands must do is said in an HTML comment right above its fence (invisible on 
     background: listening on          the block's one command keeps running; it is ready when
                                       its output shows this text, and is stopped at the end
     exit 1: zettelclaw search nothing  the command starting with this text exits 1 (default 0)
+    fresh-clone: why                  the block runs in a new terminal (no variable exported
+                                      before) in a new copy of the working tree (no .venv,
+                                      nothing the blocks before made there); HOME stays, and
+                                      the blocks after it go on from there
     output: zettelclaw log => webhook  its output (stdout and stderr) contains this text
     skip-line: openclaw gateway restart => why it cannot run in CI
     skip: why the whole block cannot run in CI
@@ -51,6 +55,7 @@ class Block:
     skip: str | None = None
     background: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    fresh_clone: str | None = None  # why the block starts from a new copy and a new terminal
     directives: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -113,7 +118,9 @@ def _closing_fence(lines: list[str], start: int, path: Path) -> int:
 
 
 def _commands(body: list[str], first_line: int) -> list[Command]:
-    """One command per line; a trailing backslash continues it; comment lines are not commands."""
+    """One command per line; a trailing backslash continues it (the text keeps it, so that the
+    shell runs the lines as pasted: `\\` then a line starting `&&`); comment lines are not
+    commands."""
     commands: list[Command] = []
     parts: list[str] = []
     start = first_line
@@ -122,10 +129,9 @@ def _commands(body: list[str], first_line: int) -> list[Command]:
             start = first_line + offset
             if not raw.strip() or raw.lstrip().startswith("#"):
                 continue
+        parts.append(raw)  # as written: bash reads backslash-newline as one line
         if raw.endswith("\\"):
-            parts.append(raw[:-1])
             continue
-        parts.append(raw)
         commands.append(Command(text="\n".join(parts).strip(), line=start))
         parts = []
     if parts:
@@ -136,7 +142,6 @@ def _commands(body: list[str], first_line: int) -> list[Command]:
 def _block(path: Path, fence_line: int, body: list[str],
            directives: list[tuple[int, str]]) -> Block:
     commands = _commands(body, fence_line + 1)
-    skip = background = None
     timeout = DEFAULT_TIMEOUT
     seen: dict[str, str] = {}
     for line_no, text in directives:
@@ -146,10 +151,8 @@ def _block(path: Path, fence_line: int, body: list[str],
         if not sep or not value:
             raise DirectiveError(f"{where}: expected 'KEY: VALUE', got {text!r}")
         seen[key] = value
-        if key == "skip":
-            skip = value
-        elif key == "background":
-            background = value
+        if key in {"skip", "background", "fresh-clone"}:
+            pass  # read from `seen` below
         elif key == "timeout":
             timeout = float(value)
         elif key in {"output", "skip-line"}:
@@ -164,12 +167,14 @@ def _block(path: Path, fence_line: int, body: list[str],
             commands = _amend(commands, value, "exit", code, where)
         else:
             raise DirectiveError(f"{where}: unknown readme-test directive {key!r}")
+    skip, background = seen.get("skip"), seen.get("background")
     if background is not None and len(commands) != 1:
         raise DirectiveError(f"{path.name}:{fence_line}: a background block holds one command")
     if not commands and skip is None:
         raise DirectiveError(f"{path.name}:{fence_line}: an sh block with no command")
     return Block(path=path, line=fence_line, commands=tuple(commands), skip=skip,
-                 background=background, timeout=timeout, directives=seen)
+                 background=background, timeout=timeout, fresh_clone=seen.get("fresh-clone"),
+                 directives=seen)
 
 
 def _amend(commands: list[Command], prefix: str, key: str, value: str,

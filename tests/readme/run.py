@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +40,8 @@ REPO = Path(__file__).resolve().parents[2]
 # Variables of the developer's or CI's own shell that a newcomer's shell does not have.
 SCRUBBED_PREFIXES = ("ZETTELCLAW_", "OPENCLAW_", "ANTHROPIC_", "VIRTUAL_ENV", "PYTHONPATH",
                      "PYTEST_", "CLAUDE", "npm_")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours, in case a command ignores NO_COLOR
+STOP_TIMEOUT = 60.0  # seconds a background command has to exit after SIGTERM (a gateway drains)
 
 
 @dataclass
@@ -53,11 +58,15 @@ class Shell:
         self.state = state
         self.env_file = state / "env.sh"
         self.cwd_file = state / "cwd"
-        self.cwd_file.write_text(str(cwd))
         self.base_env = env
-        self.env_file.write_text("".join(f"export {k}={shlex.quote(v)}\n"
-                                         for k, v in env.items()))
+        self.new_terminal(cwd)
         self.background: list[tuple[Command, subprocess.Popen[bytes], Path]] = []
+
+    def new_terminal(self, cwd: Path) -> None:
+        """From the next command on: the first environment (nothing exported since), in cwd."""
+        self.cwd_file.write_text(str(cwd))
+        self.env_file.write_text("".join(f"export {k}={shlex.quote(v)}\n"
+                                         for k, v in self.base_env.items()))
 
     def _script(self, command: str, keep_state: bool) -> str:
         resume = (f'. {shlex.quote(str(self.env_file))} >/dev/null 2>&1\n'
@@ -94,7 +103,7 @@ class Shell:
         self.background.append((command, proc, log))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if ready in log.read_text(errors="replace"):
+            if ready in ANSI.sub("", log.read_text(errors="replace")):
                 return None
             if proc.poll() is not None:
                 return f"exited {proc.returncode} before printing {ready!r}"
@@ -102,23 +111,24 @@ class Shell:
         return f"did not print {ready!r} within {timeout:.0f} s"
 
     def stop_background(self) -> list[tuple[Command, str | None, str]]:
-        """SIGTERM each background command; (command, why it failed or None, its output)."""
+        """SIGTERM each background command, the last started first (the gateway before the
+        sidecar it uses); (command, why it failed or None, its output), in the order started."""
         results = []
-        for command, proc, log in self.background:
+        for command, proc, log in reversed(self.background):
             why = None
             if proc.poll() is not None:
                 why = f"had already exited ({proc.returncode}) before the end"
             else:
                 os.killpg(proc.pid, signal.SIGTERM)
                 try:
-                    code = proc.wait(20)
+                    code = proc.wait(STOP_TIMEOUT)
                     if code != 0:
                         why = f"exited {code} on SIGTERM (expected 0)"
                 except subprocess.TimeoutExpired:
                     _kill_group(proc)
-                    why = "did not stop within 20 s of SIGTERM"
+                    why = f"did not stop within {STOP_TIMEOUT:.0f} s of SIGTERM"
             results.append((command, why, log.read_text(errors="replace")))
-        return results
+        return results[::-1]
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -168,8 +178,14 @@ def _check(command: Command, code: int | None, output: str) -> str | None:
     return f"output lacks {missing[0]!r}" if missing else None
 
 
-def run_document(shell: Shell, blocks: list[Block], logs: Path, outcome: Outcome) -> None:
+def run_document(shell: Shell, blocks: list[Block], logs: Path, outcome: Outcome,
+                 fresh_clone: Callable[[], Path]) -> None:
     for n, block in enumerate(blocks):
+        if block.fresh_clone is not None and block.skip is None:
+            clone = fresh_clone()
+            print(f"     {block.where}: a new terminal in a new copy of the tree, {clone} "
+                  f"({block.fresh_clone})", flush=True)
+            shell.new_terminal(clone)
         if block.skip is not None:
             for command in block.commands:
                 _report("skip", block, command, block.skip)
@@ -219,9 +235,17 @@ def main(argv: list[str] | None = None) -> int:
         copy_working_tree(REPO, clone)
         shell = Shell(state, clone, newcomer_env(home))
         print(f"readme-test: HOME={home}, the clone in {clone}", flush=True)
+        copies = itertools.count(2)
+
+        def fresh_clone() -> Path:
+            another = sandbox / f"zettelclaw-{next(copies)}"
+            another.mkdir(mode=0o700)
+            copy_working_tree(REPO, another)
+            return another
+
         try:
             for blocks in documents:
-                run_document(shell, blocks, logs, outcome)
+                run_document(shell, blocks, logs, outcome, fresh_clone)
         finally:
             for command, why, output in shell.stop_background():
                 if why is None:

@@ -1,16 +1,29 @@
-"""The open memories: each opened on first use, kept while used, closed when idle.
+"""The open memories: each opened on first use, kept while used, closed when idle, at most
+``agents.maxOpen`` of them.
 
 A memory is an ``App`` (app.py) on its own data directory. The pool opens one when a call first
 names an agent that uses it, and, when serving, starts its background work (the index's first
 catch-up, the extraction loop, the vectorizer, the tail mender) under the pool's nursery. A
-memory that no call has used for ``agents.idleSeconds`` and that has no extraction work left
-is closed: its background work cancelled, its index closed. So fifty agents with small logs
+memory that no call has used for ``agents.idleSeconds`` and that has no extraction work to do
+now is closed: its background work cancelled, its index closed. So fifty agents with small logs
 cost what the few in use cost (bench/README.md, "Agents"). ``main`` stays open.
+
+Open memories are bounded: opening one when ``agents.maxOpen`` are open first closes the one
+used least recently that no call holds and whose extraction is not running a job (even with
+jobs waiting). Every open memory costs threads (tantivy's, one per term shard) and memory; 1,970
+agents once meant 7,904 threads, and the process died when no more could be made (issue 28).
+
+Extraction jobs are the pool's to schedule across memories: a closed memory with jobs in its
+spool (after a restart, or closed as above) is remembered with the time its first job is due,
+and opened for them, ``WORK_AT_ONCE`` memories at a time; such a memory closes again as soon as
+it has nothing to do now (done, or waiting for a model or a retry), and the next one opens.
+A start opens ``main`` only: the memories with waiting jobs follow, a few at a time.
 
 Calls hold a lease while they use a memory: a memory is never closed under a call. When the
 host moves an agent's workspace, its memory is reopened with it at the first moment no call
 holds it (until then calls go on with the old one: a call never waits for another to finish).
-The model router is shared: the host's model serves every memory's extraction.
+The model router is shared: the host's model serves every memory's extraction; so is the
+embedding model (search/local_model.py ``shared``).
 """
 
 from __future__ import annotations
@@ -37,12 +50,14 @@ from zettelclaw.agents.upgrade import move_foreign_jobs
 from zettelclaw.app import App, build_app, build_router
 from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
+from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.llm.route import Router
 from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
+from zettelclaw.panics import is_panic
 from zettelclaw.supervise import supervised
 
 logger = logging.getLogger(__name__)
@@ -50,6 +65,9 @@ logger = logging.getLogger(__name__)
 SWEEP_SECONDS = 30.0  # how often idle memories are looked for (at most)
 LEASE_WAIT_SECONDS = 30.0  # at shutdown, for the calls still using a memory
 SYNC_AT_OPEN_BYTES = 1 << 20  # a cold index of a log this small is built as the memory opens
+WORK_AT_ONCE = 2  # memories opened for their waiting extraction jobs alone, at most at once
+WORK_SWEEP_SECONDS = 1.0  # how often, while jobs wait in closed memories or run in such ones
+RETRY_OPEN_SECONDS = 60.0  # a memory that failed to open for its jobs is tried again after this
 
 
 @dataclass(eq=False)
@@ -61,6 +79,7 @@ class _Slot:
     scope: trio.CancelScope | None = None  # the background work, when serving
     stopped: trio.Event = field(default_factory=trio.Event)
     unleased: trio.Event = field(default_factory=trio.Event)  # set when leases drop to 0
+    for_work: bool = False  # opened for its waiting extraction jobs, no call has used it since
 
 
 def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: bool,
@@ -93,6 +112,10 @@ class Agents:
         self.serving = serving
         self.transcript_roots = tuple(transcript_roots)
         self.idle_seconds = settings.agents.idle_seconds
+        self.max_open = settings.agents.max_open
+        # closed memories with extraction jobs -> when the first is due (Unix time)
+        self._waiting: dict[str, float] = {}
+        self._sweep = trio.Event()  # set: look at idle memories and waiting jobs now
         self._slots: dict[str, _Slot] = {}
         self._opening: dict[str, trio.Lock] = {}
         self._nursery: trio.Nursery | None = None
@@ -141,6 +164,7 @@ class Agents:
         if slot is None or (slot.leases == 0 and self._moved(slot)):
             slot = await self._open(memory)
         slot.leases += 1
+        slot.for_work = False
         try:
             yield slot.app
         finally:
@@ -165,7 +189,7 @@ class Agents:
             return found
         return self.state_dir / f"workspace-{memory}"
 
-    async def _open(self, memory: str) -> _Slot:
+    async def _open(self, memory: str, *, for_work: bool = False) -> _Slot:
         async with self._opening.setdefault(memory, trio.Lock()):
             slot = self._slots.get(memory)
             if slot is not None and not (slot.leases == 0 and self._moved(slot)):
@@ -174,9 +198,11 @@ class Agents:
                 logger.info("agent %s: the workspace moved to %s; reopening its memory", memory,
                             self._workspace(memory))
                 await self._close(slot)
+            await self._make_room()
             app = await trio.to_thread.run_sync(self._build, memory)
-            slot = _Slot(memory, app)
+            slot = _Slot(memory, app, for_work=for_work)
             self._slots[memory] = slot
+            self._waiting.pop(memory, None)  # its own loop runs its jobs now
             self.opened += 1
             if self.serving and self._nursery is not None:
                 slot.scope = trio.CancelScope()
@@ -205,6 +231,31 @@ class Agents:
                 raise
         return app
 
+    def _closable(self, slot: _Slot) -> bool:
+        """Whether the bound may close ``slot`` for another: not ``main``, no call holds it,
+        no job of it is running, nobody is opening or closing it."""
+        worker = slot.app.worker
+        lock = self._opening.get(slot.memory)
+        return (slot.memory != MAIN and slot.leases == 0
+                and not (worker is not None and worker.busy())
+                and not (lock is not None and lock.locked()))
+
+    async def _make_room(self) -> None:
+        """Below ``max_open`` memories, by closing the ones used least recently; when every one
+        is in use the bound is exceeded for now (a call never waits for another's memory)."""
+        while len(self._slots) >= self.max_open:
+            closable = [slot for slot in self._slots.values() if self._closable(slot)]
+            if not closable:
+                logger.warning("%d memories open, all in use (agents.maxOpen %d)",
+                               len(self._slots), self.max_open)
+                return
+            victim = min(closable, key=lambda slot: slot.last_used)
+            async with self._opening.setdefault(victim.memory, trio.Lock()):
+                if self._slots.get(victim.memory) is victim and victim.leases == 0:
+                    logger.info("agent %s: memory closed to stay within agents.maxOpen (%d)",
+                                victim.memory, self.max_open)
+                    await self._close(victim)
+
     async def _close(self, slot: _Slot) -> None:
         self._slots.pop(slot.memory, None)
         if slot.scope is not None:
@@ -219,22 +270,34 @@ class Agents:
         await trio.to_thread.run_sync(slot.app.close)
         self.closed += 1
         logger.info("agent %s: memory closed", slot.memory)
+        if self._nursery is not None:  # serving: its waiting jobs run when their turn comes
+            spool = slot.app.extraction.spool
+            due = await trio.to_thread.run_sync(lambda: _first_due(spool.jobs()))
+            if due is not None:
+                self._waiting[slot.memory] = due
+                self._sweep.set()
 
     # -- serving -------------------------------------------------------------------------------
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Serve: move what the upgrade moves, open ``main`` and every memory with extraction
-        work waiting, then close idle memories until cancelled (and all of them then)."""
+        """Serve: move what the upgrade moves, open ``main``, note the memories with extraction
+        work waiting, then, until cancelled, open those a few at a time and close idle memories
+        (and all of them at the end)."""
         await trio.to_thread.run_sync(move_foreign_jobs, self.root,
                                    self.roster.memory_of)
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                for memory in await trio.to_thread.run_sync(self._with_work):
-                    await self._open(memory)
+                await self._open(MAIN)
+                self._waiting.update(await trio.to_thread.run_sync(self._with_work))
                 task_status.started()
                 while True:
-                    await trio.sleep(min(SWEEP_SECONDS, self.idle_seconds / 4))
+                    await self.open_for_work()
+                    working = self._waiting or any(s.for_work for s in self._slots.values())
+                    period = min(SWEEP_SECONDS, self.idle_seconds / 4)
+                    with trio.move_on_after(WORK_SWEEP_SECONDS if working else period):
+                        await self._sweep.wait()
+                    self._sweep = trio.Event()
                     await self.close_idle()
         finally:
             self._nursery = None
@@ -242,20 +305,67 @@ class Agents:
                 for slot in list(self._slots.values()):
                     await self._close(slot)
 
-    def _with_work(self) -> list[str]:
-        """``main``, and the memories whose spool holds jobs (they must go on after a restart)."""
-        return [MAIN, *(memory for memory in memories_on_disk(self.root) if memory != MAIN
-                        and any((memory_home(self.root, memory).root / "spool").glob("*.json")))]
+    def _with_work(self) -> dict[str, float]:
+        """The memories but ``main`` whose spool holds jobs (they must go on after a restart),
+        with when the first is due."""
+        waiting: dict[str, float] = {}
+        for memory in memories_on_disk(self.root):
+            if memory == MAIN or not any(
+                    (memory_home(self.root, memory).root / "spool").glob("*.json")):
+                continue
+            due = _first_due(Spool(memory_home(self.root, memory)).jobs())
+            if due is not None:
+                waiting[memory] = due
+        return waiting
+
+    def waiting(self) -> dict[str, float]:
+        """Closed memories with extraction jobs, and when the first is due (status, tests)."""
+        return dict(self._waiting)
+
+    async def open_for_work(self) -> int:
+        """Open closed memories whose jobs are due, up to ``WORK_AT_ONCE`` opened for their
+        jobs at once, and within ``maxOpen`` when a memory can be closed for them."""
+        now = time.time()
+        working = sum(slot.for_work for slot in self._slots.values())
+        opened = 0
+        for memory, due in sorted(self._waiting.items(), key=lambda item: item[1]):
+            if working >= WORK_AT_ONCE or due > now:
+                break
+            if memory in self._slots:
+                self._waiting.pop(memory, None)
+                continue
+            if len(self._slots) >= self.max_open and not any(
+                    self._closable(slot) and not slot.for_work for slot in self._slots.values()):
+                break  # the open ones are in use: a call's memory is not closed for jobs
+            self._waiting.pop(memory, None)
+            try:
+                await self._open(memory, for_work=True)
+            except BaseException as exc:
+                if not (isinstance(exc, Exception) or is_panic(exc)):
+                    raise
+                logger.exception("agent %s: its memory could not be opened for its extraction "
+                                 "jobs; trying again in %g s", memory, RETRY_OPEN_SECONDS)
+                self._waiting[memory] = now + RETRY_OPEN_SECONDS
+                continue
+            working += 1
+            opened += 1
+        return opened
 
     async def close_idle(self, now: float | None = None) -> int:
-        """Close the memories nobody used for ``idleSeconds`` and with no extraction work."""
+        """Close the memories nobody used for ``idleSeconds`` (or that were opened for their
+        jobs alone) and with no extraction work to do now; jobs due later are remembered."""
         now = time.monotonic() if now is None else now
         closed = 0
         for slot in list(self._slots.values()):
-            if (slot.memory == MAIN or slot.leases or now - slot.last_used < self.idle_seconds):
+            if slot.memory == MAIN or slot.leases or (
+                    not slot.for_work and now - slot.last_used < self.idle_seconds):
                 continue
-            if await trio.to_thread.run_sync(slot.app.extraction.spool.jobs):
-                continue  # extraction work left: it runs in this memory's loop
+            worker = slot.app.worker
+            if worker is not None and worker.busy():
+                continue  # a job runs
+            due = _first_due(await trio.to_thread.run_sync(slot.app.extraction.spool.jobs))
+            if due is not None and max(due, slot.app.extraction.pause.until) <= time.time():
+                continue  # a job is due now: it runs in this memory's loop
             async with self._opening.setdefault(slot.memory, trio.Lock()):
                 if slot.leases == 0 and self._slots.get(slot.memory) is slot:  # still idle
                     await self._close(slot)
@@ -273,17 +383,29 @@ class Agents:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(_stop_syncing_on_cancel, app)
                     nursery.start_soon(app.syncer.background)
+                    nursery.start_soon(app.syncer.watch)
                     await nursery.start(supervised, f"the extraction loop ({name})",
                                         app.worker.run)
                     await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)
                     await nursery.start(supervised, f"the tail mender ({name})",
                                         TailMender(app.home).run)
                     task_status.started()
+        except BaseException as exc:
+            if not is_panic(exc):
+                raise
+            # A Rust panic (a thread tantivy could not make): this memory's background work
+            # stops, the server and the other memories go on (panics.py).
+            logger.error("agent %s: its background work stopped: a Rust panic: %s", name, exc,
+                         exc_info=exc)
         finally:
             slot.stopped.set()
 
     async def _route_available(self) -> None:
-        """A host offered its model: every open memory's waiting jobs may go on."""
+        """A host offered its model: every memory's waiting jobs may go on (the closed ones'
+        when their turn comes)."""
+        for memory in self._waiting:
+            self._waiting[memory] = 0.0
+        self._sweep.set()
         for slot in list(self._slots.values()):
             if slot.app.worker is not None:
                 await slot.app.worker.route_available()
@@ -305,6 +427,12 @@ class Agents:
         for slot in list(self._slots.values()):
             self._slots.pop(slot.memory, None)
             slot.app.close()
+
+
+def _first_due(jobs: list[Job]) -> float | None:
+    """When the first job that may still run is due (Unix time), or None for none."""
+    times = [job.not_before or 0.0 for job in jobs if job.state != "failed"]
+    return min(times) if times else None
 
 
 async def _stop_syncing_on_cancel(app: App) -> None:

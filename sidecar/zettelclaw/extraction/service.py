@@ -167,14 +167,19 @@ class Extraction:
             subjects = {e.subject for e in found if e.subject}
             if subjects:
                 self.subjects.ensure_locked(subjects)
-            if missing:
-                self.store.append_locked(missing)
-            failpoints.reach("after-append")
             with self.index.read() as conn:  # what the owner is told at the next turn
                 landed = [e.id for e in found if entries.get_entry(conn, e.id) is not None
                           or e in missing]
+            # recorded before the sync below, whose change listeners format the receipt line
+            # (a finish run again after a crash records the same receipt, not a second one)
             receipts.record_locked(self.home, job.session_id, landed, source="extraction",
                                    job_id=job.job_id)
+            if missing:
+                self.store.append_locked(missing)
+                # indexed before the job is gone: the hook, which does not catch up itself
+                # (index/syncer.py), gives the new handoff once the job is no longer listed
+                self.freshness.sync(locked=True)
+            failpoints.reach("after-append")
             record_locked(self.home, "extractedSessions", job.session_id,
                           {"entries": len(found), "lastJob": job.job_id},
                           prune_days=self.config.prune_days, clear=("failedSessions",))

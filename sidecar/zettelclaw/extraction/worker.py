@@ -48,6 +48,10 @@ class Worker:
         self._stale = True
         self._wake.set()
 
+    def busy(self) -> bool:
+        """A job is being run (its model call, or its entries being appended)."""
+        return bool(self._running)
+
     async def route_available(self) -> None:
         """A model route became usable (a host offered llm.complete): the jobs that waited for
         one are due now, not at the end of their wait."""

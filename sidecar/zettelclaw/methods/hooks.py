@@ -104,7 +104,7 @@ async def before_prompt_build(agents: Agents, params: BeforePromptBuildParams) -
     agent = params.agent()
     await register_workspace(agents, agent, params.workspace_dir)
     async with agents.lease(agent, create=params.workspace_dir is not None) as app:
-        await app.syncer.fresh_if_quick()
+        await app.syncer.fresh_for_hook()  # never waits for a catch-up (index/syncer.py)
         return PromptContext(prepend_context=turn.prepend(app, params))
 
 

@@ -60,6 +60,7 @@ from zettelclaw.errors import (
     ZettelclawError,
 )
 from zettelclaw.machine_state import machine_state
+from zettelclaw.panics import is_panic
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.protocol.params import field_errors
@@ -242,6 +243,14 @@ class Dispatcher:
             # and the connection and the server go on.
             logger.exception("%s failed", method_name)
             raise InternalError(f"Internal error in {method_name}: {type(exc).__name__}: {exc}"
+                                ) from exc
+        except BaseException as exc:
+            if not is_panic(exc):  # KeyboardInterrupt, Cancelled: not the method's to answer
+                raise
+            # A Rust panic (pyo3's PanicException, a BaseException): no thread could be made
+            # for a memory's term index, say. That call fails; the server goes on (panics.py).
+            logger.error("%s failed: a Rust panic: %s", method_name, exc, exc_info=exc)
+            raise InternalError(f"Internal error in {method_name}: PanicException: {exc}"
                                 ) from exc
 
 

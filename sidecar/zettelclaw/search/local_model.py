@@ -13,6 +13,11 @@ background's batches run on threads of a lower priority (``Background``), so tha
 first; a query runs on the caller's thread, with the same session.
 Texts are embedded in batches of similar length: padding a batch to its longest text wastes
 less (sorting alone doubled the throughput).
+
+One model per process (``shared``): every open memory embeds with the same session and the
+same background thread (each memory keeps its own vectors, in its own index). A session per
+memory cost ~120-145 MB and ~6 threads each: 20 agents took a sidecar from 281 MB to 3.2 GB
+(issue 28, bench/README.md "Agents").
 """
 
 from __future__ import annotations
@@ -92,6 +97,53 @@ def _session(threads: int) -> Any:
     options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model_file()), options,
                                         providers=["CPUExecutionProvider"])
+
+
+class SharedModel:
+    """A memory's hold on the process's one ``LocalModel``: ``Embeds`` by delegation; ``close``
+    lets go of this hold only, and the model closes when the last hold goes."""
+
+    name = NAME
+
+    def __init__(self, model: LocalModel, threads: int) -> None:
+        self.model = model
+        self._threads = threads
+        self._closed = False
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return self.model.embed(texts)
+
+    def embed_background(self, texts: Sequence[str]) -> Matrix:
+        return self.model.embed_background(texts)
+
+    def close(self) -> None:
+        with _shared_lock:
+            if self._closed:
+                return
+            self._closed = True
+            entry = _shared.get(self._threads)
+            if entry is None or entry[0] is not self.model:
+                return
+            if entry[1] > 1:
+                _shared[self._threads] = (self.model, entry[1] - 1)
+                return
+            del _shared[self._threads]
+        self.model.close()
+
+
+_shared: dict[int, tuple[LocalModel, int]] = {}  # threads -> (the model, its holds)
+_shared_lock = threading.Lock()
+
+
+def shared(threads: int) -> SharedModel:
+    """A hold on the process's model for ``threads`` cores, loaded by the first hold (seconds:
+    call it from a worker thread). Memories that ask at once wait for the one load."""
+    with _shared_lock:
+        entry = _shared.get(threads)
+        if entry is None:
+            entry = (LocalModel(threads), 0)  # under the lock: one load, the others wait
+        _shared[threads] = (entry[0], entry[1] + 1)
+        return SharedModel(entry[0], threads)
 
 
 class LocalModel:

@@ -123,7 +123,7 @@ class Semantic:
             self.use(HttpEmbedder(self.config))
         else:
             failpoints.term("model-loading")
-            self.use(local_model.LocalModel(self.config.embedding_threads))
+            self.use(local_model.shared(self.config.embedding_threads))  # one per process
         long_lived.freeze()  # numpy's, onnxruntime's and the tokenizer's objects
 
     def use(self, embedder: Embeds) -> None:

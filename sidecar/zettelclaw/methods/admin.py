@@ -33,6 +33,7 @@ from zettelclaw.protocol.results import (
     MemoryStatus,
     Paths,
     Rebuilt,
+    SearchStatus,
     Status,
 )
 
@@ -103,7 +104,7 @@ def memory_status(app: App) -> MemoryStatus:
         invalid_lines=InvalidLines.model_validate({"count": counts["invalidLines"],
                                                    "first": invalid}),
         subjects=len(app.subjects.load()),
-        search=app.searcher.status(),
+        search=SearchStatus.model_validate(app.searcher.status()),
         index=IndexStatus(
             bytes=sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
             indexing=progress is not None, progress=list(progress) if progress else None),

@@ -17,7 +17,7 @@ from zettelclaw.llm.route import Router
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import HostOfferParams
 from zettelclaw.protocol.peer import Peer, current_peer
-from zettelclaw.protocol.results import Offered
+from zettelclaw.protocol.results import Offered, Route
 
 
 async def offer(agents: Agents, params: HostOfferParams) -> Offered:
@@ -42,7 +42,7 @@ async def offer(agents: Agents, params: HostOfferParams) -> Offered:
         hosts.withdraw(peer, params.reason or "withdrawn by the host")
     if accepted:
         await hosts.offered()
-    return Offered(accepted=accepted, ignored=ignored, route=router.status())
+    return Offered(accepted=accepted, ignored=ignored, route=Route.model_validate(router.status()))
 
 
 def methods(agents: Agents) -> dict[str, Method]:

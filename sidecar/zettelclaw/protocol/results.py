@@ -204,6 +204,47 @@ class JobCounts(Result):
     failed: int
 
 
+class HostClient(Result):
+    name: str
+    version: str | None = None
+
+
+class Host(Result):
+    """A connected host that offers ``llm.complete`` (``host.offer``)."""
+
+    client: HostClient
+    model: str | None = None
+    unusable: str | None = None  # its words, when its model said it cannot be asked now
+
+
+class Route(Result):
+    """The model route: the setting, the route the next job takes (None: none can be asked)
+    and why, and the hosts that offer ``llm.complete``."""
+
+    setting: Literal["auto", "anthropic", "host"]
+    active: Literal["anthropic", "host"] | None
+    reason: str
+    anthropic_model: str
+    host_model: str
+    hosts: list[Host]
+
+
+class Admission(Result):
+    channels: list[str]
+    senders: list[str]
+    session_keys: list[str]
+    agents: list[str]
+    refused: int
+    refused_sessions: int
+
+
+class Transcripts(Result):
+    files: int
+    bytes: int
+    oldest: str | None
+    retention_days: int
+
+
 class ExtractionStatus(Result):
     """``status``'s ``extraction``, also in ``jobs.list``."""
 
@@ -213,9 +254,9 @@ class ExtractionStatus(Result):
     jobs: JobCounts
     waiting_for: str | None
     concurrency: int
-    route: dict[str, Any]
-    admission: dict[str, Any]
-    transcripts: dict[str, Any]
+    route: Route
+    admission: Admission
+    transcripts: Transcripts
 
 
 class JobSummary(Result):
@@ -299,7 +340,7 @@ class AgentsRegistered(Result):
 class Offered(Result):
     accepted: list[str]
     ignored: list[str]
-    route: dict[str, Any]
+    route: Route
 
 
 # -- status --------------------------------------------------------------------------------
@@ -341,6 +382,46 @@ class IndexStatus(Result):
     progress: list[int] | None
 
 
+class SemanticStatus(Result):
+    on: bool
+    reason: str | None
+    model: str | None = None
+    covered_through_line: int | None = None
+    lines: int | None = None
+    state: Literal["loading", "catching up", "ready", "off"]
+
+
+class SearchStatus(Result):
+    memory_files: int
+    chunks: int
+    semantic: SemanticStatus
+    candidate_window: int
+
+
+class BriefingStatus(Result):
+    schedule: str
+    timezone: str
+    last_run: str | None
+    last_result: dict[str, Any] | None  # the last run's record in state.json, as saved
+    next_run: str | None
+    model: str | None
+    memory_md: str | None
+    memory_md_lines: int | None
+    warnings: list[str]
+
+
+class ServerStatus(Result):
+    """``status``'s ``server``: the sidecar's socket, or (the CLI without a sidecar) the mode
+    and the socket it tried."""
+
+    socket: str | None
+    version: str | None = None
+    uptime_seconds: float | None = None
+    max_message_bytes: int | None = None
+    mode: str | None = None
+    tried_socket: str | None = None
+
+
 class MemoryStatus(Result):
     """One memory's part of ``status`` (also ``zettelclaw status`` without a sidecar)."""
 
@@ -354,7 +435,7 @@ class MemoryStatus(Result):
     entries: EntryCounts
     invalid_lines: InvalidLines
     subjects: int
-    search: dict[str, Any]
+    search: SearchStatus
     index: IndexStatus
 
 
@@ -369,11 +450,11 @@ class Status(MemoryStatus):
     agent: str
     memory: str
     extraction: ExtractionStatus
-    briefing: dict[str, Any]
+    briefing: BriefingStatus
     agents: list[AgentRow]
     agents_total: int
     workspace_conflicts: list[WorkspaceConflict]
-    server: dict[str, Any]
+    server: ServerStatus
 
 
 # -- memory.forget, memory.unforget, memory.remember --------------------------------------

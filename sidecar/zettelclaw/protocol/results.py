@@ -289,6 +289,17 @@ class SectionCount(Result):
     total: int
 
 
+class BriefingModel(Result):
+    """Whether the model answered (``used``), what it gave, why it was not asked (``skipped``)
+    or what failed (``error``)."""
+
+    used: bool
+    summaries: int
+    contradictions: int
+    error: str | None = None
+    skipped: str | None = None
+
+
 class Briefing(Result):
     path: str
     dry_run: bool
@@ -298,7 +309,7 @@ class Briefing(Result):
     lines: int
     cut: bool
     sections: dict[str, SectionCount]
-    model: dict[str, Any]
+    model: BriefingModel
     memory_md_lines: int
     warnings: list[str]
 

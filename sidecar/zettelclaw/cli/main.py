@@ -144,7 +144,7 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
         backend = AgentBackend(backend, agent)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
-               "agents": _agents}.get(args.command)
+               "agents": _agents, "vault": _vault}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -285,6 +285,24 @@ def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         verb = "merged into" if result["merged"] else "renamed to"
         print(f"{result['from']} {verb} {result['to']}: "
               f"{result['entriesRewritten']} log entries rewritten")
+    return EXIT_OK
+
+
+def _vault(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    params: dict[str, Any] = {}
+    if args.path:
+        params["path"] = str(Path(args.path).expanduser().absolute())
+    if args.action == "sync":
+        if args.from_scratch or args.force:
+            raise InvalidParamsError("--from-scratch and --force go with `vault build`")
+        result = backend.call("vault.sync", params)
+        show(result, as_json, lambda: render.vault_sync(result))
+        return EXIT_OK
+    if args.force and not args.from_scratch:
+        raise InvalidParamsError("--force goes with --from-scratch")
+    params.update(fromScratch=args.from_scratch, force=args.force)
+    result = backend.call("vault.build", params)
+    show(result, as_json, lambda: render.vault_build(result))
     return EXIT_OK
 
 

@@ -271,9 +271,11 @@ def test_the_vault_is_never_written_through_a_link_nor_inside_the_workspace(
     assert list(outside.iterdir()) == []
     assert {"page": DAY1, "reason": "not a regular file"} in report.skipped_pages
     assert (root / AUTH).is_file()
-    with pytest.raises(PathNotAllowedError, match="workspace"):
-        build(app, app.workspace / "vault")
-    assert not (app.workspace / "vault").exists()
+    for inside in (app.workspace, app.workspace / "memory" / "vault", app.workspace.parent):
+        with pytest.raises(PathNotAllowedError, match="workspace"):
+            build(app, inside)
+    assert not (app.workspace / "memory" / "vault").exists()
+    build(app, app.workspace.parent / "zettelclaw-vault")  # beside it: not searched
 
 
 # -- edits back into the log ----------------------------------------------------------------

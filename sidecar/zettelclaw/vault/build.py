@@ -47,14 +47,17 @@ def default_root(app: App) -> Path:
 
 
 def check_root(app: App, root: Path) -> Path:
-    """The vault's folder, absolute; refused inside the agent's workspace (its Markdown would
-    be searched as the person's memory) or inside the memory's own files other than vault/."""
+    """The vault's folder, absolute. Refused where its pages would be searched as the person's
+    memory (the workspace's ``memory/`` and what is in it: ``workspace/memory_files.py``), at the
+    workspace itself (beside MEMORY.md) or around it."""
     root = Path(os.path.abspath(root.expanduser()))
     real = root.resolve()
     workspace = app.workspace.resolve()
-    if real == workspace or workspace in real.parents or real in workspace.parents:
-        raise PathNotAllowedError(f"the vault cannot be in or around the workspace "
-                                  f"{app.workspace}: its pages would be searched as memory")
+    memory = workspace / "memory"
+    if real in (workspace, memory) or memory in real.parents or real in workspace.parents:
+        raise PathNotAllowedError(f"the vault cannot be the workspace {app.workspace}, be in "
+                                  "its memory/ or hold it: its pages would be searched as "
+                                  "memory")
     return root
 
 

@@ -405,3 +405,26 @@ def test_entries_after_reads_in_batches_in_log_order(app: App, write_log: WriteL
         rows = list(vault_reads.entries_after(conn, 2, batch=2))
         assert [r["id"] for r in rows] == [v["id"] for v in e.values()][2:]
         assert vault_reads.last_line(conn) == len(e)
+
+
+def test_a_removed_heading_comes_back_at_the_end_and_a_changed_updated_line_is_kept(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    text = page.read_text().replace("## Pending\n", "").replace("updated: 2026-02-21",
+                                                                "updated: my own date")
+    page.write_text(text)
+    state = app.home.root / "vault-state.json"
+    before = state.stat().st_mtime_ns
+    build(app)  # nothing new: neither the page nor the state is written
+    assert page.read_text() == text
+    assert state.stat().st_mtime_ns == before
+    write_log(entry("task", "Canary deploy", subject="auth-migration",
+                    timestamp="2026-02-22T09:00:00Z"))
+    build(app)
+    after = page.read_text()
+    assert after.startswith(text.rstrip("\n"))
+    assert after.endswith("\n## Pending\n- [ ] Canary deploy ([[2026-02-22]]) ^"
+                          + after.rsplit("^", 1)[1])
+    assert "updated: my own date" in after

@@ -19,18 +19,12 @@ PREFIX = "zc"
 BLOCK_AT_END = re.compile(r"\s\^(" + PREFIX + r"[a-z0-9-]+)\s*$")
 
 
+_ESCAPES = str.maketrans({"-": "-1", "_": "-2",
+                          **{c: "-" + c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}})
+
+
 def encode(entry_id: str) -> str:
-    out = [PREFIX]
-    for char in entry_id:
-        if char == "-":
-            out.append("-1")
-        elif char == "_":
-            out.append("-2")
-        elif char.isupper():
-            out.append("-" + char.lower())
-        else:
-            out.append(char)
-    return "".join(out)
+    return PREFIX + entry_id.translate(_ESCAPES)
 
 
 def decode(block: str) -> str | None:

@@ -29,7 +29,16 @@ from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
 from zettelclaw.vault import blocks, pages
-from zettelclaw.vault.state import Item, PageState, VaultState, forget, load, lock_path, save
+from zettelclaw.vault.state import (
+    Item,
+    PageState,
+    VaultState,
+    forget,
+    load,
+    lock_path,
+    save,
+    state_path,
+)
 
 NOTES, JOURNAL, INDEX = "01 Notes", "03 Journal", "Subjects.md"
 EMPTY_FOLDERS = ("00 Inbox", "04 Templates", "05 Attachments")
@@ -94,6 +103,9 @@ def one_line(text: str) -> str:
 
 
 def day(timestamp: str) -> str:
+    """The entry's date in UTC (its journal)."""
+    if len(timestamp) == 20 and timestamp.endswith("Z"):  # the form writers use: no parse
+        return timestamp[:10]
     return parse_timestamp(timestamp).astimezone(UTC).date().isoformat()
 
 
@@ -107,7 +119,7 @@ def journal_page(date: str) -> str:
 
 def link(page: str, label: str | None = None, block: str | None = None) -> str:
     """A wiki-link to a page (by its name, as Obsidian resolves them) and maybe a block."""
-    name = PurePath(page).stem
+    name = page.rpartition("/")[2].removesuffix(".md")
     target = f"{name}#^{block}" if block else name
     return f"[[{target}|{label}]]" if label and label != name else f"[[{target}]]"
 
@@ -252,8 +264,9 @@ def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
             placed.setdefault(p.page, []).append(p)
         report.entries = len(rows)
         _write(root, state, renderer, placed, dates=dates, report=report)
-        state.line = last
-        save(app.home, state)
+        if report.lines_added or state.line != last or not state_path(app.home).exists():
+            state.line = last
+            save(app.home, state)
     report.seconds = time.monotonic() - started
     return report
 

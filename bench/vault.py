@@ -90,8 +90,8 @@ def run(entries: int) -> dict[str, Any]:
             figures["lines"] = first.lines_added
             figures["vault_mb"] = round(sum(p.stat().st_size for p in (home.root / "vault")
                                             .rglob("*.md")) / 2**20, 1)
-            figures["state_mb"] = round((home.root / "vault-state.json").stat().st_size
-                                        / 2**20, 1)
+            figures["state_mb"] = round(sum(p.stat().st_size for p in (home.root / "vault-state")
+                                            .rglob("*.json")) / 2**20, 1)
             LogStore(home).append(conversation(app))
             figures["rebuild_one_conversation_s"], again = timed(lambda: build(app))
             figures["rebuild_entries"] = again.entries

@@ -370,7 +370,7 @@ def test_state_is_rebuildable_and_lives_beside_the_index(app: App, write_log: Wr
     state = load(app.home)
     assert state is not None
     assert state.root == str(app.home.root / "vault")
-    assert (app.home.root / "vault-state.json").is_file()
+    assert (app.home.root / "vault-state" / "state.json").is_file()
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -415,7 +415,7 @@ def test_a_removed_heading_comes_back_at_the_end_and_a_changed_updated_line_is_k
     text = page.read_text().replace("## Pending\n", "").replace("updated: 2026-02-21",
                                                                 "updated: my own date")
     page.write_text(text)
-    state = app.home.root / "vault-state.json"
+    state = app.home.root / "vault-state" / "state.json"
     before = state.stat().st_mtime_ns
     build(app)  # nothing new: neither the page nor the state is written
     assert page.read_text() == text
@@ -428,3 +428,15 @@ def test_a_removed_heading_comes_back_at_the_end_and_a_changed_updated_line_is_k
     assert after.endswith("\n## Pending\n- [ ] Canary deploy ([[2026-02-22]]) ^"
                           + after.rsplit("^", 1)[1])
     assert "updated: my own date" in after
+
+
+def test_a_rebuild_reads_the_state_of_the_pages_it_touches_only(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    for kept in (app.home.root / "vault-state" / "pages").iterdir():
+        if "Sarah prefers" in kept.read_text():
+            kept.write_text("not read")  # would fail the build if it were read
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-20T19:00:00Z"))
+    assert build(app).lines_added == 2  # its journal and its topic page

@@ -3,5 +3,5 @@
 ``build`` appends what is new to daily journals and topic pages and never rewrites a line
 (human edits stay); ``sync`` turns the person's edits of rendered lines into corrections
 appended to the log (``replaces``). What was rendered is derived state beside the index
-(``vault-state.json`` in the memory's directory).
+(``vault-state/`` in the memory's directory).
 """

@@ -229,7 +229,8 @@ def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is not None and state.root != str(root):
-            state = None  # another folder: this one starts a vault of its own
+            forget(app.home)  # another folder: this one starts a vault of its own
+            state = None
         report = Report(str(root))
         if from_scratch:
             report.moved_aside = _clear(root, state, force)
@@ -308,6 +309,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         for p in fresh:
             item: Item = [p.body, p.prefix, p.suffix]
             known.items[p.block] = item
+        known.dirty = True
         report.lines_added += len(fresh)
     if not durable:
         os.sync()  # the pages are on disk before the state says they were written

@@ -1,15 +1,22 @@
 """What the build rendered, per page: derived state kept beside the index
-(``vault-state.json`` in the memory's directory), so a rebuild appends only what is new and
+(``vault-state/`` in the memory's directory), so a rebuild appends only what is new and
 ``sync`` can tell a person's edit from what was written.
 
-Per page: its kind, its ``created``/``updated`` dates, and per block id the line as rendered
-(without the block id) with the lengths of its prefix and suffix around the entry's text
-(``None`` as the line: the entry is shown on the page by another line, one the person edited
-into it). Deleting the file forgets the vault: the next build starts a new one.
+``vault-state/state.json`` holds the vault's folder, the last log line rendered, each subject's
+page and each page's kind and ``created``/``updated`` dates. ``vault-state/pages/<key>.json``
+holds, per page, each block id's line as rendered (without the block id) with the lengths of its
+prefix and suffix around the entry's text (``None`` as the line: the entry is shown on the page
+by another line, one the person edited into it). A page's lines are read only when the page is
+touched, so a rebuild after one conversation reads and writes a few small files, not the whole
+vault's. Page files are written before ``state.json``. Deleting the folder forgets the vault:
+the next build starts a new one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +26,7 @@ import orjson
 from zettelclaw.files import atomic_write_bytes
 from zettelclaw.home import Home
 
-VERSION = 1
+VERSION = 2
 Item = list[Any]  # [line | None, prefix length, suffix length]
 
 
@@ -28,7 +35,18 @@ class PageState:
     kind: str  # journal, topic, index
     created: str
     updated: str
-    items: dict[str, Item] = field(default_factory=dict)
+    file: Path | None = None  # where its items are kept (None: a new page, none yet)
+    dirty: bool = False  # its items changed: written at the next save
+    _items: dict[str, Item] | None = None
+
+    @property
+    def items(self) -> dict[str, Item]:
+        if self._items is None:
+            self._items = {}
+            if self.file is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self._items = orjson.loads(self.file.read_bytes())
+        return self._items
 
 
 @dataclass
@@ -39,33 +57,48 @@ class VaultState:
     subjects: dict[str, str] = field(default_factory=dict)  # slug -> its page
 
 
+def state_dir(home: Home) -> Path:
+    return home.root / "vault-state"
+
+
 def state_path(home: Home) -> Path:
-    return home.root / "vault-state.json"
+    return state_dir(home) / "state.json"
 
 
 def lock_path(home: Home) -> Path:
     return home.root / "vault.lock"
 
 
+def _page_file(home: Home, rel: str) -> Path:
+    key = hashlib.blake2b(rel.encode(), digest_size=10).hexdigest()
+    return state_dir(home) / "pages" / f"{key}.json"
+
+
 def load(home: Home) -> VaultState | None:
     try:
         raw = orjson.loads(state_path(home).read_bytes())
-    except (FileNotFoundError, orjson.JSONDecodeError):
+    except (FileNotFoundError, NotADirectoryError, orjson.JSONDecodeError):
         return None
     if not isinstance(raw, dict) or raw.get("version") != VERSION:
         return None
-    pages = {rel: PageState(p["kind"], p["created"], p["updated"], p["items"])
+    pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel))
              for rel, p in raw["pages"].items()}
     return VaultState(raw["root"], raw["line"], pages, raw["subjects"])
 
 
 def save(home: Home, state: VaultState) -> None:
+    (state_dir(home) / "pages").mkdir(parents=True, exist_ok=True, mode=0o700)
+    for rel, page in state.pages.items():
+        if page.dirty:
+            page.file = _page_file(home, rel)
+            atomic_write_bytes(page.file, orjson.dumps(page.items))
+            page.dirty = False
     data = {"version": VERSION, "root": state.root, "line": state.line,
             "subjects": state.subjects,
-            "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
-                            "items": p.items} for rel, p in state.pages.items()}}
+            "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated}
+                      for rel, p in state.pages.items()}}
     atomic_write_bytes(state_path(home), orjson.dumps(data))
 
 
 def forget(home: Home) -> None:
-    state_path(home).unlink(missing_ok=True)
+    shutil.rmtree(state_dir(home), ignore_errors=True)

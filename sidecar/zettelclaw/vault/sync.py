@@ -124,8 +124,10 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
             known = state.pages[edit.page]
             known.items[edit.block][0] = edit.body
             known.items[blocks.encode(receipt["entry"]["id"])] = [None, 0, 0]
+            known.dirty = True
         for edit in settled:
             state.pages[edit.page].items[edit.block][0] = edit.body
+            state.pages[edit.page].dirty = True
         if made or settled:
             save(app.home, state)
     return {"vault": str(root), "receipts": receipts,

@@ -440,3 +440,23 @@ def test_a_rebuild_reads_the_state_of_the_pages_it_touches_only(
     write_log(entry("fact", "Canary is green", subject="auth-migration",
                     timestamp="2026-02-20T19:00:00Z"))
     assert build(app).lines_added == 2  # its journal and its topic page
+
+
+def test_an_edit_that_also_drops_the_link_keeps_only_the_text(
+        app: App, write_log: WriteLog) -> None:
+    e = story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    row = line_of(page.read_text(), "Enough for 10k")
+    block = row.rsplit(" ", 1)[1]
+    page.write_text(page.read_text().replace(row, f"- Enough for 50k/min bursts? {block}"))
+    (receipt,) = sync(app)["receipts"]
+    assert receipt["entry"]["content"] == "Enough for 50k/min bursts?"
+    assert receipt["replaces"] == e["question"]["id"]
+    decision = line_of(page.read_text(), "- 2026-02-21: Retry through a queue")
+    block = decision.rsplit(" ", 1)[1]
+    page.write_text(page.read_text().replace(
+        decision, f"- 2026-02-21: Retry through a bigger queue {block}"))
+    (receipt,) = sync(app)["receipts"]
+    assert receipt["entry"]["content"] == "Retry through a bigger queue"  # no date in it
+    assert receipt["replaces"] == e["decision2"]["id"]

@@ -62,7 +62,11 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     prefix, suffix = old[:plen], old[len(old) - slen:] if slen else ""
     if body.startswith(prefix) and body.endswith(suffix) and len(body) >= plen + slen:
         return body[plen:len(body) - slen].strip(), was, now
-    return _MARKER.sub("", body).strip(), was, now
+    # the person changed the prefix or the suffix too: take off what is left of each
+    body = body[plen:] if body.startswith(prefix) else _MARKER.sub("", body)
+    if suffix and body.endswith(suffix):
+        body = body[:-slen]
+    return body.strip(), was, now
 
 
 def find_edits(root: Path, state_pages: dict[str, Any]) -> list[Edit]:

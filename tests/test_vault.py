@@ -348,6 +348,9 @@ def test_a_struck_line_is_reported_not_applied_and_nothing_is_written(
     result = sync(app)
     assert [(r["action"], r["applied"]) for r in result["receipts"]] == [("hide", False)]
     assert app.home.log.stat().st_size == size
+    # still asked for, so reported again (until hiding exists), still not written
+    assert [r["action"] for r in sync(app)["receipts"]] == ["hide"]
+    assert app.home.log.stat().st_size == size
 
 
 def test_the_same_entry_edited_on_two_pages_is_corrected_once(
@@ -361,7 +364,32 @@ def test_the_same_entry_edited_on_two_pages_is_corrected_once(
     result = sync(app)
     applied = [r for r in result["receipts"] if r["applied"]]
     assert len(applied) == 1
-    assert [r["applied"] for r in result["receipts"]].count(False) == 1
+    assert [r["action"] for r in result["receipts"] if not r["applied"]] == ["conflict"]
+    assert sync(app)["receipts"] == []  # the conflict is reported once, not applied later
+
+
+def test_sync_reads_only_the_pages_changed_since_they_were_written_or_read(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.vault import pages as vault_pages
+
+    story(write_log)
+    build(app)
+    read: list[str] = []
+    real = vault_pages.read_page
+
+    def counted(root: Path, relative: Any) -> str | None:
+        read.append(str(relative))
+        return real(root, relative)
+
+    monkeypatch.setattr(vault_pages, "read_page", counted)
+    assert sync(app)["receipts"] == []
+    assert read == []
+    page = app.home.root / "vault" / AUTH
+    page.write_text(page.read_text() + "My note.\n")
+    assert sync(app)["receipts"] == []
+    assert read == [AUTH]
+    assert sync(app)["receipts"] == []
+    assert read == [AUTH]  # read once: its stamp was kept
 
 
 def test_state_is_rebuildable_and_lives_beside_the_index(app: App, write_log: WriteLog) -> None:

@@ -306,6 +306,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
             report.pages_updated.append(rel)
         known.updated = max(known.updated, newest)
         pages.write_page(root, page, text, durable=durable)
+        known.stamp = pages.page_stamp(root, page)
         for p in fresh:
             item: Item = [p.body, p.prefix, p.suffix]
             known.items[p.block] = item

@@ -129,6 +129,15 @@ def page_kind(root: Path, relative: PurePath) -> str:
     return "file" if stat.S_ISREG(st.st_mode) else "other"
 
 
+def page_stamp(root: Path, relative: PurePath) -> list[int] | None:
+    """The page's modification time (ns) and size, or None when it is not a regular file: a
+    page whose stamp has not moved since the build wrote it (or sync read it) was not edited."""
+    if page_kind(root, relative) != "file":
+        return None
+    st = os.lstat(root / relative)
+    return [st.st_mtime_ns, st.st_size]
+
+
 def read_page(root: Path, relative: PurePath) -> str | None:
     """The page's text, or None when it is missing or not a regular file."""
     if page_kind(root, relative) != "file":

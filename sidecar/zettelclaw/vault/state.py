@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ import orjson
 from zettelclaw.files import atomic_write_bytes
 from zettelclaw.home import Home
 
-VERSION = 2
+VERSION = 3
 Item = list[Any]  # [line | None, prefix length, suffix length]
 
 
@@ -36,6 +37,7 @@ class PageState:
     created: str
     updated: str
     file: Path | None = None  # where its items are kept (None: a new page, none yet)
+    stamp: list[int] | None = None  # the file's [mtime_ns, size] when last written or read
     dirty: bool = False  # its items changed: written at the next save
     _items: dict[str, Item] | None = None
 
@@ -81,22 +83,26 @@ def load(home: Home) -> VaultState | None:
         return None
     if not isinstance(raw, dict) or raw.get("version") != VERSION:
         return None
-    pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel))
-             for rel, p in raw["pages"].items()}
+    pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel),
+                            p.get("stamp")) for rel, p in raw["pages"].items()}
     return VaultState(raw["root"], raw["line"], pages, raw["subjects"])
 
 
-def save(home: Home, state: VaultState) -> None:
+def save(home: Home, state: VaultState, many: int = 50) -> None:
+    """The changed pages' files, then state.json. More than ``many`` of them (a first build)
+    are written without an fsync each, then flushed by one ``os.sync()`` before state.json."""
     (state_dir(home) / "pages").mkdir(parents=True, exist_ok=True, mode=0o700)
-    for rel, page in state.pages.items():
-        if page.dirty:
-            page.file = _page_file(home, rel)
-            atomic_write_bytes(page.file, orjson.dumps(page.items))
-            page.dirty = False
+    dirty = [(rel, page) for rel, page in state.pages.items() if page.dirty]
+    for rel, page in dirty:
+        page.file = _page_file(home, rel)
+        atomic_write_bytes(page.file, orjson.dumps(page.items), durable=len(dirty) <= many)
+        page.dirty = False
+    if len(dirty) > many:
+        os.sync()
     data = {"version": VERSION, "root": state.root, "line": state.line,
             "subjects": state.subjects,
-            "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated}
-                      for rel, p in state.pages.items()}}
+            "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
+                            "stamp": p.stamp} for rel, p in state.pages.items()}}
     atomic_write_bytes(state_path(home), orjson.dumps(data))
 
 

@@ -31,7 +31,7 @@ from zettelclaw.log.schema import InvalidEntry, entry_to_dict, new_id, now_times
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, pages
 from zettelclaw.vault.build import check_root, default_root
-from zettelclaw.vault.state import Item, load, lock_path, save
+from zettelclaw.vault.state import Item, PageState, load, lock_path, save
 
 SESSION = "vault"
 _BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")
@@ -69,12 +69,19 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     return body.strip(), was, now
 
 
-def find_edits(root: Path, state_pages: dict[str, Any]) -> list[Edit]:
-    found = []
+def find_edits(root: Path, state_pages: dict[str, PageState]
+               ) -> tuple[list[Edit], dict[str, list[int]]]:
+    """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
+    moved since the build wrote it or the last sync read it is not read again."""
+    found, seen = [], {}
     for rel, known in state_pages.items():
+        stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
+        if stamp is None or stamp == known.stamp:
+            continue
         text = pages.read_page(root, PurePath(rel))
         if text is None:
             continue
+        seen[rel] = stamp
         for row in text.split("\n"):
             match = blocks.BLOCK_AT_END.search(row)
             if match is None:
@@ -86,7 +93,7 @@ def find_edits(root: Path, state_pages: dict[str, Any]) -> list[Edit]:
             entry_id = blocks.decode(match.group(1))
             if body != item[0] and entry_id is not None:
                 found.append(Edit(rel, match.group(1), entry_id, body, item))
-    return found
+    return found, seen
 
 
 def sync(app: App, root: Path | None = None) -> dict[str, Any]:
@@ -95,35 +102,8 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
         state = load(app.home)
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
-        edits = find_edits(root, state.pages)
-        receipts: list[dict[str, Any]] = []
-        made: list[tuple[Edit, dict[str, Any]]] = []
-        settled: list[Edit] = []
-        if edits:
-            with lock.exclusive(app.home.lock):
-                app.freshness.sync(locked=True)
-                corrected: dict[str, str] = {}  # current id -> the page that corrected it
-                with app.index.read() as conn:
-                    for edit in edits:
-                        found = entries.get_entry(conn, edit.entry_id)
-                        receipt = _correction(edit, found, corrected)
-                        if receipt is None:
-                            settled.append(edit)
-                            continue
-                        receipts.append(receipt)
-                        if "entry" not in receipt:
-                            continue
-                        try:
-                            receipt["entry"] = entry_to_dict(validate_entry(receipt["entry"]))
-                        except InvalidEntry as exc:
-                            del receipt["entry"]
-                            receipt.update(applied=False, reason=exc.reason)
-                            continue
-                        made.append((edit, receipt))
-                new = [validate_entry(r["entry"]) for _, r in made]
-                if new:
-                    LogStore(app.home).append_locked(new)
-            app.freshness.sync()
+        edits, seen = find_edits(root, state.pages)
+        receipts, made, settled = _apply(app, edits) if edits else ([], [], [])
         for edit, receipt in made:
             known = state.pages[edit.page]
             known.items[edit.block][0] = edit.body
@@ -132,10 +112,50 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
         for edit in settled:
             state.pages[edit.page].items[edit.block][0] = edit.body
             state.pages[edit.page].dirty = True
-        if made or settled:
+        # a page with an edit still to report (a hide, for now) is read again next time
+        pending = {r["page"] for r in receipts if not r["applied"] and r["action"] != "conflict"}
+        for rel, stamp in seen.items():  # read, and nothing left to report: not read again
+            if rel not in pending:
+                state.pages[rel].stamp = stamp
+        if made or settled or seen:
             save(app.home, state)
     return {"vault": str(root), "receipts": receipts,
             "corrections": sum(1 for r in receipts if r.get("applied"))}
+
+
+def _apply(app: App, edits: list[Edit]
+           ) -> tuple[list[dict[str, Any]], list[tuple[Edit, dict[str, Any]]], list[Edit]]:
+    """The receipts of the edits; the corrections appended (each with its edit); the edits that
+    need nothing more (the log already says it, or a conflict reported once)."""
+    receipts: list[dict[str, Any]] = []
+    made: list[tuple[Edit, dict[str, Any]]] = []
+    settled: list[Edit] = []
+    with lock.exclusive(app.home.lock):
+        app.freshness.sync(locked=True)
+        corrected: dict[str, str] = {}  # current id -> the page that corrected it
+        with app.index.read() as conn:
+            for edit in edits:
+                receipt = _correction(edit, entries.get_entry(conn, edit.entry_id), corrected)
+                if receipt is None:
+                    settled.append(edit)
+                    continue
+                receipts.append(receipt)
+                if receipt["action"] == "conflict":
+                    settled.append(edit)  # reported once, not again
+                if "entry" not in receipt:
+                    continue
+                try:
+                    receipt["entry"] = entry_to_dict(validate_entry(receipt["entry"]))
+                except InvalidEntry as exc:
+                    del receipt["entry"]
+                    receipt.update(applied=False, reason=exc.reason)
+                    continue
+                made.append((edit, receipt))
+        new = [validate_entry(r["entry"]) for _, r in made]
+        if new:
+            LogStore(app.home).append_locked(new)
+    app.freshness.sync()
+    return receipts, made, settled
 
 
 def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, str]
@@ -161,8 +181,10 @@ def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, s
     if content == current["content"] and status == current.get("status"):
         return None
     if current["id"] in corrected:
-        return {**base, "action": "none", "applied": False,
-                "reason": f"already corrected from {corrected[current['id']]} in this sync"}
+        return {**base, "action": "conflict", "applied": False,
+                "reason": f"the entry was corrected from {corrected[current['id']]} in this "
+                          "sync; this edit is left on the page, not applied (edit the line "
+                          "again to apply it)"}
     corrected[current["id"]] = edit.page
     entry: dict[str, Any] = {"id": new_id(), "timestamp": now_timestamp(),
                              "type": current["type"], "content": content,

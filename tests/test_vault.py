@@ -488,3 +488,13 @@ def test_an_edit_that_also_drops_the_link_keeps_only_the_text(
     (receipt,) = sync(app)["receipts"]
     assert receipt["entry"]["content"] == "Retry through a bigger queue"  # no date in it
     assert receipt["replaces"] == e["decision2"]["id"]
+
+
+def test_two_subjects_whose_names_differ_in_case_only_get_two_pages(
+        app: App, write_log: WriteLog) -> None:
+    app.home.subjects.write_text('{"api": {"display": "API", "type": "system"}, '
+                                 '"api-2": {"display": "api", "type": "system"}}')
+    write_log(entry("fact", "one", subject="api"), entry("fact", "two", subject="api-2"))
+    build(app)
+    notes = sorted(p.name for p in (app.home.root / "vault" / "01 Notes").iterdir())
+    assert notes == ["API.md", "api (api-2).md"]

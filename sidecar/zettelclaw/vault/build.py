@@ -134,9 +134,10 @@ class Renderer:
     def subject_page(self, slug: str) -> str:
         page = self.state.subjects.get(slug)
         if page is None:
-            taken = set(self.state.subjects.values())
+            # compared without case: on macOS "Auth" and "auth" are one file
+            taken = {page.lower() for page in self.state.subjects.values()}
             name = pages.safe_name(self.display(slug))
-            if (f"{NOTES}/{name}.md" in taken or name == PurePath(INDEX).stem
+            if (f"{NOTES}/{name}.md".lower() in taken or name == PurePath(INDEX).stem
                     or _looks_like_date(name)):
                 name = pages.safe_name(f"{name} ({slug})")
             page = f"{NOTES}/{name}.md"

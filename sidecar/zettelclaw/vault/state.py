@@ -9,7 +9,8 @@ prefix and suffix around the entry's text (``None`` as the line: the entry is sh
 by another line, one the person edited into it). A page's lines are read only when the page is
 touched, so a rebuild after one conversation reads and writes a few small files, not the whole
 vault's. Page files are written before ``state.json``. Deleting the folder forgets the vault:
-the next build starts a new one.
+the pages already there then count as the person's (``vault build --from-scratch --force``
+starts over).
 """
 
 from __future__ import annotations

@@ -498,3 +498,26 @@ def test_two_subjects_whose_names_differ_in_case_only_get_two_pages(
     build(app)
     notes = sorted(p.name for p in (app.home.root / "vault" / "01 Notes").iterdir())
     assert notes == ["API.md", "api (api-2).md"]
+
+
+def test_a_build_cut_short_before_its_state_was_saved_adds_no_line_twice(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.vault import build as build_module
+
+    story(write_log)
+    build(app)
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-20T19:00:00Z"))
+
+    def crash(*_: Any, **__: Any) -> None:
+        raise OSError("killed")
+
+    monkeypatch.setattr(build_module, "save", crash)
+    with pytest.raises(OSError, match="killed"):
+        build(app)
+    monkeypatch.undo()
+    assert "Canary is green" in (app.home.root / "vault" / AUTH).read_text()
+    build(app)
+    for rel in (AUTH, DAY1):
+        assert (app.home.root / "vault" / rel).read_text().count("Canary is green") == 1
+    assert sync(app)["receipts"] == []

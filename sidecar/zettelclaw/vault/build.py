@@ -293,28 +293,37 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         fresh = [p for p in lines if p.block not in known.items]
         if not fresh:
             continue
+        text = pages.read_page(root, page) if kind == "file" else None
+        adding = fresh if text is None else _not_on(text, fresh)
         by_section: dict[str, list[str]] = {}
-        for p in fresh:
+        for p in adding:
             by_section.setdefault(p.section, []).append(_line(p))
-        if kind == "missing":
+        if text is None:
             text = pages.new_page(_head(known, rel, renderer), _sections(known), by_section)
             report.pages_created.append(rel)
         else:
-            text = pages.read_page(root, page) or ""
             text = pages.insert_in_sections(text, by_section)
             if known.kind == "topic" and newest > known.updated:
                 text = pages.set_updated(text, known.updated, newest)
             report.pages_updated.append(rel)
         known.updated = max(known.updated, newest)
-        pages.write_page(root, page, text, durable=durable)
+        if adding:
+            pages.write_page(root, page, text, durable=durable)
         known.stamp = pages.page_stamp(root, page)
         for p in fresh:
             item: Item = [p.body, p.prefix, p.suffix]
             known.items[p.block] = item
         known.dirty = True
-        report.lines_added += len(fresh)
+        report.lines_added += len(adding)
     if not durable:
         os.sync()  # the pages are on disk before the state says they were written
+
+
+def _not_on(text: str, fresh: list[Placed]) -> list[Placed]:
+    """The lines ``text`` does not hold yet: a build cut short by a crash may have written some
+    before its state was saved."""
+    there = {m.group(1) for row in text.split("\n") if (m := blocks.BLOCK_AT_END.search(row))}
+    return [p for p in fresh if p.block not in there]
 
 
 def _line(p: Placed) -> str:

@@ -521,3 +521,26 @@ def test_a_build_cut_short_before_its_state_was_saved_adds_no_line_twice(
     for rel in (AUTH, DAY1):
         assert (app.home.root / "vault" / rel).read_text().count("Canary is green") == 1
     assert sync(app)["receipts"] == []
+
+
+def test_after_the_log_is_rewritten_new_entries_come_and_nothing_comes_twice(
+        app: App, write_log: WriteLog) -> None:
+    e = story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    row = line_of(page.read_text(), "Enough for 10k")
+    page.write_text(page.read_text().replace(row + "\n", ""))  # deleted by the person
+    # the log rewritten without one line (as a purge does), then one more entry: the new
+    # entry's line number is one the vault has already shown
+    kept = [raw for raw in app.home.log.read_bytes().splitlines(keepends=True)
+            if e["loose"]["id"].encode() not in raw]
+    app.home.log.write_bytes(b"".join(kept))
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-20T19:00:00Z"))
+    report = build(app)
+    assert report.lines_added == 2
+    text = page.read_text()
+    assert text.count("Canary is green") == 1
+    assert "Enough for 10k" not in text  # still deleted
+    assert all(t.count(" ^") == len(set(re.findall(r" \^(\S+)", t)))
+               for t in pages(app.home.root / "vault").values())

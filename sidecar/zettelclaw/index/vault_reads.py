@@ -46,3 +46,10 @@ def entries_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, sqlite3
 def last_line(conn: sqlite3.Connection) -> int:
     """The last log line the index holds an entry for (0: none)."""
     return int(conn.execute("SELECT coalesce(max(line), 0) FROM entries").fetchone()[0])
+
+
+def epoch(conn: sqlite3.Connection) -> str | None:
+    """The index's epoch: new whenever it starts over (the log rewritten or replaced, the index
+    rebuilt), when line numbers may no longer mean what they meant."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'terms_epoch'").fetchone()
+    return None if row is None else str(row[0])

@@ -24,7 +24,7 @@ from typing import Any
 
 from zettelclaw import lock
 from zettelclaw.app import App
-from zettelclaw.errors import DataDirError, InvalidParamsError, PathNotAllowedError
+from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
@@ -244,12 +244,12 @@ def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
         if app.freshness.needs_sync():
             app.freshness.sync()
         with app.index.read() as conn:
-            last = vault_reads.last_line(conn)
-            if last < state.line:
-                raise DataDirError(
-                    f"the log holds fewer lines than the vault has shown ({last} < "
-                    f"{state.line}): it was rewritten; `zettelclaw vault build --from-scratch`")
-            rows = list(vault_reads.entries_after(conn, state.line))
+            last, epoch = vault_reads.last_line(conn), vault_reads.epoch(conn)
+            # the index started over (the log rewritten: a purge, a replaced file; a reindex):
+            # line numbers may have moved, so every entry is rendered again, and each page
+            # adds only those it has not shown (its items), deleted lines included
+            start = state.line if epoch == state.epoch and last >= state.line else 0
+            rows = list(vault_reads.entries_after(conn, start))
             wanted = {r[key] for r in rows for key in ("replaced_by", "supersedes") if r[key]}
             related = {r["id"]: r for r in rows}
             related |= vault_reads.entries_by_id(conn, sorted(wanted - related.keys()))
@@ -266,8 +266,9 @@ def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
             placed.setdefault(p.page, []).append(p)
         report.entries = len(rows)
         _write(root, state, renderer, placed, dates=dates, report=report)
-        if report.lines_added or state.line != last or not state_path(app.home).exists():
-            state.line = last
+        if (report.lines_added or state.line != last or state.epoch != epoch
+                or not state_path(app.home).exists()):
+            state.line, state.epoch = last, epoch
             save(app.home, state)
     report.seconds = time.monotonic() - started
     return report

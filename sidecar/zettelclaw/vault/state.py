@@ -56,6 +56,7 @@ class PageState:
 class VaultState:
     root: str
     line: int = 0  # the last log line rendered
+    epoch: str | None = None  # the index's epoch when it was (vault_reads.epoch)
     pages: dict[str, PageState] = field(default_factory=dict)
     subjects: dict[str, str] = field(default_factory=dict)  # slug -> its page
 
@@ -86,7 +87,7 @@ def load(home: Home) -> VaultState | None:
         return None
     pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel),
                             p.get("stamp")) for rel, p in raw["pages"].items()}
-    return VaultState(raw["root"], raw["line"], pages, raw["subjects"])
+    return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"])
 
 
 def save(home: Home, state: VaultState, many: int = 50) -> None:
@@ -100,7 +101,7 @@ def save(home: Home, state: VaultState, many: int = 50) -> None:
         page.dirty = False
     if len(dirty) > many:
         os.sync()
-    data = {"version": VERSION, "root": state.root, "line": state.line,
+    data = {"version": VERSION, "root": state.root, "line": state.line, "epoch": state.epoch,
             "subjects": state.subjects,
             "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
                             "stamp": p.stamp} for rel, p in state.pages.items()}}

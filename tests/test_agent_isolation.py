@@ -144,6 +144,26 @@ async def test_subjects_status_jobs_and_rebuild_are_per_agent(
     assert jobs["jobs"] == []
 
 
+def _vault_text(root: str) -> str:
+    return "".join(p.read_text() for p in Path(root).rglob("*.md"))
+
+
+async def test_the_vault_of_an_agent_shows_its_own_memory_only(
+        server: Ready, home: Home, two: dict[str, Path]) -> None:
+    async with await AsyncClient.connect(server.socket) as client:
+        await register(client, two)
+        work = await client.call("vault.build", {"agentId": "work"})
+        main = await client.call("vault.build")
+    assert work["vault"] == str(home.root / "agents" / "work" / "vault")
+    assert main["vault"] == str(home.root / "vault")
+    work_text, main_text = _vault_text(work["vault"]), _vault_text(main["vault"])
+    assert "CockroachDB" in work_text
+    assert LEAK in work_text
+    assert "garden" not in work_text
+    assert "CockroachDB" not in main_text
+    assert LEAK not in main_text
+
+
 async def test_the_briefing_of_an_agent_writes_its_own_memory_into_its_own_workspace(
         server: Ready, two: dict[str, Path], workspace: Path) -> None:
     async with await AsyncClient.connect(server.socket) as client:

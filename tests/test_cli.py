@@ -429,7 +429,7 @@ def test_a_socket_path_that_cannot_exist_exits_5(empty: Site, short_dir: Path) -
 
 COMMANDS = [[], ["serve"], ["log"], ["search"], ["reindex"], ["jobs"], ["subjects"],
             ["subjects", "list"],
-            ["subjects", "add"], ["subjects", "rename"], ["status"]]
+            ["subjects", "add"], ["subjects", "rename"], ["status"], ["vault"]]
 
 
 def test_help_of_every_command_prints_the_exit_codes() -> None:

@@ -17,6 +17,7 @@ export const CLI_COMMANDS: Record<string, string> = {
   jobs: "list extraction jobs that are pending, waiting or failed",
   reindex: "build the search index again from the log and memory files",
   briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",
+  vault: "render the memory as an Obsidian vault, and take edits back",
   status: "show the data directory, counts and the sidecar's state",
   agents: "list the agents, each with its own memory",
 };

@@ -84,7 +84,7 @@ class FilesBackend:
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         params = params or {}
-        if method == "index.rebuild" or method in self.READS:
+        if method in ("index.rebuild", "vault.build") or method in self.READS:
             rebuilt = trio.run(self._catch_up, method, params)
             if rebuilt is not None:
                 return rebuilt
@@ -105,12 +105,25 @@ class FilesBackend:
         async with self.agents.lease(agent) as app:
             if method == "index.rebuild":
                 return rebuild(app, ProgressBar("reindexing log.jsonl")).wire()
+            if method == "vault.build":  # the same build as the method's, with a progress bar
+                return _vault_build(app, params)
             if app.freshness.needs_sync():
                 app.freshness.sync(progress=ProgressBar("indexing log.jsonl"))
         return None
 
     def close(self) -> None:
         self.agents.close_all()
+
+
+def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
+    from zettelclaw.methods.vault import vault_path
+    from zettelclaw.protocol.params import VaultBuildParams
+    from zettelclaw.vault.build import build
+
+    checked = VaultBuildParams.model_validate(params)
+    bar = ProgressBar("rendering the vault", threshold=20_000)
+    return build(app, vault_path(checked.path), from_scratch=checked.from_scratch,
+                 force=checked.force, progress=bar).wire()
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
@@ -132,17 +145,20 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
 class ProgressBar:
     """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, threshold: int = 8 << 20) -> None:
         self.label = label
+        self.threshold = threshold  # below this total, no bar (faster done than redrawn)
         self.enabled = sys.stderr.isatty()
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total < (8 << 20):  # small logs index faster than a redraw
+        if not self.enabled or total < self.threshold:
             return
         fraction = done / total if total else 1.0
         filled = int(fraction * 30)
+        amount = (f"{done}/{total}" if self.threshold < (8 << 20)
+                  else f"{done >> 20}/{total >> 20} MiB")
         sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-                         f"{fraction:4.0%} {done >> 20}/{total >> 20} MiB")
+                         f"{fraction:4.0%} {amount}")
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()

@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
                "agents": _agents, "forget": _forget, "remember": _remember,
-               "receipts": _receipts, "trace": _trace}.get(args.command)
+               "receipts": _receipts, "trace": _trace, "vault": _vault}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -326,6 +326,24 @@ def _receipts(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
 def _trace(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     result = backend.call("memory.trace", {"limit": args.n})
     show(result, as_json, lambda: render.trace(result["turns"]))
+    return EXIT_OK
+
+
+def _vault(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    params: dict[str, Any] = {}
+    if args.path:
+        params["path"] = str(Path(args.path).expanduser().absolute())
+    if args.action == "sync":
+        if args.from_scratch or args.force:
+            raise InvalidParamsError("--from-scratch and --force go with `vault build`")
+        result = backend.call("vault.sync", params)
+        show(result, as_json, lambda: render.vault_sync(result))
+        return EXIT_OK
+    if args.force and not args.from_scratch:
+        raise InvalidParamsError("--force goes with --from-scratch")
+    params.update(fromScratch=args.from_scratch, force=args.force)
+    result = backend.call("vault.build", params)
+    show(result, as_json, lambda: render.vault_build(result))
     return EXIT_OK
 
 

@@ -157,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="print the block it would write; write nothing")
     _json_flag(briefing)
 
+    _vault_command(command)
+
     status = command("status", "show the data directory, counts and the sidecar's state",
                      "Show one agent's memory in full (--agent, default main): its files, "
                      "counts, index, extraction and briefing; then every agent with its "
@@ -170,6 +172,27 @@ def build_parser() -> argparse.ArgumentParser:
                      "entries.")
     _json_flag(agents)
     return parser
+
+
+def _vault_command(command: Any) -> None:
+    """The Markdown view: vault build, vault sync."""
+    vault = command(
+        "vault", "render the memory as an Obsidian vault, and take edits back",
+        "`vault build` renders the log into Markdown: a journal per day (03 Journal/), a page "
+        "per subject (01 Notes/), Subjects.md; by default in the memory's directory (HOME/vault "
+        "for main), never in the workspace. A rebuild only adds what is new at the end of its "
+        "section: lines you edited or deleted stay as you left them. `vault sync` turns your "
+        "edits of rendered lines into corrections in the log (a ticked task: done; changed "
+        "text: the entry with your text) and prints a receipt for each.")
+    vault.add_argument("action", choices=["build", "sync"])
+    vault.add_argument("--path", metavar="DIR", help="the vault's folder (default: vault/ in "
+                       "the memory's directory)")
+    vault.add_argument("--from-scratch", action="store_true",
+                       help="build: delete the pages the build wrote and render them anew "
+                            "(refused when the folder holds pages you wrote, unless --force)")
+    vault.add_argument("--force", action="store_true",
+                       help="with --from-scratch: move a folder holding your pages aside first")
+    _json_flag(vault)
 
 
 def _write_commands(command: Any) -> None:

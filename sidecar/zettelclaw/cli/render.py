@@ -330,3 +330,30 @@ def trace(turns: list[dict[str, Any]]) -> str:
             parts.append(f"{item['kind']} {named} ({item['chars']} chars)")
         lines.append(f"{t['at']}  {t['sessionKey']}  {t['chars']} chars: " + "; ".join(parts))
     return "\n".join(lines)
+
+
+def vault_build(result: dict[str, Any]) -> str:
+    lines = [f"vault {result['vault']}: {result['entries']} new entries, {result['linesAdded']} "
+             f"lines added, {result['pagesCreated']} pages created, {result['pagesUpdated']} "
+             f"updated in {result['seconds']:.1f} s"]
+    if result.get("movedAside"):
+        lines.append(f"the previous folder was moved to {result['movedAside']}")
+    lines += [f"  left alone: {s['page']} ({s['reason']})" for s in result["skippedPages"]]
+    lines.append("open the folder as a vault in Obsidian (Open folder as vault)")
+    return "\n".join(lines)
+
+
+def vault_sync(result: dict[str, Any]) -> str:
+    receipts = result["receipts"]
+    if not receipts:
+        return f"vault {result['vault']}: no edits to take back"
+    lines = [f"vault {result['vault']}: {result['corrections']} correction(s)"]
+    for r in receipts:
+        if r.get("applied"):
+            entry = r["entry"]
+            what = {"done": "done", "reopen": "reopened"}.get(r["action"], "corrected")
+            lines.append(f"  {what} {r['replaces']} -> {entry['id']} ({r['page']}): "
+                         f"{entry['content']}")
+        else:
+            lines.append(f"  not applied ({r['page']}, {r['of']}): {r['reason']}")
+    return "\n".join(lines)

@@ -2,10 +2,10 @@
 
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
-``host`` (``host.offer``), ``agents`` (``agents.*``). Each module registers its methods
-(``methods(agents)``, each handler a module-level function bound to the pool with
-``functools.partial``) and holds their handlers: a handler picks the memory of the agent the
-call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
+``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``). Each module
+registers its methods (``methods(agents)``, each handler a module-level function bound to the
+pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
+agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
 (files, SQLite) in a worker thread, and returns a result model of ``protocol/results.py``
 (``protocol/contract.py`` names which; tests/test_protocol_schema.py checks every handler's
 annotation against it). So one slow search never holds up the hook of another connection;
@@ -30,6 +30,7 @@ from zettelclaw.methods import (
     receipts,
     remember,
     subjects,
+    vault,
 )
 from zettelclaw.methods import agents as agents_methods
 from zettelclaw.protocol.dispatcher import Method
@@ -51,4 +52,5 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **admin.methods(agents, server_info),
         **host.methods(agents),
         **agents_methods.methods(agents),
+        **vault.methods(agents),
     }

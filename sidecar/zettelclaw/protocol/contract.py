@@ -46,4 +46,6 @@ CONTRACT: dict[str, Signature] = {
     "memory.remember": Signature(p.RememberParams, r.Remembered),
     "memory.receipts": Signature(p.ReceiptsParams, r.Receipts),
     "memory.trace": Signature(p.TraceParams, r.Trace),
+    "vault.build": Signature(p.VaultBuildParams, r.VaultBuilt),
+    "vault.sync": Signature(p.VaultSyncParams, r.VaultSynced),
 }

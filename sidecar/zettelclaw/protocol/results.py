@@ -510,3 +510,27 @@ class Trace(Result):
     """``memory.trace``: what the last turns were given before the prompt."""
 
     turns: list[dict[str, Any]]
+
+
+# -- vault.* -------------------------------------------------------------------------------
+
+class SkippedPage(Result):
+    page: str
+    reason: str
+
+
+class VaultBuilt(Result):
+    vault: str
+    entries: int
+    lines_added: int
+    pages_created: int
+    pages_updated: int
+    skipped_pages: list[SkippedPage]
+    moved_aside: str | None
+    seconds: float
+
+
+class VaultSynced(Result):
+    vault: str
+    receipts: list[dict[str, Any]]  # one per edited line: protocol.md names the fields
+    corrections: int

@@ -1,0 +1,45 @@
+"""``vault.*``: the Markdown view of a memory (``vault/``): build it, and take the person's
+edits of it back into the log as corrections."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from zettelclaw.agents.pool import Agents
+from zettelclaw.errors import InvalidParamsError
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import VaultBuildParams, VaultSyncParams
+from zettelclaw.protocol.results import VaultBuilt, VaultSynced
+from zettelclaw.vault.build import build
+from zettelclaw.vault.sync import sync
+
+
+def vault_path(value: str | None) -> Path | None:
+    if value is not None and not Path(value).is_absolute():
+        raise InvalidParamsError("path: must be absolute (the sidecar's working directory is "
+                                 "not the caller's)")
+    return None if value is None else Path(value)
+
+
+async def vault_build(agents: Agents, params: VaultBuildParams) -> VaultBuilt:
+    async with agents.lease(params.agent()) as app:
+        report = await trio.to_thread.run_sync(
+            lambda: build(app, vault_path(params.path), from_scratch=params.from_scratch,
+                          force=params.force))
+        return VaultBuilt.model_validate(report.wire())
+
+
+async def vault_sync(agents: Agents, params: VaultSyncParams) -> VaultSynced:
+    async with agents.lease(params.agent()) as app:
+        return VaultSynced.model_validate(
+            await trio.to_thread.run_sync(sync, app, vault_path(params.path)))
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    return {
+        "vault.build": Method(VaultBuildParams, partial(vault_build, agents)),
+        "vault.sync": Method(VaultSyncParams, partial(vault_sync, agents)),
+    }

@@ -1,0 +1,397 @@
+"""``vault build``: the log rendered into journals and topic pages, appended to, never rewritten.
+
+Layout (spec §7.4): ``01 Notes/<Subject>.md`` (topic pages), ``03 Journal/<YYYY-MM-DD>.md``
+(daily journals, by the entry's date in UTC), ``Subjects.md`` (the subjects by type), and the
+empty ``00 Inbox/``, ``04 Templates/``, ``05 Attachments/`` for the person's own use.
+
+Every line the build writes ends with its entry's block id (``blocks.py``). A rebuild renders
+only the entries past the last line it rendered and inserts them at the end of their sections:
+what a person changed or deleted stays as they left it. An entry replaced after it was rendered
+keeps its line; its replacement is added with ``(replaces ~~old text~~)``. An entry that is
+already replaced when it is first rendered is shown struck, with a link to its replacement.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import Any
+
+from zettelclaw import lock
+from zettelclaw.app import App
+from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
+from zettelclaw.index import vault_reads
+from zettelclaw.log.schema import parse_timestamp
+from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
+from zettelclaw.vault import blocks, pages
+from zettelclaw.vault.state import (
+    Item,
+    PageState,
+    VaultState,
+    forget,
+    load,
+    lock_path,
+    save,
+    state_path,
+)
+
+NOTES, JOURNAL, INDEX = "01 Notes", "03 Journal", "Subjects.md"
+EMPTY_FOLDERS = ("00 Inbox", "04 Templates", "05 Attachments")
+JOURNAL_SECTIONS = ("Log", "Todo", "Questions", "Sessions")
+TOPIC_SECTIONS = ("Log", "Pending", "Open Questions", "Decisions")
+MANY_PAGES = 50  # more pages than this: written without fsync each, then one os.sync()
+Progress = Callable[[int, int], None]
+
+
+def default_root(app: App) -> Path:
+    """The vault's default place: ``vault/`` in the memory's directory (HOME/vault for main,
+    HOME/agents/<id>/vault for others): outside the workspace, so the view is never indexed
+    as memory."""
+    return app.home.root / "vault"
+
+
+def check_root(app: App, root: Path) -> Path:
+    """The vault's folder, absolute. Refused where its pages would be searched as the person's
+    memory (the workspace's ``memory/`` and what is in it: ``workspace/memory_files.py``), at the
+    workspace itself (beside MEMORY.md) or around it."""
+    root = Path(os.path.abspath(root.expanduser()))
+    real = root.resolve()
+    workspace = app.workspace.resolve()
+    memory = workspace / "memory"
+    if real in (workspace, memory) or memory in real.parents or real in workspace.parents:
+        raise PathNotAllowedError(f"the vault cannot be the workspace {app.workspace}, be in "
+                                  "its memory/ or hold it: its pages would be searched as "
+                                  "memory")
+    return root
+
+
+@dataclass
+class Placed:
+    page: str
+    section: str
+    body: str  # the line without the block id
+    block: str
+    prefix: int
+    suffix: int
+
+
+@dataclass
+class Report:
+    vault: str
+    entries: int = 0
+    lines_added: int = 0
+    pages_created: list[str] = field(default_factory=list)
+    pages_updated: list[str] = field(default_factory=list)
+    skipped_pages: list[dict[str, str]] = field(default_factory=list)
+    moved_aside: str | None = None
+    seconds: float = 0.0
+
+    def wire(self) -> dict[str, Any]:
+        return {"vault": self.vault, "entries": self.entries, "linesAdded": self.lines_added,
+                "pagesCreated": len(self.pages_created), "pagesUpdated": len(self.pages_updated),
+                "skippedPages": self.skipped_pages, "movedAside": self.moved_aside,
+                "seconds": round(self.seconds, 3)}
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def day(timestamp: str) -> str:
+    """The entry's date in UTC (its journal)."""
+    if len(timestamp) == 20 and timestamp.endswith("Z"):  # the form writers use: no parse
+        return timestamp[:10]
+    return parse_timestamp(timestamp).astimezone(UTC).date().isoformat()
+
+
+def clock(timestamp: str) -> str:
+    return parse_timestamp(timestamp).astimezone(UTC).strftime("%H:%M")
+
+
+def journal_page(date: str) -> str:
+    return f"{JOURNAL}/{date}.md"
+
+
+def link(page: str, label: str | None = None, block: str | None = None) -> str:
+    """A wiki-link to a page (by its name, as Obsidian resolves them) and maybe a block."""
+    name = page.rpartition("/")[2].removesuffix(".md")
+    target = f"{name}#^{block}" if block else name
+    return f"[[{target}|{label}]]" if label and label != name else f"[[{target}]]"
+
+
+class Renderer:
+    def __init__(self, app: App, state: VaultState) -> None:
+        self.app = app
+        self.state = state
+        self.registry = app.subjects.load()
+        self.new_subjects: list[str] = []
+
+    def subject_page(self, slug: str) -> str:
+        page = self.state.subjects.get(slug)
+        if page is None:
+            # compared without case: on macOS "Auth" and "auth" are one file
+            taken = {page.lower() for page in self.state.subjects.values()}
+            name = pages.safe_name(self.display(slug))
+            if (f"{NOTES}/{name}.md".lower() in taken or name == PurePath(INDEX).stem
+                    or _looks_like_date(name)):
+                name = pages.safe_name(f"{name} ({slug})")
+            page = f"{NOTES}/{name}.md"
+            self.state.subjects[slug] = page
+            self.new_subjects.append(slug)
+        return page
+
+    def display(self, slug: str) -> str:
+        known = self.registry.get(slug)
+        return known.display if known else title_case(slug)
+
+    def subject_type(self, slug: str) -> str:
+        known = self.registry.get(slug)
+        return known.type if known else DEFAULT_TYPE
+
+    def place(self, row: sqlite3.Row, related: dict[str, sqlite3.Row]) -> list[Placed]:
+        kind, status, date = row["type"], row["status"], day(row["timestamp"])
+        block = blocks.encode(row["id"])
+        text = one_line(row["content"])
+        replaced = related.get(row["replaced_by"]) if row["replaced_by"] else None
+        older = related.get(row["supersedes"]) if row["supersedes"] else None
+        middle = f"~~{text}~~" if replaced is not None else text
+        tail = ""
+        if replaced is not None:
+            tail += " → " + link(journal_page(day(replaced["timestamp"])), "replaced",
+                                 blocks.encode(replaced["id"]))
+        if older is not None:
+            tail += f" (replaces ~~{one_line(older['content'])}~~)"
+        subject = row["subject"]
+        about = ""
+        if subject:
+            about = " (" + link(self.subject_page(subject), self.display(subject)) + ")"
+        placed = []
+        # the daily journal
+        jpage = journal_page(date)
+        if kind in ("fact", "decision"):
+            head, section = ("- Decided: " if kind == "decision" else "- "), "Log"
+        elif kind == "task":
+            head, section = ("- [x] " if status == "done" else "- [ ] "), "Todo"
+        elif kind == "question":
+            head, section = "- ", "Questions"
+        else:
+            head, section = f"- {row['session'][:8]} — {clock(row['timestamp'])}: ", "Sessions"
+        placed.append(_placed(jpage, section, head, middle, tail + about, block=block))
+        # the subject's topic page
+        if subject:
+            spage = self.subject_page(subject)
+            when = tail + f" ({link(jpage)})"
+            current = replaced is None
+            if kind == "task" and status == "open" and current:
+                section, head = "Pending", "- [ ] "
+            elif kind == "question" and current:
+                section, head = "Open Questions", "- "
+            elif kind == "decision":
+                section, head = "Decisions", f"- {date}: "
+            else:
+                mark = {"task": "✓ " if status == "done" else "task: ",
+                        "question": "question: ", "handoff": "session: "}.get(kind, "")
+                section, head = "Log", f"- {date}: {mark}"
+            placed.append(_placed(spage, section, head, middle, when, block=block))
+        return placed
+
+    def index_lines(self) -> list[Placed]:
+        out = []
+        for slug in self.new_subjects:
+            page = self.state.subjects[slug]
+            section = title_case(self.subject_type(slug))
+            out.append(Placed(INDEX, section, "- " + link(page, self.display(slug)),
+                              f"s:{slug}", 0, 0))
+        return out
+
+
+def _placed(page: str, section: str, head: str, middle: str, tail: str, *, block: str
+            ) -> Placed:
+    return Placed(page, section, head + middle + tail, block, len(head), len(tail))
+
+
+def _looks_like_date(name: str) -> bool:
+    try:
+        datetime.strptime(name, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
+
+
+def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
+          force: bool = False, progress: Progress | None = None) -> Report:
+    started = time.monotonic()
+    root = check_root(app, root or default_root(app))
+    with lock.exclusive(lock_path(app.home)):
+        state = load(app.home)
+        if state is not None and state.root != str(root):
+            forget(app.home)  # another folder: this one starts a vault of its own
+            state = None
+        report = Report(str(root))
+        if from_scratch:
+            report.moved_aside = _clear(root, state, force)
+            forget(app.home)
+            state = None
+        state = state or VaultState(str(root))
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for folder in EMPTY_FOLDERS:
+            pages.ensure_dirs(root, PurePath(folder))
+        if app.freshness.needs_sync():
+            app.freshness.sync()
+        with app.index.read() as conn:
+            last, epoch = vault_reads.last_line(conn), vault_reads.epoch(conn)
+            # the index started over (the log rewritten: a purge, a replaced file; a reindex):
+            # line numbers may have moved, so every entry is rendered again, and each page
+            # adds only those it has not shown (its items), deleted lines included
+            start = state.line if epoch == state.epoch and last >= state.line else 0
+            rows = list(vault_reads.entries_after(conn, start))
+            wanted = {r[key] for r in rows for key in ("replaced_by", "supersedes") if r[key]}
+            related = {r["id"]: r for r in rows}
+            related |= vault_reads.entries_by_id(conn, sorted(wanted - related.keys()))
+        renderer = Renderer(app, state)
+        placed: dict[str, list[Placed]] = {}
+        dates: dict[str, list[str]] = {}
+        for done, row in enumerate(rows, 1):
+            for p in renderer.place(row, related):
+                placed.setdefault(p.page, []).append(p)
+                dates.setdefault(p.page, []).append(day(row["timestamp"]))
+            if progress is not None and (done % 2000 == 0 or done == len(rows)):
+                progress(done, len(rows))
+        for p in renderer.index_lines():
+            placed.setdefault(p.page, []).append(p)
+        report.entries = len(rows)
+        _write(root, state, renderer, placed, dates=dates, report=report)
+        if (report.lines_added or state.line != last or state.epoch != epoch
+                or not state_path(app.home).exists()):
+            state.line, state.epoch = last, epoch
+            save(app.home, state)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, list[Placed]],
+           *, dates: dict[str, list[str]], report: Report) -> None:
+    durable = len(placed) <= MANY_PAGES
+    for rel, lines in placed.items():
+        page = PurePath(rel)
+        known = state.pages.get(rel)
+        kind = pages.page_kind(root, page)
+        if kind == "other" or (known is None and kind == "file"):
+            report.skipped_pages.append({"page": rel, "reason": "a page the build did not write"
+                                         if kind == "file" else "not a regular file"})
+            continue
+        page_dates = sorted(dates.get(rel, []))
+        first = page_dates[0] if page_dates else datetime.now(UTC).date().isoformat()
+        newest = page_dates[-1] if page_dates else first
+        if known is None:
+            known = PageState(_kind_of(rel), first, newest)
+            state.pages[rel] = known
+        fresh = [p for p in lines if p.block not in known.items]
+        if not fresh:
+            continue
+        text = pages.read_page(root, page) if kind == "file" else None
+        adding = fresh if text is None else _not_on(text, fresh)
+        by_section: dict[str, list[str]] = {}
+        for p in adding:
+            by_section.setdefault(p.section, []).append(_line(p))
+        if text is None:
+            text = pages.new_page(_head(known, rel, renderer), _sections(known), by_section)
+            report.pages_created.append(rel)
+        else:
+            text = pages.insert_in_sections(text, by_section)
+            if known.kind == "topic" and newest > known.updated:
+                text = pages.set_updated(text, known.updated, newest)
+            report.pages_updated.append(rel)
+        known.updated = max(known.updated, newest)
+        if adding:
+            pages.write_page(root, page, text, durable=durable)
+        known.stamp = pages.page_stamp(root, page)
+        for p in fresh:
+            item: Item = [p.body, p.prefix, p.suffix]
+            known.items[p.block] = item
+        known.dirty = True
+        report.lines_added += len(adding)
+    if not durable:
+        os.sync()  # the pages are on disk before the state says they were written
+
+
+def _not_on(text: str, fresh: list[Placed]) -> list[Placed]:
+    """The lines ``text`` does not hold yet: a build cut short by a crash may have written some
+    before its state was saved."""
+    there = {m.group(1) for row in text.split("\n") if (m := blocks.BLOCK_AT_END.search(row))}
+    return [p for p in fresh if p.block not in there]
+
+
+def _line(p: Placed) -> str:
+    return p.body if p.block.startswith("s:") else f"{p.body} ^{p.block}"
+
+
+def _kind_of(rel: str) -> str:
+    return "journal" if rel.startswith(JOURNAL + "/") else "index" if rel == INDEX else "topic"
+
+
+def _sections(known: PageState) -> tuple[str, ...]:
+    if known.kind == "journal":
+        return JOURNAL_SECTIONS
+    if known.kind == "topic":
+        return TOPIC_SECTIONS
+    return ()
+
+
+def _head(known: PageState, rel: str, renderer: Renderer) -> str:
+    if known.kind == "journal":
+        return pages.frontmatter([("type", "journal"), ("tags", "[journals]"),
+                                  ("created", known.created)])
+    if known.kind == "index":
+        return pages.frontmatter([("type", "index"), ("tags", "[subjects]")]) + \
+            "\nThe subjects of this memory, by type.\n"
+    slug = next(s for s, page in renderer.state.subjects.items() if page == rel)
+    kind = renderer.subject_type(slug)
+    return pages.frontmatter([
+        ("type", pages.yaml_scalar(kind)), ("tags", f"[{pages.yaml_scalar(_plural(kind))}]"),
+        ("subject", pages.yaml_scalar(slug)), ("created", known.created),
+        ("updated", known.updated)])
+
+
+def _plural(kind: str) -> str:
+    return {"person": "people", "project": "projects"}.get(kind, kind + "s")
+
+
+def _clear(root: Path, state: VaultState | None, force: bool) -> str | None:
+    """Empty the vault for a build from scratch: the pages the build wrote are deleted; a
+    folder that also holds pages it did not write is refused, or with ``force`` moved aside
+    (renamed, nothing deleted). The folder moved to, or None."""
+    if not root.exists():
+        return None
+    ours = set(state.pages) if state is not None else set()
+    theirs = sorted(p for p in _files(root) if p not in ours)
+    if theirs:
+        if not force:
+            raise InvalidParamsError(
+                f"{root} holds {len(theirs)} file(s) the build did not write (e.g. "
+                f"{theirs[0]}); --force moves the whole folder aside first (nothing is "
+                "deleted)", {"userFiles": theirs[:20]})
+        aside = root.with_name(f"{root.name}.replaced-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+        os.rename(root, aside)
+        return str(aside)
+    for rel in ours:
+        if pages.page_kind(root, PurePath(rel)) == "file":
+            os.unlink(root / rel)
+    return None
+
+
+def _files(root: Path) -> Iterable[str]:
+    """Every file under ``root`` (relative), links not followed, Obsidian's own settings
+    (``.obsidian/``) left out."""
+    for here, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if d != ".obsidian"]
+        for name in files:
+            yield os.path.relpath(os.path.join(here, name), root)
+        for name in dirs:  # a link to a folder is listed in dirs and not walked: a file here
+            if os.path.islink(os.path.join(here, name)):
+                yield os.path.relpath(os.path.join(here, name), root)

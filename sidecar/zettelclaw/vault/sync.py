@@ -1,0 +1,201 @@
+"""``vault sync``: a person's edits of rendered lines become corrections in the log.
+
+Each rendered line is compared with what the build wrote (``state.py``); a line that differs is
+an edit of the entry its block id names:
+
+- a ticked (or unticked) task: the task again, ``done`` (or ``open``), replacing it;
+- changed text: the entry again, same type, with the new text, replacing it;
+- text struck through (``~~...~~``): a request to hide the entry. There is no hide mechanism in
+  the log yet, so it is reported as not applied (and reported again) and nothing is written.
+  TODO: apply it through the hide mechanism when it lands, not through a second one;
+- a deleted line: nothing (removing a line from the view does not forget the entry).
+
+A correction replaces the entry's *current* version (the newest in its chain), is appended as a
+new entry (``session: vault``) through ``log.schema.validate_entry`` and ``LogStore`` under the
+data lock, as extraction appends; the log is never rewritten. The page itself is not touched: the
+person's line now stands for the correction, so the build does not add it to that page again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+
+from zettelclaw import lock
+from zettelclaw.app import App
+from zettelclaw.errors import NotFoundError
+from zettelclaw.index import entries
+from zettelclaw.log.schema import InvalidEntry, entry_to_dict, new_id, now_timestamp, validate_entry
+from zettelclaw.log.store import LogStore
+from zettelclaw.vault import blocks, pages
+from zettelclaw.vault.build import check_root, default_root
+from zettelclaw.vault.state import Item, PageState, load, lock_path, save
+
+SESSION = "vault"
+_BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")
+_MARKER = re.compile(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?")
+
+
+@dataclass
+class Edit:
+    page: str
+    block: str
+    entry_id: str
+    body: str  # the line as it is now, without the block id
+    item: Item  # as rendered
+
+
+def _checked(body: str) -> bool | None:
+    found = _BOX.match(body)
+    return None if found is None else found.group(2) in "xX"
+
+
+def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
+    """The entry's text in the edited line, and the checkbox before and after (None: none)."""
+    old, plen, slen = edit.item
+    was, now = _checked(old), _checked(edit.body)
+    body = edit.body
+    if was is not None and now is not None:  # compare the rest with the box as rendered
+        body = _BOX.sub(lambda m: m.group(1) + old[m.start(2)] + m.group(3), body, count=1)
+    prefix, suffix = old[:plen], old[len(old) - slen:] if slen else ""
+    if body.startswith(prefix) and body.endswith(suffix) and len(body) >= plen + slen:
+        return body[plen:len(body) - slen].strip(), was, now
+    # the person changed the prefix or the suffix too: take off what is left of each
+    body = body[plen:] if body.startswith(prefix) else _MARKER.sub("", body)
+    if suffix and body.endswith(suffix):
+        body = body[:-slen]
+    return body.strip(), was, now
+
+
+def find_edits(root: Path, state_pages: dict[str, PageState]
+               ) -> tuple[list[Edit], dict[str, list[int]]]:
+    """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
+    moved since the build wrote it or the last sync read it is not read again."""
+    found, seen = [], {}
+    for rel, known in state_pages.items():
+        stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
+        if stamp is None or stamp == known.stamp:
+            continue
+        text = pages.read_page(root, PurePath(rel))
+        if text is None:
+            continue
+        seen[rel] = stamp
+        for row in text.split("\n"):
+            match = blocks.BLOCK_AT_END.search(row)
+            if match is None:
+                continue
+            item = known.items.get(match.group(1))
+            if item is None or item[0] is None:
+                continue
+            body = row[:match.start()]
+            entry_id = blocks.decode(match.group(1))
+            if body != item[0] and entry_id is not None:
+                found.append(Edit(rel, match.group(1), entry_id, body, item))
+    return found, seen
+
+
+def sync(app: App, root: Path | None = None) -> dict[str, Any]:
+    root = check_root(app, root or default_root(app))
+    with lock.exclusive(lock_path(app.home)):
+        state = load(app.home)
+        if state is None or state.root != str(root):
+            raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
+        edits, seen = find_edits(root, state.pages)
+        receipts, made, settled = _apply(app, edits) if edits else ([], [], [])
+        for edit, receipt in made:
+            known = state.pages[edit.page]
+            known.items[edit.block][0] = edit.body
+            known.items[blocks.encode(receipt["entry"]["id"])] = [None, 0, 0]
+            known.dirty = True
+        for edit in settled:
+            state.pages[edit.page].items[edit.block][0] = edit.body
+            state.pages[edit.page].dirty = True
+        # a page with an edit still to report (a hide, for now) is read again next time
+        pending = {r["page"] for r in receipts if not r["applied"] and r["action"] != "conflict"}
+        for rel, stamp in seen.items():  # read, and nothing left to report: not read again
+            if rel not in pending:
+                state.pages[rel].stamp = stamp
+        if made or settled or seen:
+            save(app.home, state)
+    return {"vault": str(root), "receipts": receipts,
+            "corrections": sum(1 for r in receipts if r.get("applied"))}
+
+
+def _apply(app: App, edits: list[Edit]
+           ) -> tuple[list[dict[str, Any]], list[tuple[Edit, dict[str, Any]]], list[Edit]]:
+    """The receipts of the edits; the corrections appended (each with its edit); the edits that
+    need nothing more (the log already says it, or a conflict reported once)."""
+    receipts: list[dict[str, Any]] = []
+    made: list[tuple[Edit, dict[str, Any]]] = []
+    settled: list[Edit] = []
+    with lock.exclusive(app.home.lock):
+        app.freshness.sync(locked=True)
+        corrected: dict[str, str] = {}  # current id -> the page that corrected it
+        with app.index.read() as conn:
+            for edit in edits:
+                receipt = _correction(edit, entries.get_entry(conn, edit.entry_id), corrected)
+                if receipt is None:
+                    settled.append(edit)
+                    continue
+                receipts.append(receipt)
+                if receipt["action"] == "conflict":
+                    settled.append(edit)  # reported once, not again
+                if "entry" not in receipt:
+                    continue
+                try:
+                    receipt["entry"] = entry_to_dict(validate_entry(receipt["entry"]))
+                except InvalidEntry as exc:
+                    del receipt["entry"]
+                    receipt.update(applied=False, reason=exc.reason)
+                    continue
+                made.append((edit, receipt))
+        new = [validate_entry(r["entry"]) for _, r in made]
+        if new:
+            LogStore(app.home).append_locked(new)
+    app.freshness.sync()
+    return receipts, made, settled
+
+
+def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, str]
+                ) -> dict[str, Any] | None:
+    """The receipt of one edit, with the entry to append under ``entry``; None when the edit
+    asks for nothing the log does not already say."""
+    base = {"page": edit.page, "line": edit.body, "of": edit.entry_id}
+    if found is None:
+        return {**base, "action": "none", "applied": False,
+                "reason": "the entry is not in the log (rewritten?)"}
+    current = found["replacedBy"][-1] if found["replacedBy"] else found["entry"]
+    text, was, now = _text(edit)
+    old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
+    if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):
+        return {**base, "action": "hide", "applied": False,
+                "reason": "hiding an entry is not available yet; the line is left as it is"}
+    if not text:
+        return {**base, "action": "none", "applied": False, "reason": "the line has no text"}
+    content = current["content"] if text == old_text else text
+    status = current.get("status")
+    if current["type"] == "task" and was is not None and now is not None and was != now:
+        status = "done" if now else "open"
+    if content == current["content"] and status == current.get("status"):
+        return None
+    if current["id"] in corrected:
+        return {**base, "action": "conflict", "applied": False,
+                "reason": f"the entry was corrected from {corrected[current['id']]} in this "
+                          "sync; this edit is left on the page, not applied (edit the line "
+                          "again to apply it)"}
+    corrected[current["id"]] = edit.page
+    entry: dict[str, Any] = {"id": new_id(), "timestamp": now_timestamp(),
+                             "type": current["type"], "content": content,
+                             "session": SESSION, "replaces": current["id"]}
+    if status is not None:
+        entry["status"] = status
+    if current.get("subject"):
+        entry["subject"] = current["subject"]
+    if content == current["content"] and current.get("detail"):
+        entry["detail"] = current["detail"]
+    action = ("done" if status == "done" else "reopen") \
+        if status != current.get("status") and content == current["content"] else "correct"
+    return {**base, "action": action, "applied": True, "replaces": current["id"],
+            "entry": entry}

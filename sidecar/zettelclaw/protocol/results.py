@@ -425,7 +425,7 @@ class ServerStatus(Result):
     """``status``'s ``server``: the sidecar's socket, or (the CLI without a sidecar) the mode
     and the socket it tried."""
 
-    socket: str | None
+    socket: str | None = None
     version: str | None = None
     uptime_seconds: float | None = None
     max_message_bytes: int | None = None

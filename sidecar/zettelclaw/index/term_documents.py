@@ -1,9 +1,10 @@
 """What the term index holds of an entry: its schema, how words are cut, and one document.
 
 One document per entry: its words (content, detail and subject display name, stemmed, folded to
-ASCII), its line, and the fields that filters test (type, status, subject, session, time, and
-whether a later entry replaced it). A marker document (line 0) in each shard holds the
-``terms_epoch`` of the SQLite index the shard was built from and how far it was fed.
+ASCII; each symbol, such as an emoji, a word), its line, and the fields that filters test (type,
+status, subject, session, time, and whether a later entry replaced it). A marker document (line
+0) in each shard holds the ``terms_epoch`` of the SQLite index the shard was built from and how
+far it was fed.
 """
 
 from __future__ import annotations
@@ -44,10 +45,15 @@ def unstamp(value: int) -> tuple[str, str | None, float]:
     return kind, status, float((value >> _KIND_BITS) - _EPOCH_OFFSET)
 
 
+# Words as FTS5's unicode61 tokenizer cut them (tantivy's simple tokenizer: runs of letters and
+# numbers), and each symbol (an emoji, "+", "$") as a word of its own: "🍮" finds the entry with
+# 🍮, not every entry (index/fts.py cuts the query the same way).
+TOKENS = r"[\p{Alphabetic}\p{N}]+|\p{S}"
+
+
 def analyzer() -> tantivy.TextAnalyzer:
-    # Words as FTS5's unicode61 tokenizer cut them, without diacritics, Porter-stemmed
-    # (English): "deployments" finds "deploy", "café" finds "cafe".
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    # without diacritics, Porter-stemmed (English): "deployments" finds "deploy", "café" "cafe"
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKENS))
             .filter(tantivy.Filter.remove_long(40))
             .filter(tantivy.Filter.lowercase())
             .filter(tantivy.Filter.ascii_fold())

@@ -52,11 +52,11 @@ from zettelclaw.index.term_query import ShardQuery
 from zettelclaw.index.term_shard import Shard
 from zettelclaw.index.terms_update import Update
 
-FORMAT = 4  # of the documents: another value, another directory (the old one is removed);
+FORMAT = 5  # of the documents: another value, another directory (the old one is removed);
 # 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
 # 3: SHARDS shards, each in its own directory (v3/0, v3/1); the number and the time in one fast
 # field (term_documents.stamp); 4: replaced entries in shards of their own (v4/0-replaced), and
-# how far a shard was fed in its marker
+# how far a shard was fed in its marker; 5: symbols (emoji) are words (term_documents.TOKENS)
 SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
 # A query whose postings in a shard are fewer than this searches the shards one after the other
 # on the caller's thread: a rare word's search of a shard costs about what a hand-off does.

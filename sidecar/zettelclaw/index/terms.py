@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -161,20 +161,29 @@ class TermIndex:
         finally:
             self._helpers_free.release()
 
-    def containing(self, token: str, lines: Sequence[int]) -> set[int]:
-        """Which of ``lines`` hold ``token``."""
-        found: set[int] = set()
-        for number, shard in enumerate(self.shards + self.replaced):
+    def held(self, weights: Mapping[str, float], lines: Sequence[int], *, replaced: bool
+             ) -> dict[int, float]:
+        """For each of ``lines``, the sum of the ``weights`` of the tokens it holds: one search
+        a shard, each token a constant score (a search per token and shard cost 12 of a
+        LoCoMo search's 37 ms)."""
+        found: dict[int, float] = {}
+        parts = self.shards + (self.replaced if replaced else ())
+        for number, shard in enumerate(parts):
             mine = [line for line in lines if line % SHARDS == number % SHARDS]
             if not mine:
                 continue
             query = Query.boolean_query([
-                (Occur.Must, Query.term_query(self.schema, "text", token)),
-                (Occur.Must, Query.term_set_query(self.schema, "line", mine))])
+                (Occur.Must, Query.const_score_query(
+                    Query.term_set_query(self.schema, "line", mine), 0.0)),
+                *((Occur.Should, Query.const_score_query(
+                    Query.term_query(self.schema, "text", token), weight))
+                  for token, weight in weights.items())])
             searcher = shard.searcher()
             hits = searcher.search(query, len(mine), count=False).hits
-            found.update(int(v) for v in searcher.fast_field_values(
-                "line", [address for _, address in hits]) if v is not None)
+            values = searcher.fast_field_values("line", [address for _, address in hits])
+            for (score, _), line in zip(hits, values, strict=True):
+                if line is not None:
+                    found[int(line)] = found.get(int(line), 0.0) + score
         return found
 
     def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:

@@ -371,7 +371,8 @@ def test_held_sums_the_weights_of_the_words_each_line_holds(
                                       entry(content="nothing asked"))]
     sync(index, terms, home)
     lines = lines_of(index, ids)
-    held = terms.held({"garag": 1.5, "open": 0.25, "🍮": 4.0}, lines, replaced=False)
+    pudding, = terms.tokens(["🍮"])
+    held = terms.held({"garag": 1.5, "open": 0.25, pudding: 4.0}, lines, replaced=False)
     assert {line: held.get(line, 0.0) for line in lines} == {
         lines[0]: 1.75, lines[1]: 1.5, lines[2]: 4.25, lines[3]: 0.0}
     assert terms.held({"paint": 1.0}, lines[:1], replaced=False) == {lines[0]: 0.0}

@@ -56,7 +56,7 @@ FORMAT = 5  # of the documents: another value, another directory (the old one is
 # 2: an entry's type and status as one number (KINDS), read with its time from the fast fields;
 # 3: SHARDS shards, each in its own directory (v3/0, v3/1); the number and the time in one fast
 # field (term_documents.stamp); 4: replaced entries in shards of their own (v4/0-replaced), and
-# how far a shard was fed in its marker; 5: symbols (emoji) are words (term_documents.TOKENS)
+# how far a shard was fed in its marker; 5: symbols (emoji) are words (term_documents.spelled)
 SHARDS = 2  # one per core of a small machine; more would cost a thread hand-off per search
 # A query whose postings in a shard are fewer than this searches the shards one after the other
 # on the caller's thread: a rare word's search of a shard costs about what a hand-off does.
@@ -101,7 +101,7 @@ class TermIndex:
         """The indexed forms of ``words`` (stemmed, folded), each once, in order."""
         found: dict[str, None] = {}
         for word in words:
-            for token in self.analyzer.analyze(word):
+            for token in self.analyzer.analyze(term_documents.spelled(word)):
                 found.setdefault(token)
         return tuple(found)
 

@@ -15,12 +15,13 @@ import pytest
 import yaml
 
 from tests.conftest import entry
-from tests.direct import open_app
+from tests.direct import Direct, open_app
 from zettelclaw.app import App
 from zettelclaw.cli.main import main
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
+from zettelclaw.protocol.params import SearchParams
 from zettelclaw.vault import blocks
 from zettelclaw.vault.build import build
 from zettelclaw.vault.state import load
@@ -336,21 +337,44 @@ def test_an_edit_of_a_replaced_entry_corrects_its_current_version(
     assert made["content"] == "Backoff is 3s, 10s, 30s"
 
 
-def test_a_struck_line_is_reported_not_applied_and_nothing_is_written(
-        app: App, write_log: WriteLog) -> None:
-    story(write_log)
+def test_a_struck_line_hides_the_entry_and_forget_undo_gives_it_back(
+        app: App, write_log: WriteLog, workspace: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    e = story(write_log)
     build(app)
     root = app.home.root / "vault"
+    direct = Direct(app)
+
+    def found(query: str) -> list[str]:
+        app.freshness.sync()
+        answer = direct.search(SearchParams.model_validate({"query": query}))
+        return [r["id"] for r in answer["results"] if r.get("id")]
+
+    question = e["question"]["id"]
+    assert question in found("bursts")
     text = (root / AUTH).read_text()
     (root / AUTH).write_text(text.replace("Enough for 10k/min bursts?",
                                           "~~Enough for 10k/min bursts?~~"))
-    size = app.home.log.stat().st_size
+    before = len(log_entries(app.home))
     result = sync(app)
-    assert [(r["action"], r["applied"]) for r in result["receipts"]] == [("hide", False)]
-    assert app.home.log.stat().st_size == size
-    # still asked for, so reported again (until hiding exists), still not written
-    assert [r["action"] for r in sync(app)["receipts"]] == ["hide"]
-    assert app.home.log.stat().st_size == size
+    (receipt,) = result["receipts"]
+    assert (receipt["action"], receipt["applied"], receipt["hidden"]) == (
+        "hide", True, [question])
+    assert result["corrections"] == 1
+    records = log_entries(app.home)
+    assert len(records) == before + 1  # one hide record, through the hide mechanism
+    assert records[-1]["forget"] == [question]
+    assert records[-1]["by"] == "vault"
+    assert question not in found("bursts")
+    # settled: not reported again; a rebuild does not render the hidden entry again
+    assert sync(app)["receipts"] == []
+    build(app)
+    assert (root / AUTH).read_text().count("10k/min") == 1
+    # `zettelclaw forget --undo` brings it back
+    where = ["--home", str(app.home.root), "--workspace", str(workspace), "--no-sidecar"]
+    assert main(["forget", "--undo", question, *where]) == 0
+    capsys.readouterr()
+    assert question in found("bursts")
 
 
 def test_the_same_entry_edited_on_two_pages_is_corrected_once(

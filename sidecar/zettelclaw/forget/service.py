@@ -39,15 +39,24 @@ def _entries(scan: Scan) -> list[ForgotEntry]:
     return [ForgotEntry(**m.wire()) for m in scan.matches]
 
 
-def hide(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
+def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgot:
     """Append one ``forget`` record naming the chosen entries not hidden yet."""
     with lock.exclusive(app.home.lock):
-        scan = select(app.home, criteria)
-        todo = [m.id for m in scan.matches if not m.hidden]
-        if todo and not dry_run:
-            LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=criteria.by()))
-            app.freshness.sync(locked=True)
-    return Forgot(action="hide", dry_run=dry_run, by=criteria.by(), entries=_entries(scan),
+        return hide_locked(app, criteria, dry_run=dry_run, by=by)
+
+
+def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None
+                ) -> Forgot:
+    """``hide`` under the data lock already held (``vault sync`` hides struck lines' entries
+    while it appends its corrections). ``by``: how they were chosen, when not by ``criteria``
+    (``vault``)."""
+    how = by or criteria.by()
+    scan = select(app.home, criteria)
+    todo = [m.id for m in scan.matches if not m.hidden]
+    if todo and not dry_run:
+        LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=how))
+        app.freshness.sync(locked=True)
+    return Forgot(action="hide", dry_run=dry_run, by=how, entries=_entries(scan),
                   changed=len(todo))
 
 

@@ -18,6 +18,7 @@ from zettelclaw.index.freshness import Freshness
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
 from zettelclaw.protocol.results import Forgot, ForgotEntry
+from zettelclaw.vault.state import lock_path as vault_lock
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +79,8 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
     """Remove the chosen entries and what was derived from or copied with them (purge.py)."""
     started = time.monotonic()
     removed = purging.Removed()
-    with lock.exclusive(app.home.lock):
+    # the vault's lock first, as `vault build` and `vault sync` take them: its pages are scrubbed
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         scan = select(app.home, criteria)
         ids = scan.ids
         by_session = criteria.session is not None and not criteria.ids and \
@@ -122,7 +124,7 @@ def resume(app: App) -> bool:
     """At start: finish a purge a crash cut short (its intent is still there). True if one was."""
     if not purging.intent_path(app.home).exists():
         return False
-    with lock.exclusive(app.home.lock):
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         intent = purging.read_intent(app.home)
         if intent is None:
             return False

@@ -568,3 +568,27 @@ def test_after_the_log_is_rewritten_new_entries_come_and_nothing_comes_twice(
     assert "Enough for 10k" not in text  # still deleted
     assert all(t.count(" ^") == len(set(re.findall(r" \^(\S+)", t)))
                for t in pages(app.home.root / "vault").values())
+
+
+def test_a_hidden_entry_is_not_rendered_and_comes_when_given_back(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import hide, unhide
+
+    e = story(write_log)
+    person = e["person"]["id"]
+    hide(app, Criteria(ids=[person]), dry_run=False)
+    build(app)
+    root = app.home.root / "vault"
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    state = load(app.home)
+    assert state is not None
+    assert all(blocks.encode(person) not in p.items for p in state.pages.values())
+    # after the index started over (a reindex), still not rendered
+    app.freshness.rebuild()
+    build(app)
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    # given back: the next build renders it
+    unhide(app, [person], dry_run=False)
+    build(app)
+    assert sum(t.count("Sarah prefers async updates") for t in pages(root).values()) == 2

@@ -592,3 +592,31 @@ def test_a_hidden_entry_is_not_rendered_and_comes_when_given_back(
     unhide(app, [person], dry_run=False)
     build(app)
     assert sum(t.count("Sarah prefers async updates") for t in pages(root).values()) == 2
+
+
+def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    text = (root / AUTH).read_text()
+    # not synced yet: a ticked task, and the person's own line mentioning the fact
+    text = text.replace("- [ ] Backfill 47", "- [x] Backfill 47")
+    (root / AUTH).write_text(text + "- my note: see the backoff\n")
+    answer = purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    assert answer.changed == 2  # the fact and its correction
+    assert answer.removed is not None
+    assert answer.removed["vault"] == {"pages": 3, "lines": 4}  # two journals, the topic page
+    after = pages(root)
+    assert not any("Backoff is" in t for t in after.values())
+    assert "- my note: see the backoff" in after[AUTH]
+    state = load(app.home)
+    assert state is not None
+    gone = {blocks.encode(e["fact"]["id"]), blocks.encode(e["fact2"]["id"])}
+    assert all(not gone & p.items.keys() for p in state.pages.values())
+    # the tick, made before the purge, is still read by the next sync
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["action"], receipt["of"]) == ("done", e["task"]["id"])

@@ -17,6 +17,7 @@ import yaml
 from tests.conftest import entry
 from tests.direct import Direct, open_app
 from zettelclaw.app import App
+from zettelclaw.cli import render
 from zettelclaw.cli.main import main
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.home import Home
@@ -361,6 +362,7 @@ def test_a_struck_line_hides_the_entry_and_forget_undo_gives_it_back(
     assert (receipt["action"], receipt["applied"], receipt["hidden"]) == (
         "hide", True, [question])
     assert result["corrections"] == 1
+    assert f"hidden {question} ({AUTH})" in render.vault_sync(result)
     records = log_entries(app.home)
     assert len(records) == before + 1  # one hide record, through the hide mechanism
     assert records[-1]["forget"] == [question]

@@ -300,3 +300,28 @@ async def test_purge_by_id_drops_its_conversation_copy_and_waiting_job(
     assert "jobId" not in again
     assert grep(tmp_path, "fig tree weekly") == []
     assert e["earlier"]["id"] in [x.get("id") for x in log_lines(home)]
+
+
+async def test_a_line_struck_in_the_vault_hides_the_entry_and_rewrites_the_briefing(
+        pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
+    from zettelclaw.log.schema import now_timestamp
+    fig = entry("decision", "water the fig tree weekly", subject="garden",
+                timestamp=now_timestamp())
+    keep = entry("decision", "mulch the roses in spring", subject="garden",
+                 timestamp=now_timestamp())
+    write_log(keep, fig)
+    d = calls(pool)
+    (workspace / "MEMORY.md").write_text("# Mine\n")
+    await d.call("briefing.generate", {})
+    assert "fig tree" in (workspace / "MEMORY.md").read_text()
+    await d.call("vault.build", {})
+    page = home.root / "vault" / "01 Notes" / "Garden.md"
+    page.write_text(page.read_text().replace("water the fig tree weekly",
+                                             "~~water the fig tree weekly~~"))
+    answer = await d.call("vault.sync", {})
+    assert [(r["action"], r["hidden"]) for r in answer["receipts"]] == [("hide", [fig["id"]])]
+    assert answer["briefing"] is True
+    assert "fig tree" not in (workspace / "MEMORY.md").read_text()
+    assert "mulch the roses" in (workspace / "MEMORY.md").read_text()
+    assert await visible(d, "fig tree weekly") == []
+    assert log_lines(home)[-1] == {**log_lines(home)[-1], "forget": [fig["id"]], "by": "vault"}

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
+from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentParams, Text
 from zettelclaw.vault.build import build
@@ -44,7 +45,10 @@ def methods(agents: Agents) -> dict[str, Method]:
 
     async def vault_sync(params: VaultSyncParams) -> dict[str, Any]:
         async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(sync, app, vault_path(params.path))
+            result = await trio.to_thread.run_sync(sync, app, vault_path(params.path))
+            if any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"]):
+                result["briefing"] = await rebrief(app)  # as memory.forget does after a hide
+            return result
 
     return {
         "vault.build": Method(VaultBuildParams, vault_build),

@@ -21,6 +21,7 @@ from zettelclaw import freed_memory
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
 from zettelclaw.index.database import Index
+from zettelclaw.search import local_model
 from zettelclaw.serve import Ready, ServerConfig, serve
 
 _ids = itertools.count(1)
@@ -59,6 +60,19 @@ def _no_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
         if var.startswith(("ANTHROPIC_", "ZETTELCLAW_")):
             monkeypatch.delenv(var)
     monkeypatch.setenv("ZETTELCLAW_SEARCH_SEMANTIC", "off")
+
+
+@pytest.fixture(autouse=True)
+def _no_shared_model_left() -> Iterator[None]:
+    """The embedding model is one per process (search/local_model.shared): a test that leaves
+    its hold behind (or a stand-in a test put in place of the model) would hand it to every
+    later test in this worker, and change what they count. Whatever is left is let go."""
+    yield
+    with local_model._shared_lock:
+        left = [model for model, _ in local_model._shared.values()]
+        local_model._shared.clear()
+    for model in left:
+        model.close()
 
 
 @pytest.fixture(autouse=True)

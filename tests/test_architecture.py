@@ -32,9 +32,9 @@ LAYERS: dict[str, set[str]] = {
     "log": {"log"},
     "stores": {"subjects", "workspace"},
     "index": {"index"},
-    "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw", "forget"},
+    "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw", "forget",
+               "vault"},
     "app": {"app"},
-    "app_users": {"vault"},  # use cases over a whole memory (an App), not one of its parts
     "agents": {"agents"},
     "protocol": {"protocol"},
     "methods": {"methods"},
@@ -49,11 +49,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "index": {"foundation", "log", "stores"},
     "domain": _BELOW_APP,
     "app": _BELOW_APP,
-    "app_users": _BELOW_APP | {"app"},
     "agents": _BELOW_APP | {"app"},
     # models, framing, dispatch: the vocabulary of entries and subjects, no index, no search
     "protocol": {"foundation", "log", "stores", "protocol"},
-    "methods": _BELOW_APP | {"app", "app_users", "agents", "protocol", "methods"},
+    "methods": _BELOW_APP | {"app", "agents", "protocol", "methods"},
     "server": {"foundation", "protocol", "server"},
     "entry": set(LAYERS),
 }

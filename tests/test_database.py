@@ -270,3 +270,33 @@ def test_an_index_without_the_added_indexes_gets_them_at_open(
     with reopened.read() as conn:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert set(ADDED_INDEXES) <= names
+
+
+def test_an_index_of_schema_4_gets_its_chunks_words_again_and_keeps_the_rest(
+        home: Home, opened: Callable[[], Index], write_log: Callable[..., Any]) -> None:
+    """Schema 5 only made symbols (emoji) words of the Markdown chunks (fts.FTS_TOKENIZE): an
+    index of 4 is changed in place, its entries and embedding vectors kept (a rebuild would
+    embed the whole log again)."""
+    write_log(entry(), entry())
+    old = opened()
+    Ingester(old, home.log).catch_up()
+    with old.write() as conn:
+        conn.execute("DROP TABLE chunks_fts")
+        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, content='chunks',"
+                     " content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')")
+        conn.execute("INSERT INTO chunks VALUES (7, 'memory/food.md', 1, 3, 'Flan🍮 on Sundays',"
+                     " 'h')")
+        conn.execute("INSERT INTO chunks_fts (rowid, text) VALUES (7, 'Flan🍮 on Sundays')")
+        conn.execute("INSERT INTO vectors VALUES ('m', 'h', x'00')")
+        conn.execute("UPDATE meta SET value = 4 WHERE key = 'schema_version'")
+        epoch = old.meta(conn)["terms_epoch"]
+    old.close()
+    index = opened()
+    with index.read() as conn:
+        assert Index._version(conn) == SCHEMA_VERSION == 5
+        assert index.meta(conn)["terms_epoch"] == epoch
+        assert count(index) == 2
+        assert count(index, "vectors") == 1
+        for word in ("🍮", "flan", "sunday"):
+            assert conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                (f"\"{word}\"",)).fetchall()[0][0] == 7

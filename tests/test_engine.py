@@ -104,6 +104,21 @@ def test_memory_files_are_searched_and_cited_by_lines(memory: Direct, workspace:
     assert search(memory, query="lisbon train")["results"][0]["path"] == "memory/trips.md"
 
 
+def test_an_emoji_finds_what_holds_it(memory: Direct, workspace: Path, write_log: Any) -> None:
+    """Symbols are words in the term index and in the Markdown's FTS5 table: "🍮" finds the
+    🍮 entry and note, not the 🚀 ones (it found nothing when both dropped symbols)."""
+    pudding, rocket = write_log(entry("fact", "Dessert tonight: 🍮"),
+                                entry("fact", "Shipped the launch page 🚀"))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(5)])
+    (workspace / "memory" / "food.md").write_text("# Food\n\nFlan🍮 on Sundays.\n")
+    (workspace / "memory" / "work.md").write_text("# Work\n\nLaunch day 🚀\n")
+    results = search(memory, query="🍮")["results"]
+    assert {r.get("id") or r["path"] for r in results} == {pudding["id"], "memory/food.md"}
+    assert all("🍮" in r["snippet"] for r in results)
+    results = search(memory, query="🚀", corpus="log")["results"]
+    assert [r["id"] for r in results] == [rocket["id"]]
+
+
 def test_corpus_and_structured_filters_choose_the_sources(
         memory: Direct, workspace: Path, write_log: Any) -> None:
     (workspace / "MEMORY.md").write_text("The sauna is on Tuesdays.\n")

@@ -183,6 +183,18 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert (await d.call("hook.sessionEnd", hook))["accepted"]  # transcript + spool job
         (workspace / "MEMORY.md").write_text("# Mine\n")
         await d.call("briefing.generate", {})
+        # the vault: rendered lines, and the person's edit of one (not synced) keeping its id
+        await d.call("vault.build", {})
+        vault = home.root / "vault"
+        topic = vault / "01 Notes" / "Garden.md"
+        text = topic.read_text()
+        row = next(r for r in text.splitlines() if "zucchini" in r)
+        text = text.replace(row, row.replace("zucchini pot", "zucchini pot, moved in March"))
+        topic.write_text(text + "- my own note: the fig needs a bigger pot\n")
+        assert grep(vault, "zucchini")
+        assert grep(home.root / "vault-state", "zucchini")
+        assert grep(vault, "allotment")
+        assert grep(home.root / "vault-state", "allotment")
         await d.call("memory.forget", {"ids": [e["other"]["id"]]})  # a hide record stays
         assert await visible(d, "zucchini")
         assert len(grep(tmp_path, "zucchini")) >= 4  # log, transcript, spool, index, MEMORY.md
@@ -194,8 +206,17 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert removed["transcripts"]["files"] == 1
         assert removed["spool"]["jobs"] == 1
         assert removed["index"]["rows"] == 3
+        assert removed["vault"]["lines"] >= 4  # journals and the topic page, the edited line
         assert grep(tmp_path, "zucchini") == []
         assert grep(tmp_path, "allotment") == []
+        # the rest of the vault stays: the fig, the person's own line; nothing rendered again
+        after = topic.read_text()
+        assert "water the fig tree weekly" in after
+        assert "my own note: the fig needs a bigger pot" in after
+        await d.call("vault.build", {})
+        assert grep(vault, "zucchini") == []
+        assert grep(vault, "allotment") == []
+        assert (await d.call("vault.sync", {}))["receipts"] == []
         assert await visible(d, "zucchini") == []
         assert (await d.call("status", {}))["entries"]["total"] == 2  # the handoff, compost
         ids = [x.get("id") for x in log_lines(home)]
@@ -279,3 +300,28 @@ async def test_purge_by_id_drops_its_conversation_copy_and_waiting_job(
     assert "jobId" not in again
     assert grep(tmp_path, "fig tree weekly") == []
     assert e["earlier"]["id"] in [x.get("id") for x in log_lines(home)]
+
+
+async def test_a_line_struck_in_the_vault_hides_the_entry_and_rewrites_the_briefing(
+        pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
+    from zettelclaw.log.schema import now_timestamp
+    fig = entry("decision", "water the fig tree weekly", subject="garden",
+                timestamp=now_timestamp())
+    keep = entry("decision", "mulch the roses in spring", subject="garden",
+                 timestamp=now_timestamp())
+    write_log(keep, fig)
+    d = calls(pool)
+    (workspace / "MEMORY.md").write_text("# Mine\n")
+    await d.call("briefing.generate", {})
+    assert "fig tree" in (workspace / "MEMORY.md").read_text()
+    await d.call("vault.build", {})
+    page = home.root / "vault" / "01 Notes" / "Garden.md"
+    page.write_text(page.read_text().replace("water the fig tree weekly",
+                                             "~~water the fig tree weekly~~"))
+    answer = await d.call("vault.sync", {})
+    assert [(r["action"], r["hidden"]) for r in answer["receipts"]] == [("hide", [fig["id"]])]
+    assert answer["briefing"] is True
+    assert "fig tree" not in (workspace / "MEMORY.md").read_text()
+    assert "mulch the roses" in (workspace / "MEMORY.md").read_text()
+    assert await visible(d, "fig tree weekly") == []
+    assert log_lines(home)[-1] == {**log_lines(home)[-1], "forget": [fig["id"]], "by": "vault"}

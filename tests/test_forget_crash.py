@@ -1,6 +1,7 @@
 """A purge under kill -9: the sidecar dies at every step of a purge (failpoints), starts again,
 and finishes it (purge.json): the purged entries and their copies are gone, every other entry is
-there exactly once, and a later sweep does not bring the conversation back."""
+there exactly once, and a later sweep does not bring the conversation back. The vault built
+beforehand is scrubbed too (a kill before, during or after its step)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,9 @@ def sidecar(tmp_path: Path, short_dir: Path) -> Iterator[Sidecar]:
     car.start()
     assert car.call("hook.sessionEnd", HOOK)["accepted"]
     assert car.call("memory.search", {"query": "zucchini"})["results"]
+    car.call("vault.build")  # the purge scrubs its pages and state too
+    assert holding(home / "vault", "zucchini")
+    assert holding(home / "vault-state", "zucchini")
     car.stop()
     yield car
     car.stop()

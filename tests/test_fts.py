@@ -1,6 +1,7 @@
 """fts.plan: turning typed text into FTS5 MATCH expressions (pure, no SQLite).
 
-Covers: words only (punctuation and FTS5 operators are not syntax), lower-casing, stopwords
+Covers: words only (punctuation and FTS5 operators are not syntax), each symbol (an emoji) a
+word of its own and spaced apart in the text FTS5 indexes, lower-casing, stopwords
 dropped unless nothing else remains, de-duplication in first-seen order, every term quoted,
 the AND / OR expressions, and None when the text holds no word.
 """
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zettelclaw.index.fts import STOPWORDS, plan
+from zettelclaw.index.fts import STOPWORDS, indexed_text, plan, words
 
 
 def test_a_single_word() -> None:
@@ -61,12 +62,27 @@ def test_duplicate_stopwords_only() -> None:
 def test_operators_and_punctuation_are_words_or_nothing() -> None:
     p = plan('"webhook" AND (retry OR NEAR(queue, 2)) NOT x* ^y content:z')
     assert p is not None
-    # and/or/not are stopwords; every other operator character is dropped
-    assert p.terms == ("webhook", "retry", "near", "queue", "2", "x", "y", "content", "z")
+    # and/or/not are stopwords; every other operator character is dropped but "^", a symbol
+    assert p.terms == ("webhook", "retry", "near", "queue", "2", "x", "^", "y", "content", "z")
     for expression in (p.all_terms, p.any_term):
         assert expression is not None
         parts = re.split(r" (?:AND|OR) ", expression)
-        assert all(re.fullmatch(r'"\w+"', part) for part in parts)
+        assert all(re.fullmatch(r'"(?:\w+|\^)"', part) for part in parts)
+
+
+def test_each_symbol_is_a_word() -> None:
+    """An emoji, a currency or a maths sign: a word of one character (the term index cuts
+    text the same way); marks and joiners inside an emoji (U+FE0F) are not."""
+    assert words("🍮🍮 pudding ❤️ C++ costs $5!") == ["🍮", "🍮", "pudding", "❤", "C", "+",
+                                                      "+", "costs", "$", "5"]
+    p = plan("🍮")
+    assert p is not None
+    assert p.terms == ("🍮",)
+    assert p.all_terms == '"🍮"'
+
+
+def test_symbols_stand_apart_in_the_text_fts5_indexes() -> None:
+    assert indexed_text("C++ 🍮dessert, ok") == "C +  +   🍮 dessert, ok"
 
 
 def test_unicode_words() -> None:
@@ -75,7 +91,7 @@ def test_unicode_words() -> None:
     assert p.terms == ("émigré", "café", "日本語", "naïve")
 
 
-@pytest.mark.parametrize("text", ["", "   ", "!!!", '"" () * ^ : -', "\n\t", "🎉🎉"])
+@pytest.mark.parametrize("text", ["", "   ", "!!!", '"" () * : -', "\n\t", "\ufe0f\u200d"])
 def test_no_words_is_none(text: str) -> None:
     assert plan(text) is None
 
@@ -89,8 +105,8 @@ def test_every_term_is_a_quoted_lowercase_word(text: str) -> None:
         return
     assert p.terms
     assert len(set(p.terms)) == len(p.terms)
-    words = {w.lower() for w in re.findall(r"\w+", text)}
-    assert set(p.terms) <= words
+    found = {w.lower() for w in re.findall(r"\w+|[^\w\s]", text)}
+    assert set(p.terms) <= found
     assert all('"' not in t and t == t.lower() for t in p.terms)
     assert p.all_terms == " AND ".join(f'"{t}"' for t in p.terms)
     if len(p.terms) == 1:

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 import tantivy
+import trio
 
 from tests.conftest import entry, line
 from tests.direct import open_app
@@ -79,7 +80,15 @@ async def test_a_malformed_agent_session_key_is_refused_not_mains_handoff(
     async with await AsyncClient.connect(server.socket) as client:
         with pytest.raises(InvalidParamsError):
             await client.call("hook.beforePromptBuild", {"sessionKey": key})
-        good = await client.call("hook.beforePromptBuild", {"sessionKey": "agent:main:main"})
+        # the hook answers from the index as it is: the watcher catches up with the entries
+        # written beside the running sidecar within about a second (index/syncer.py)
+        with trio.fail_after(20):
+            while True:
+                good = await client.call("hook.beforePromptBuild",
+                                         {"sessionKey": "agent:main:main"})
+                if good["prependContext"] is not None:
+                    break
+                await trio.sleep(0.05)
     assert "tomatoes" in good["prependContext"]
 
 

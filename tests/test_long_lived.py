@@ -57,8 +57,9 @@ def test_loading_the_model_freezes_what_it_imported(
     monkeypatch.setattr(local_model, "LocalModel", Loaded)
     semantic = Semantic(index, SearchConfig(semantic="auto"))
     semantic.load()
-    embedder: object = semantic.embedder  # a stand-in, not an Embeds
-    assert isinstance(embedder, Loaded)
+    embedder = semantic.embedder  # the process's hold on the model: here a stand-in
+    assert isinstance(embedder, local_model.SharedModel)
+    assert isinstance(embedder.model, Loaded)
     assert freezes == [1]
 
 

@@ -53,6 +53,10 @@ async def test_every_socat_example_answers(server: Ready, workspace: Path,
     script = "set -e\n" + "\n".join(blocks)
     sent = _requests(script)
     assert len(sent) >= 8, "every method has an example"
+    # socat's default wait for the answer after its input ends is half a second, shorter than
+    # some answers on a loaded machine: each example says how long it waits
+    assert all("| socat -t 30 - UNIX-CONNECT" in line for line in script.splitlines()
+               if "| socat" in line), "every example waits for its answer (socat -t 30)"
 
     env = {**os.environ, "ZETTELCLAW_SOCKET": str(server.socket)}
     done = await trio.run_process(["bash", "-c", script], env=env, capture_stdout=True,

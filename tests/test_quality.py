@@ -13,7 +13,6 @@ texts (tens of seconds on a CPU).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from functools import cache
 from pathlib import Path
@@ -25,7 +24,6 @@ from tests.quality import evaluate
 from tests.quality.generate import BY_SLUG, PLANTED_BY_LABEL, Corpus, generate, planted_id
 from tests.quality.queries import CORRECTED, QUERIES, Entry, Lines, Query
 from zettelclaw.index import fts
-from zettelclaw.index.database import SCHEMA
 from zettelclaw.log.schema import validate_entry
 
 pytestmark = pytest.mark.slow
@@ -80,10 +78,8 @@ def content_words(text: str) -> set[str]:
 
 @cache
 def _vocabulary() -> sqlite3.Connection:
-    tokenizer = re.search(r"tokenize='([^']+)'", SCHEMA)
-    assert tokenizer is not None
     conn = sqlite3.connect(":memory:")
-    conn.execute(f"CREATE VIRTUAL TABLE t USING fts5 (x, tokenize='{tokenizer[1]}')")
+    conn.execute(f"CREATE VIRTUAL TABLE t USING fts5 (x, tokenize=\"{fts.FTS_TOKENIZE}\")")
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
     return conn
 
@@ -92,7 +88,7 @@ def index_terms(text: str) -> set[str]:
     """The terms the FTS index holds for ``text`` (its own tokenizer: Porter stems)."""
     conn = _vocabulary()
     conn.execute("DELETE FROM t")
-    conn.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (text,))
+    conn.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (fts.indexed_text(text),))
     return {row[0] for row in conn.execute("SELECT term FROM v")}
 
 

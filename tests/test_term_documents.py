@@ -11,7 +11,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from zettelclaw.index.term_documents import KINDS, document, marker, stamp, unstamp
+from zettelclaw.index import term_documents
+from zettelclaw.index.term_documents import KINDS, document, marker, spelled, stamp, unstamp
 
 
 def test_a_document_holds_the_words_and_what_filters_test() -> None:
@@ -46,3 +47,13 @@ def test_a_stamp_holds_the_kind_and_the_second(ts: float) -> None:
 
 def test_a_marker_says_the_epoch_and_how_far() -> None:
     assert orjson.loads(marker("e-42", 1234)) == {"line": 0, "epoch": "e-42", "fed": 1234}
+
+
+def test_symbols_are_spelled_as_words_of_their_own() -> None:
+    """tantivy's simple tokenizer drops symbols: each is spelled as a word first, in the
+    documents and in the query's words alike ("🍮" finds 🍮, not 🚀)."""
+    assert spelled("Flan🍮, C++ ok") == "Flan zcsym1f36e , C zcsym2b  zcsym2b  ok"
+    assert spelled("no symbol here: just words, 42!") == "no symbol here: just words, 42!"
+    words = term_documents.analyzer().analyze(spelled("🍮 🚀 C++ café"))
+    assert words[0] != words[1]
+    assert words[2:] == ["c", "zcsym2b", "zcsym2b", "cafe"]

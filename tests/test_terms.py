@@ -361,3 +361,18 @@ def test_the_best_of_every_shard_come_first(index: Index, home: Home, write_log:
     assert [hit.line for hit in alone] == [hit.line for hit in hits]
     sharded.close()
 
+
+
+def test_held_sums_the_weights_of_the_words_each_line_holds(
+        index: Index, terms: TermIndex, home: Home, write_log: Write) -> None:
+    ids = [e["id"] for e in write_log(entry(content="garage door opener"),
+                                      entry(content="garage paint"),
+                                      entry(content="paint 🍮 opener"),
+                                      entry(content="nothing asked"))]
+    sync(index, terms, home)
+    lines = lines_of(index, ids)
+    pudding, = terms.tokens(["🍮"])
+    held = terms.held({"garag": 1.5, "open": 0.25, pudding: 4.0}, lines, replaced=False)
+    assert {line: held.get(line, 0.0) for line in lines} == {
+        lines[0]: 1.75, lines[1]: 1.5, lines[2]: 4.25, lines[3]: 0.0}
+    assert terms.held({"paint": 1.0}, lines[:1], replaced=False) == {lines[0]: 0.0}

@@ -15,22 +15,30 @@ import pytest
 import yaml
 
 from tests.conftest import entry
-from tests.direct import open_app
+from tests.direct import Direct, open_app
 from zettelclaw.app import App
+from zettelclaw.cli import render
 from zettelclaw.cli.main import main
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
+from zettelclaw.forget.service import hide_for_vault
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
+from zettelclaw.protocol.params import SearchParams
 from zettelclaw.vault import blocks
+from zettelclaw.vault import sync as vault_sync
 from zettelclaw.vault.build import build
 from zettelclaw.vault.state import load
-from zettelclaw.vault.sync import sync
 
 WriteLog = Callable[..., list[dict[str, Any]]]
 LINK = re.compile(r"\[\[([^\]|#]*)(?:#\^([^\]|]+))?(?:\|[^\]]*)?\]\]")
 BLOCK = re.compile(r" \^(\S+)$")
 AUTH = "01 Notes/Auth Migration.md"
 DAY1 = "03 Journal/2026-02-20.md"
+
+
+def sync(app: Any, root: Path | None = None) -> dict[str, Any]:
+    """``vault sync`` as methods/vault.py runs it: hiding through forget's hide."""
+    return vault_sync.sync(app, root, hide=hide_for_vault)
 
 
 @pytest.fixture
@@ -336,21 +344,45 @@ def test_an_edit_of_a_replaced_entry_corrects_its_current_version(
     assert made["content"] == "Backoff is 3s, 10s, 30s"
 
 
-def test_a_struck_line_is_reported_not_applied_and_nothing_is_written(
-        app: App, write_log: WriteLog) -> None:
-    story(write_log)
+def test_a_struck_line_hides_the_entry_and_forget_undo_gives_it_back(
+        app: App, write_log: WriteLog, workspace: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    e = story(write_log)
     build(app)
     root = app.home.root / "vault"
+    direct = Direct(app)
+
+    def found(query: str) -> list[str]:
+        app.freshness.sync()
+        answer = direct.search(SearchParams.model_validate({"query": query}))
+        return [r["id"] for r in answer["results"] if r.get("id")]
+
+    question = e["question"]["id"]
+    assert question in found("bursts")
     text = (root / AUTH).read_text()
     (root / AUTH).write_text(text.replace("Enough for 10k/min bursts?",
                                           "~~Enough for 10k/min bursts?~~"))
-    size = app.home.log.stat().st_size
+    before = len(log_entries(app.home))
     result = sync(app)
-    assert [(r["action"], r["applied"]) for r in result["receipts"]] == [("hide", False)]
-    assert app.home.log.stat().st_size == size
-    # still asked for, so reported again (until hiding exists), still not written
-    assert [r["action"] for r in sync(app)["receipts"]] == ["hide"]
-    assert app.home.log.stat().st_size == size
+    (receipt,) = result["receipts"]
+    assert (receipt["action"], receipt["applied"], receipt["hidden"]) == (
+        "hide", True, [question])
+    assert result["corrections"] == 1
+    assert f"hidden {question} ({AUTH})" in render.vault_sync(result)
+    records = log_entries(app.home)
+    assert len(records) == before + 1  # one hide record, through the hide mechanism
+    assert records[-1]["forget"] == [question]
+    assert records[-1]["by"] == "vault"
+    assert question not in found("bursts")
+    # settled: not reported again; a rebuild does not render the hidden entry again
+    assert sync(app)["receipts"] == []
+    build(app)
+    assert (root / AUTH).read_text().count("10k/min") == 1
+    # `zettelclaw forget --undo` brings it back
+    where = ["--home", str(app.home.root), "--workspace", str(workspace), "--no-sidecar"]
+    assert main(["forget", "--undo", question, *where]) == 0
+    capsys.readouterr()
+    assert question in found("bursts")
 
 
 def test_the_same_entry_edited_on_two_pages_is_corrected_once(
@@ -544,3 +576,55 @@ def test_after_the_log_is_rewritten_new_entries_come_and_nothing_comes_twice(
     assert "Enough for 10k" not in text  # still deleted
     assert all(t.count(" ^") == len(set(re.findall(r" \^(\S+)", t)))
                for t in pages(app.home.root / "vault").values())
+
+
+def test_a_hidden_entry_is_not_rendered_and_comes_when_given_back(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import hide, unhide
+
+    e = story(write_log)
+    person = e["person"]["id"]
+    hide(app, Criteria(ids=[person]), dry_run=False)
+    build(app)
+    root = app.home.root / "vault"
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    state = load(app.home)
+    assert state is not None
+    assert all(blocks.encode(person) not in p.items for p in state.pages.values())
+    # after the index started over (a reindex), still not rendered
+    app.freshness.rebuild()
+    build(app)
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    # given back: the next build renders it
+    unhide(app, [person], dry_run=False)
+    build(app)
+    assert sum(t.count("Sarah prefers async updates") for t in pages(root).values()) == 2
+
+
+def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    text = (root / AUTH).read_text()
+    # not synced yet: a ticked task, and the person's own line mentioning the fact
+    text = text.replace("- [ ] Backfill 47", "- [x] Backfill 47")
+    (root / AUTH).write_text(text + "- my note: see the backoff\n")
+    answer = purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    assert answer.changed == 2  # the fact and its correction
+    assert answer.removed is not None
+    assert answer.removed["vault"] == {"pages": 3, "lines": 4}  # two journals, the topic page
+    after = pages(root)
+    assert not any("Backoff is" in t for t in after.values())
+    assert "- my note: see the backoff" in after[AUTH]
+    state = load(app.home)
+    assert state is not None
+    gone = {blocks.encode(e["fact"]["id"]), blocks.encode(e["fact2"]["id"])}
+    assert all(not gone & p.items.keys() for p in state.pages.values())
+    # the tick, made before the purge, is still read by the next sync
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["action"], receipt["of"]) == ("done", e["task"]["id"])

@@ -36,6 +36,7 @@ PURGE_POINTS = (
     "purge-after-log",  # the log is rewritten; transcripts, spool and index not yet
     "purge-after-transcripts",  # the transcript copies' text is gone (keys kept)
     "purge-after-spool",  # the spool is scrubbed; the index still holds the entries
+    "purge-after-vault",  # the vault's pages and state are scrubbed; the index not yet
     "purge-after-index",  # the index is rebuilt and wiped; purge.json not yet removed
 )
 

@@ -183,7 +183,8 @@ def _vault_command(command: Any) -> None:
         "for main), never in the workspace. A rebuild only adds what is new at the end of its "
         "section: lines you edited or deleted stay as you left them. `vault sync` turns your "
         "edits of rendered lines into corrections in the log (a ticked task: done; changed "
-        "text: the entry with your text) and prints a receipt for each.")
+        "text: the entry with your text; a line struck through: the entry hidden, as by "
+        "`forget`) and prints a receipt for each.")
     vault.add_argument("action", choices=["build", "sync"])
     vault.add_argument("--path", metavar="DIR", help="the vault's folder (default: vault/ in "
                        "the memory's directory)")

@@ -349,7 +349,12 @@ def vault_sync(result: dict[str, Any]) -> str:
         return f"vault {result['vault']}: no edits to take back"
     lines = [f"vault {result['vault']}: {result['corrections']} correction(s)"]
     for r in receipts:
-        if r.get("applied"):
+        if r.get("applied") and r["action"] == "hide":
+            ids = " ".join(r["hidden"]) or "(already hidden)"
+            lines.append(f"  hidden {ids} ({r['page']}): {r['line'].strip()}"
+                         + (f"; undo: zettelclaw forget --undo {' '.join(r['hidden'])}"
+                            if r["hidden"] else ""))
+        elif r.get("applied"):
             entry = r["entry"]
             what = {"done": "done", "reopen": "reopened"}.get(r["action"], "corrected")
             lines.append(f"  {what} {r['replaces']} -> {entry['id']} ({r['page']}): "

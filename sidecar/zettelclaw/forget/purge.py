@@ -10,9 +10,11 @@ The steps, each safe to run again:
    sweep or the same conversation sent again is recognised as received and not extracted again;
 4. the spool: the waiting jobs of those sessions (they hold the same conversation), and the
    purged entries in any other job's saved result;
-5. the index built again from the new log, its freed pages wiped (VACUUM, the WAL truncated),
+5. the vault (``vault/scrub.py``), when one was built: the entries' lines leave its pages (an
+   edited line still carrying an entry's block id too) and their items its state, page by page;
+6. the index built again from the new log, its freed pages wiped (VACUUM, the WAL truncated),
    the vectors no entry or chunk uses deleted, the term index rebuilt (its old segments removed);
-6. the intent removed. The MEMORY.md block is written again by the caller (``methods/forget``).
+7. the intent removed. The MEMORY.md block is written again by the caller (``methods/forget``).
 
 A crash anywhere leaves the intent: the next start (``resume``) runs every step again, so the
 purge completes; nothing else is lost and nothing is duplicated (step 2 drops lines only).
@@ -37,6 +39,7 @@ from zettelclaw.files import atomic_write_json, fsync_dir, write_all
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Position, parse_line, read_lines
 from zettelclaw.subjects import rename
+from zettelclaw.vault.scrub import scrub_locked
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,8 @@ class Removed:
     spool_entries: int = 0
     index_rows: int = 0
     vectors: int = 0
+    vault_pages: int = 0
+    vault_lines: int = 0
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
 
@@ -66,6 +71,7 @@ class Removed:
         return {"log": {"lines": self.log_lines, "bytes": self.log_bytes},
                 "transcripts": {"files": self.transcripts, "bytes": self.transcript_bytes},
                 "spool": {"jobs": self.spool_jobs, "entries": self.spool_entries},
+                "vault": {"pages": self.vault_pages, "lines": self.vault_lines},
                 "index": {"rows": self.index_rows, "vectors": self.vectors},
                 "seconds": round(self.seconds, 3)}
 
@@ -90,7 +96,7 @@ def read_intent(home: Home) -> dict[str, list[str]] | None:
 
 
 def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed) -> None:
-    """Steps 2-4, under the data lock."""
+    """Steps 2-5, under the vault's lock and the data lock (taken in that order)."""
     ids = frozenset(intent["ids"])
     before = os.stat(home.log).st_size if home.log.exists() else 0
     dropped = rewrite_without_locked(home, ids) if ids and home.log.exists() else 0
@@ -116,6 +122,10 @@ def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed)
             job.result = {**job.result, "entries": kept}
             spool.save(job)
     failpoints.reach("purge-after-spool")
+    scrubbed = scrub_locked(home, ids)
+    removed.vault_pages += scrubbed.pages
+    removed.vault_lines += scrubbed.lines
+    failpoints.reach("purge-after-vault")
 
 
 def finish(home: Home) -> None:

@@ -18,6 +18,7 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
+from zettelclaw.vault.state import lock_path as vault_lock
 
 logger = logging.getLogger(__name__)
 
@@ -53,16 +54,32 @@ def _entries(scan: Scan) -> list[dict[str, Any]]:
     return [m.wire() for m in scan.matches]
 
 
-def hide(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
+def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgotten:
     """Append one ``forget`` record naming the chosen entries not hidden yet."""
     with lock.exclusive(app.home.lock):
-        scan = select(app.home, criteria)
-        todo = [m.id for m in scan.matches if not m.hidden]
-        if todo and not dry_run:
-            LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=criteria.by()))
-            app.freshness.sync(locked=True)
-    return Forgotten(action="hide", dry_run=dry_run, by=criteria.by(), entries=_entries(scan),
+        return hide_locked(app, criteria, dry_run=dry_run, by=by)
+
+
+def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None
+                ) -> Forgotten:
+    """``hide`` under the data lock already held (``vault sync`` hides struck lines' entries
+    while it appends its corrections). ``by``: how they were chosen, when not by ``criteria``
+    (``vault``)."""
+    how = by or criteria.by()
+    scan = select(app.home, criteria)
+    todo = [m.id for m in scan.matches if not m.hidden]
+    if todo and not dry_run:
+        LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=how))
+        app.freshness.sync(locked=True)
+    return Forgotten(action="hide", dry_run=dry_run, by=how, entries=_entries(scan),
                   changed=len(todo))
+
+
+def hide_for_vault(app: App, entry_id: str, by: str) -> list[str]:
+    """``vault sync``'s hide of a struck line's entry (``vault.sync.Hide``): ``hide_locked``
+    under the data lock it holds; the ids hidden now."""
+    forgot = hide_locked(app, Criteria(ids=(entry_id,)), by=by)
+    return [e["id"] for e in forgot.entries if not e["hidden"]]
 
 
 def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
@@ -83,7 +100,8 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
     """Remove the chosen entries and what was derived from or copied with them (purge.py)."""
     started = time.monotonic()
     removed = purging.Removed()
-    with lock.exclusive(app.home.lock):
+    # the vault's lock first, as `vault build` and `vault sync` take them: its pages are scrubbed
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         scan = select(app.home, criteria)
         ids = scan.ids
         by_session = criteria.session is not None and not criteria.ids and \
@@ -127,7 +145,7 @@ def resume(app: App) -> bool:
     """At start: finish a purge a crash cut short (its intent is still there). True if one was."""
     if not purging.intent_path(app.home).exists():
         return False
-    with lock.exclusive(app.home.lock):
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         intent = purging.read_intent(app.home)
         if intent is None:
             return False

@@ -29,15 +29,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from zettelclaw.errors import DataDirError, LockTimeoutError
-from zettelclaw.index import counts, subject_counts
+from zettelclaw.index import counts, fts, subject_counts
 from zettelclaw.index.busy import BUSY_SECONDS, busy, use_wal
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 3: the entries' words moved to the term index (index/terms.py); 4: the
-# ids' unique index is a named one, which a large build drops (DEFERRABLE_INDEXES)
+SCHEMA_VERSION = 5  # 3: the entries' words moved to the term index (index/terms.py); 4: the
+# ids' unique index is a named one, which a large build drops (DEFERRABLE_INDEXES); 5: symbols
+# (emoji) are words in chunks_fts (fts.FTS_TOKENIZE), made again in place from 4 (_to_5)
 
-SCHEMA = """
+CHUNKS_FTS = f"""CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    text, content='chunks', content_rowid='id',
+    tokenize="{fts.FTS_TOKENIZE}"
+)"""
+
+SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE entries (
     line INTEGER PRIMARY KEY,   -- the entry's line number in log.jsonl (1-based)
@@ -82,10 +88,7 @@ CREATE TABLE chunks (
     text_hash TEXT NOT NULL
 );
 CREATE INDEX chunks_path ON chunks (path);
-CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    text, content='chunks', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
+{CHUNKS_FTS};
 CREATE TABLE vectors (
     model TEXT NOT NULL,        -- the embedding model that made the vector
     text_hash TEXT NOT NULL,    -- entries.text_hash or chunks.text_hash
@@ -180,6 +183,9 @@ class Index:
                         if not subject_counts.kept(conn):  # or before subjects' were
                             subject_counts.create(conn)
                 return conn
+            if version == 4:  # the chunks' words only changed: no need to embed all again
+                self._to_5(conn)
+                return conn
             if version is None:
                 # A new file, or one another process is creating right now: never delete it,
                 # create the schema (under the write lock, checking again first).
@@ -197,6 +203,22 @@ class Index:
         conn = self._connect()
         self._create(conn)
         return conn
+
+    def _to_5(self, conn: sqlite3.Connection) -> None:
+        """chunks_fts made again with symbols as words (the term index's own format changed
+        with it: index/terms.py FORMAT)."""
+        with transaction(conn):
+            if self._version(conn) != 4:  # another process has just done it
+                return
+            conn.execute("DROP TABLE chunks_fts")
+            conn.execute(CHUNKS_FTS)
+            chunks = conn.execute("SELECT id, text FROM chunks").fetchall()
+            conn.executemany("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
+                             [(key, fts.indexed_text(text)) for key, text in chunks])
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                         (SCHEMA_VERSION,))
+        logger.info("index %s: its Markdown chunks' words made again (schema %s)", self.path,
+                    SCHEMA_VERSION)
 
     def _create(self, conn: sqlite3.Connection) -> None:
         with transaction(conn):  # BEGIN IMMEDIATE: one creator at a time, across processes

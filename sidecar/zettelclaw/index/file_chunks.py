@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from zettelclaw.errors import MarkersError, ZettelclawError
+from zettelclaw.index import fts
 from zettelclaw.index.chunking import chunk_markdown
 from zettelclaw.index.database import Index, new_epoch, text_hash
 from zettelclaw.safe_open import read_capped
@@ -129,7 +130,7 @@ class WorkspaceIndexer:
                                                         chunk.end_line, chunk.text,
                                                         text_hash(chunk.text)))
                         conn.execute("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
-                                     (cursor.lastrowid, chunk.text))
+                                     (cursor.lastrowid, fts.indexed_text(chunk.text)))
                     changed += 1
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
                              (relative, mtime, size, digest))
@@ -161,6 +162,6 @@ def without_generated_block(text: str) -> str:
 def _drop(conn: sqlite3.Connection, relative: str) -> None:
     rows = conn.execute("SELECT id, text FROM chunks WHERE path = ?", (relative,)).fetchall()
     conn.executemany("INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)",
-                     [tuple(r) for r in rows])
+                     [(key, fts.indexed_text(text)) for key, text in rows])
     conn.execute("DELETE FROM chunks WHERE path = ?", (relative,))
     conn.execute("DELETE FROM files WHERE path = ?", (relative,))

@@ -4,14 +4,25 @@ Words are taken out of the query and each is quoted, so FTS5's own syntax (AND, 
 column filters, stray quotes) in a query is searched for as text rather than obeyed or failing.
 Very common English words are dropped unless nothing else is left, so "what did we decide about
 the webhook" searches for "decide" and "webhook" rather than for every entry with "the".
+
+A symbol (Unicode category S: an emoji, "+", "$", "°") is a word of its own, one character long,
+as the term index cuts it (``index/term_documents.py``): "🍮" finds the entry with 🍮 and not the
+one with 🚀. FTS5 would glue a symbol to the letters beside it ("C++" one token), so the text it
+indexes has spaces around each symbol (``indexed_text``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 WORD_RE = re.compile(r"\w+", re.UNICODE)
+_PIECE_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)  # words, and one character of anything else
+_OTHER_RE = re.compile(r"[^\w\s]", re.UNICODE)
+# The token characters of the Markdown chunks' FTS5 table (database.py): unicode61's default
+# (letters, numbers, private use) and symbols, each of which ``indexed_text`` stands apart.
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 categories 'L* N* Co S*'"
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
@@ -23,6 +34,23 @@ was we were what when where which while who whom why will with would you your yo
 """.split())
 
 
+def _symbol(char: str) -> bool:
+    return unicodedata.category(char)[0] == "S"
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as searched: runs of word characters, and each symbol alone
+    (punctuation, marks and spaces part them and are dropped)."""
+    return [piece for piece in _PIECE_RE.findall(text)
+            if not _OTHER_RE.match(piece) or _symbol(piece)]
+
+
+def indexed_text(text: str) -> str:
+    """``text`` as the FTS5 table indexes it: each symbol between spaces, so that it is a token
+    of its own (FTS_TOKENIZE)."""
+    return _OTHER_RE.sub(lambda m: f" {m.group()} " if _symbol(m.group()) else m.group(), text)
+
+
 @dataclass(frozen=True)
 class MatchPlan:
     terms: tuple[str, ...]
@@ -32,12 +60,12 @@ class MatchPlan:
 
 def plan(query: str) -> MatchPlan | None:
     """The MATCH expressions for ``query``, or None when it holds no word to search for."""
-    words = [w.lower() for w in WORD_RE.findall(query)]
-    if not words:
+    found = [w.lower() for w in words(query)]
+    if not found:
         return None
-    kept = [w for w in words if w not in STOPWORDS] or words
+    kept = [w for w in found if w not in STOPWORDS] or found
     terms = tuple(dict.fromkeys(kept))  # de-duplicated, in order
-    quoted = [f'"{t}"' for t in terms]  # \w+ holds no quote, so no escaping is needed
+    quoted = [f'"{t}"' for t in terms]  # a quote is no word nor symbol: no escaping needed
     return MatchPlan(
         terms=terms,
         all_terms=" AND ".join(quoted),

@@ -52,12 +52,9 @@ def log_candidates(terms: TermIndex, plan: fts.MatchPlan, *, filters: Filters, p
         lines = [hit.line for hit in some]
         total, frequencies = terms.frequencies(tokens)
         weights = {token: idf(df, total) for token, df in frequencies.items()}
-        matched: dict[int, float] = dict.fromkeys(lines, 0.0)
-        for token in tokens:
-            for line in terms.containing(token, lines):
-                matched[line] += weights[token]
+        matched = terms.held(weights, lines, replaced=filters.include_replaced)
         whole = sum(weights.values())
-        coverage = {line: w / whole for line, w in matched.items()}
+        coverage = {line: matched.get(line, 0.0) / whole for line in lines}
         hits += some
     best = max((hit.bm25 for hit in hits), default=1.0) or 1.0
     return {hit.line: Candidate(keyword=coverage.get(hit.line, 1.0) * hit.bm25 / best,

@@ -1,14 +1,17 @@
 """What the term index holds of an entry: its schema, how words are cut, and one document.
 
 One document per entry: its words (content, detail and subject display name, stemmed, folded to
-ASCII), its line, and the fields that filters test (type, status, subject, session, time, and
-whether a later entry replaced it). A marker document (line 0) in each shard holds the
-``terms_epoch`` of the SQLite index the shard was built from and how far it was fed.
+ASCII; each symbol, such as an emoji, a word), its line, and the fields that filters test (type,
+status, subject, session, time, and whether a later entry replaced it). A marker document (line
+0) in each shard holds the ``terms_epoch`` of the SQLite index the shard was built from and how
+far it was fed.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import unicodedata
 
 import orjson
 import tantivy
@@ -44,9 +47,32 @@ def unstamp(value: int) -> tuple[str, str | None, float]:
     return kind, status, float((value >> _KIND_BITS) - _EPOCH_OFFSET)
 
 
+# Symbols (an emoji, "+", "$") are words too: "🍮" finds the entry with 🍮, not every entry
+# (index/fts.py cuts the query the same way). tantivy's simple tokenizer keeps runs of letters and
+# numbers only, and its regex tokenizer is 2-4x slower per text (a million texts in a cold
+# build), so each symbol is spelled as a word of its own before tokenizing (``spelled``).
+SYMBOL_WORD = "zcsym"  # + the code point in hex: "🍮" -> "zcsym1f36e"
+# What may be a symbol: neither a word character, a space, nor common punctuation (a call for
+# each of these would cost every text; the rest are asked unicodedata).
+_MAYBE_SYMBOL = re.compile(r"[^\w\s.,;:!?'\"()\[\]{}\-/@#%&*]")
+_ASCII_SYMBOLS = "$+<=>^`|~"  # (category S)
+
+
+def _spell(match: re.Match[str]) -> str:
+    char = match.group()
+    return f" {SYMBOL_WORD}{ord(char):x} " if unicodedata.category(char)[0] == "S" else char
+
+
+def spelled(text: str) -> str:
+    """``text`` with each symbol as a word (SYMBOL_WORD and its code point) between spaces."""
+    if text.isascii() and not any(char in text for char in _ASCII_SYMBOLS):  # most texts: ~0.5 us
+        return text
+    return _MAYBE_SYMBOL.sub(_spell, text)
+
+
 def analyzer() -> tantivy.TextAnalyzer:
     # Words as FTS5's unicode61 tokenizer cut them, without diacritics, Porter-stemmed
-    # (English): "deployments" finds "deploy", "café" finds "cafe".
+    # (English): "deployments" finds "deploy", "café" finds "cafe"; symbols as ``spelled``.
     return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
             .filter(tantivy.Filter.remove_long(40))
             .filter(tantivy.Filter.lowercase())
@@ -79,7 +105,8 @@ def document(row: Row | sqlite3.Row) -> str:
     fields: dict[str, object] = {
         "line": line, "type": kind, "session": session, "ts": float(ts),
         "replaced": bool(replaced), "stamp": stamp(ts, _KIND_NUMBER[kind, status]),
-        "text": "\n".join(t for t in (content, content, subject_name, subject_name, detail) if t)}
+        "text": spelled("\n".join(t for t in (content, content, subject_name, subject_name,
+                                               detail) if t))}
     if status is not None:
         fields["status"] = status
     if subject is not None:

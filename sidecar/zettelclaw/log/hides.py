@@ -22,7 +22,7 @@ from zettelclaw.log.schema import EntryId, SessionId, Timestamp, new_id, now_tim
 
 KINDS = ("forget", "unforget")
 PREFIXES = (b'{"forget":', b'{"unforget":')
-By = Literal["id", "session", "subject", "text", "purge"]
+By = Literal["id", "session", "subject", "text", "purge", "vault"]
 
 
 class HideRecord(BaseModel):

@@ -10,6 +10,8 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
+from zettelclaw.forget import service as forget_service
+from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import VaultBuildParams, VaultSyncParams
 from zettelclaw.protocol.results import VaultBuilt, VaultSynced
@@ -34,8 +36,11 @@ async def vault_build(agents: Agents, params: VaultBuildParams) -> VaultBuilt:
 
 async def vault_sync(agents: Agents, params: VaultSyncParams) -> VaultSynced:
     async with agents.lease(params.agent()) as app:
-        return VaultSynced.model_validate(
-            await trio.to_thread.run_sync(sync, app, vault_path(params.path)))
+        result = await trio.to_thread.run_sync(
+            lambda: sync(app, vault_path(params.path), hide=forget_service.hide_for_vault))
+        if any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"]):
+            result["briefing"] = await rebrief(app)  # as memory.forget does after a hide
+        return VaultSynced.model_validate(result)
 
 
 def methods(agents: Agents) -> dict[str, Method]:

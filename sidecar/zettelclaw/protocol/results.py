@@ -534,3 +534,4 @@ class VaultSynced(Result):
     vault: str
     receipts: list[dict[str, Any]]  # one per edited line: protocol.md names the fields
     corrections: int
+    briefing: bool | None = None  # after a hide: the MEMORY.md block was written again

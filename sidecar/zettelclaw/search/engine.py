@@ -260,8 +260,9 @@ def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -
     for line, content, detail in texts(conn, lines):
         c = entries[line]
         assert c.semantic is not None
-        words = sum(w.lower() not in fts.STOPWORDS
-                    for w in fts.WORD_RE.findall(entry_text(content, detail)))
+        found = fts.WORD_RE.findall(entry_text(content, detail).lower())
+        # (map over the set's own test: twice as fast as a generator, ~100 texts a search)
+        words = len(found) - sum(map(fts.STOPWORDS.__contains__, found))
         c.semantic = ranking.damped_similarity(c.semantic, words)
 
 

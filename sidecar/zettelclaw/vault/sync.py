@@ -5,9 +5,9 @@ an edit of the entry its block id names:
 
 - a ticked (or unticked) task: the task again, ``done`` (or ``open``), replacing it;
 - changed text: the entry again, same type, with the new text, replacing it;
-- text struck through (``~~...~~``): a request to hide the entry. There is no hide mechanism in
-  the log yet, so it is reported as not applied (and reported again) and nothing is written.
-  TODO: apply it through the hide mechanism when it lands, not through a second one;
+- text struck through (``~~...~~``): the entry hidden, as ``memory.forget`` hides (one
+  ``forget`` record, ``by: vault``, naming the entry's current version and every other version;
+  ``zettelclaw forget --undo`` gives them back); the edit is then settled, not reported again;
 - a deleted line: nothing (removing a line from the view does not forget the entry).
 
 A correction replaces the entry's *current* version (the newest in its chain), is appended as a
@@ -19,18 +19,19 @@ person's line now stands for the correction, so the build does not add it to tha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
 from zettelclaw import lock
-from zettelclaw.app import App
 from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import InvalidEntry, entry_to_dict, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, pages
 from zettelclaw.vault.build import check_root, default_root
+from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
 
 SESSION = "vault"
@@ -96,14 +97,20 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
     return found, seen
 
 
-def sync(app: App, root: Path | None = None) -> dict[str, Any]:
+# Hides an entry (and its versions) under the data lock already held, as ``memory.forget``
+# does, by ``vault``; returns the ids it hid. ``forget.service.hide_for_vault``, given by the
+# caller: forget/ reaches into vault/ when it purges, so vault/ does not import forget/.
+Hide = Callable[[Memory, str, str], list[str]]
+
+
+def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> dict[str, Any]:
     root = check_root(app, root or default_root(app))
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
         edits, seen = find_edits(root, state.pages)
-        receipts, made, settled = _apply(app, edits) if edits else ([], [], [])
+        receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
         for edit, receipt in made:
             known = state.pages[edit.page]
             known.items[edit.block][0] = edit.body
@@ -112,7 +119,7 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
         for edit in settled:
             state.pages[edit.page].items[edit.block][0] = edit.body
             state.pages[edit.page].dirty = True
-        # a page with an edit still to report (a hide, for now) is read again next time
+        # a page with an edit still to report is read again next time
         pending = {r["page"] for r in receipts if not r["applied"] and r["action"] != "conflict"}
         for rel, stamp in seen.items():  # read, and nothing left to report: not read again
             if rel not in pending:
@@ -123,13 +130,14 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
             "corrections": sum(1 for r in receipts if r.get("applied"))}
 
 
-def _apply(app: App, edits: list[Edit]
+def _apply(app: Memory, edits: list[Edit], hide: Hide
            ) -> tuple[list[dict[str, Any]], list[tuple[Edit, dict[str, Any]]], list[Edit]]:
     """The receipts of the edits; the corrections appended (each with its edit); the edits that
     need nothing more (the log already says it, or a conflict reported once)."""
     receipts: list[dict[str, Any]] = []
     made: list[tuple[Edit, dict[str, Any]]] = []
     settled: list[Edit] = []
+    hiding: list[tuple[Edit, dict[str, Any]]] = []
     with lock.exclusive(app.home.lock):
         app.freshness.sync(locked=True)
         corrected: dict[str, str] = {}  # current id -> the page that corrected it
@@ -142,6 +150,9 @@ def _apply(app: App, edits: list[Edit]
                 receipts.append(receipt)
                 if receipt["action"] == "conflict":
                     settled.append(edit)  # reported once, not again
+                if receipt["action"] == "hide":
+                    hiding.append((edit, receipt))
+                    continue
                 if "entry" not in receipt:
                     continue
                 try:
@@ -154,6 +165,9 @@ def _apply(app: App, edits: list[Edit]
         new = [validate_entry(r["entry"]) for _, r in made]
         if new:
             LogStore(app.home).append_locked(new)
+        for edit, receipt in hiding:  # through the hide mechanism, under the lock held
+            receipt.update(applied=True, hidden=hide(app, receipt.pop("current"), SESSION))
+            settled.append(edit)
     app.freshness.sync()
     return receipts, made, settled
 
@@ -170,8 +184,7 @@ def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, s
     text, was, now = _text(edit)
     old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
     if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):
-        return {**base, "action": "hide", "applied": False,
-                "reason": "hiding an entry is not available yet; the line is left as it is"}
+        return {**base, "action": "hide", "applied": False, "current": current["id"]}
     if not text:
         return {**base, "action": "none", "applied": False, "reason": "the line has no text"}
     content = current["content"] if text == old_text else text

@@ -1,0 +1,74 @@
+"""A purge's step in the vault: the purged entries' lines leave its pages and its state.
+
+The vault is append-only for the build, but what the owner purges leaves every copy: each page
+whose state (``vault-state/pages/*.json``) names a purged entry's block id loses every line that
+carries that block id (the rendered line, and a line the person edited that still ends with it:
+a copy of the purged text), then its state loses the items. Per page: the page is replaced
+atomically first, then its state file; run again after a crash between the two, the page holds
+nothing more to drop and the state is written. So the step is safe to run again (``purge.py``).
+
+Only the lines carrying a purged block id are touched; the rest of the page, the person's own
+lines included, stays byte for byte. A page whose file had changed since the build wrote it or
+``vault sync`` last read it keeps that stamp, so the person's edits are still read at the next
+sync.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from zettelclaw.home import Home
+from zettelclaw.vault import blocks, pages
+from zettelclaw.vault.state import load, save
+
+# a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
+# ``#^zc...`` (the line of another entry pointing at it)
+_BLOCK_IN_LINE = re.compile(r"(?:^|\s)\^(" + blocks.PREFIX + r"[a-z0-9-]+)(?=\s|$)")
+
+
+@dataclass
+class Scrubbed:
+    pages: int = 0
+    lines: int = 0
+    items: int = 0
+
+
+def _carries(row: str, purged: frozenset[str]) -> bool:
+    return any(m.group(1) in purged for m in _BLOCK_IN_LINE.finditer(row))
+
+
+def scrub_locked(home: Home, ids: frozenset[str]) -> Scrubbed:
+    """The lines and items of the entries ``ids`` out of the vault built for ``home`` (none
+    built: nothing). The caller holds the vault's lock (``state.lock_path``), then the data
+    lock, in that order (as ``vault build`` and ``vault sync`` take them)."""
+    done = Scrubbed()
+    state = load(home)
+    if state is None or not ids:
+        return done
+    purged = frozenset(blocks.encode(i) for i in ids)
+    root = Path(state.root)
+    for rel, known in state.pages.items():
+        gone = purged & known.items.keys()
+        if not gone:
+            continue
+        page = PurePath(rel)
+        stamp = pages.page_stamp(root, page)
+        text = pages.read_page(root, page)
+        if text is not None:
+            rows = text.split("\n")
+            kept = [row for row in rows if not _carries(row, gone)]
+            if len(kept) != len(rows):
+                pages.write_page(root, page, "\n".join(kept))
+                done.lines += len(rows) - len(kept)
+                done.pages += 1
+                if stamp == known.stamp:  # no edit left unread: the new file is as known
+                    known.stamp = pages.page_stamp(root, page)
+        for block in gone:
+            del known.items[block]
+        done.items += len(gone)
+        known.dirty = True
+    if done.items:
+        save(home, state)
+    return done

@@ -23,7 +23,6 @@ from zettelclaw.protocol.params import (
     SubjectsAddParams,
     SubjectsRenameParams,
 )
-from zettelclaw.protocol.results import search_result
 
 
 def open_app(home: Home, workspace: Path, search: SearchConfig | None = None, *,
@@ -66,8 +65,7 @@ class Direct:
         return self.app.handoff.context(params.audience())
 
     def search(self, params: SearchParams) -> dict[str, Any]:
-        answer = self.app.searcher.search(memory_methods.request_of(params))
-        return search_result(answer).wire()
+        return memory_methods.search_in(self.app, params).wire
 
     def get(self, params: GetParams) -> dict[str, Any]:
         return memory_methods.get_path(self.app, params.path.strip(), params).wire()
@@ -82,7 +80,7 @@ class Direct:
         return subjects.rename_subject(self.app, params.from_, params.to).wire()
 
     def status(self) -> dict[str, Any]:
-        return admin.memory_status(self.app)
+        return admin.memory_status(self.app).wire()
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
         return admin.rebuild(self.app, progress).wire()

@@ -139,7 +139,7 @@ async def test_the_hook_passes_channel_and_sender_to_the_policy(home: Home,
         params = HookTranscriptParams.model_validate(
             {"sessionId": "s9", "sessionKey": "agent:main:main", "channel": "signal",
              "senderId": "+15550001111", "messages": MESSAGES})
-        answer = await hook_methods.methods(pool)["hook.sessionEnd"].handler(params)
+        answer = (await hook_methods.methods(pool)["hook.sessionEnd"].handler(params)).wire()
     finally:
         pool.close_all()
     assert answer["skipped"] == "admission policy: sender +15550001111 matches '+1555*'"

@@ -1,7 +1,9 @@
 """The package layout holds: read from the source with ``ast``, so a change that breaks it fails.
 
-Covers: no import cycle between the packages (and top-level modules) of ``zettelclaw``; the log
-(``log/``) imports nothing above it; no module outside ``index/`` holds SQL or calls
+Covers: no import cycle between the packages (and top-level modules) of ``zettelclaw``, nor
+between the modules of one package; every package imports only the layers below it that
+``MAY_IMPORT`` names (the table of docs/02-architecture.md), and every package has a layer; the
+log (``log/``) imports nothing above it; no module outside ``index/`` holds SQL or calls
 ``execute``; the objects ``app.build_app`` wires are constructed nowhere else in the package;
 each check reports the module and line that break it.
 """
@@ -20,6 +22,40 @@ import zettelclaw
 PACKAGE = Path(zettelclaw.__file__).parent
 # what log/ may import: the foundation modules, which import nothing of zettelclaw above them
 LOG_MAY_IMPORT = {"errors", "failpoints", "files", "home", "lock", "log", "scrub"}
+# The layers, bottom up, and what each may import: the table of docs/02-architecture.md ("Who
+# may import whom"). Within a layer, any import that makes no cycle.
+LAYERS: dict[str, set[str]] = {
+    "foundation": {"errors", "files", "lock", "home", "failpoints", "config", "state",
+                   "safe_open", "scrub", "machine_state", "freed_memory", "priority", "long_lived",
+                   "agent_ids", "session_keys", "schedule", "prompts_loader", "supervise",
+                   "panics"},
+    "log": {"log"},
+    "stores": {"subjects", "workspace"},
+    "index": {"index"},
+    "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw", "forget",
+               "vault"},
+    "app": {"app"},
+    "agents": {"agents"},
+    "protocol": {"protocol"},
+    "methods": {"methods"},
+    "server": {"server"},
+    "entry": {"serve", "cli", "client", "__main__"},
+}
+_BELOW_APP = {"foundation", "log", "stores", "index", "domain"}
+MAY_IMPORT: dict[str, set[str]] = {
+    "foundation": {"foundation"},
+    "log": {"foundation"},
+    "stores": {"foundation", "log", "stores"},
+    "index": {"foundation", "log", "stores"},
+    "domain": _BELOW_APP,
+    "app": _BELOW_APP,
+    "agents": _BELOW_APP | {"app"},
+    # models, framing, dispatch: the vocabulary of entries and subjects, no index, no search
+    "protocol": {"foundation", "log", "stores", "protocol"},
+    "methods": _BELOW_APP | {"app", "agents", "protocol", "methods"},
+    "server": {"foundation", "protocol", "server"},
+    "entry": set(LAYERS),
+}
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET"
                  r"|CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE)\b", re.DOTALL)
 # built once, by app.build_app
@@ -62,6 +98,33 @@ def imports(tree: ast.Module) -> Iterator[tuple[str, int]]:
                 parts = alias.name.split(".")
                 if parts[0] == "zettelclaw" and len(parts) > 1:
                     yield parts[1], node.lineno
+
+
+def layer_of(unit_name: str) -> str | None:
+    return next((layer for layer, units in LAYERS.items() if unit_name in units), None)
+
+
+def module_graph() -> dict[str, dict[str, str]]:
+    """module -> {imported module of the same package: where}, type-only imports included."""
+    edges: dict[str, dict[str, str]] = {}
+    for relative, tree in modules():
+        if "/" not in relative:
+            continue
+        source = relative.removesuffix(".py").replace("/", ".")
+        package = source.split(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for target in targets:
+                name = target.removeprefix("zettelclaw.")
+                if (name.split(".")[0] == package and name != source
+                        and (PACKAGE / f"{name.replace('.', '/')}.py").is_file()):
+                    edges.setdefault(source, {}).setdefault(name, f"{relative}:{node.lineno}")
+    return edges
 
 
 def graph() -> dict[str, dict[str, str]]:
@@ -116,6 +179,35 @@ def test_no_import_cycle_between_packages() -> None:
     assert not broken, "import cycle:\n" + "\n".join(broken)
 
 
+def test_no_import_cycle_between_the_modules_of_a_package() -> None:
+    edges = module_graph()
+    broken = []
+    for component in cycles(edges):
+        broken += [f"{a} -> {b} ({edges[a][b]})" for a in component
+                   for b in edges.get(a, {}) if b in component]
+    assert not broken, "import cycle:\n" + "\n".join(broken)
+
+
+def test_every_package_has_a_layer() -> None:
+    units = {unit(relative) for relative, _ in modules()} - {"__init__"}
+    unplaced = sorted(u for u in units if layer_of(u) is None)
+    assert not unplaced, f"add these to LAYERS (and docs/02-architecture.md): {unplaced}"
+    assert set(MAY_IMPORT) == set(LAYERS)
+
+
+def test_each_layer_imports_only_what_the_table_allows() -> None:
+    broken = []
+    for source, targets in graph().items():
+        layer = layer_of(source)
+        if layer is None:
+            continue  # test_every_package_has_a_layer says so
+        for target, where in targets.items():
+            target_layer = layer_of(target)
+            if target_layer is not None and target_layer not in MAY_IMPORT[layer]:
+                broken.append(f"{source} ({layer}) -> {target} ({target_layer}): {where}")
+    assert not broken, "imports the layers do not allow:\n" + "\n".join(broken)
+
+
 def test_the_log_imports_nothing_above_it() -> None:
     upward = {target: where for target, where in graph().get("log", {}).items()
               if target not in LOG_MAY_IMPORT}
@@ -166,6 +258,10 @@ def test_the_checks_see_what_they_look_for() -> None:
     edges = graph()
     assert edges["app"]["index"].startswith("app.py:")
     assert cycles({"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}}) == [["a", "b", "c"]]
+    assert module_graph()["search.semantic"]["search.matrix"].startswith("search/semantic.py:")
+    assert "protocol" not in MAY_IMPORT["domain"]  # llm/ imported protocol/ until issue 30
+    assert "index" not in MAY_IMPORT["protocol"]
+    assert "server" not in MAY_IMPORT["agents"]
     assert SQL.search("SELECT e.* FROM entries e WHERE x")
     assert SQL.search("INSERT OR REPLACE INTO vectors VALUES (?)")
     assert not SQL.search("select the best one from the list")

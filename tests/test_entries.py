@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import entry, line
+from tests.oracles import search_result
 from zettelclaw.home import Home
 from zettelclaw.index import entries as query
 from zettelclaw.index.database import Index
@@ -26,7 +27,6 @@ from zettelclaw.index.entries import Filters
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.schema import parse_timestamp
-from zettelclaw.protocol.results import search_result
 from zettelclaw.search import snippets
 from zettelclaw.search.engine import Engine, Request
 

@@ -34,7 +34,12 @@ def pool(home: Home, workspace: Path) -> Iterator[Agents]:
 
 
 def _handler(pool: Agents, method: str) -> Any:
-    return hook_methods.methods(pool)[method].handler
+    handler = hook_methods.methods(pool)[method].handler
+
+    async def call(params: Any) -> Any:  # the answer as sent
+        return (await handler(params)).wire()
+
+    return call
 
 
 def _lines(caplog: pytest.LogCaptureFixture) -> list[str]:

@@ -18,7 +18,7 @@ from zettelclaw.llm.route import Router
 from zettelclaw.methods import host
 from zettelclaw.methods.host import withdraw_offers
 from zettelclaw.protocol.dispatcher import Dispatcher
-from zettelclaw.server.peer import Peer, current_peer
+from zettelclaw.protocol.peer import Peer, current_peer
 
 
 async def _nowhere(data: bytes) -> None:

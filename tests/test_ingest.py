@@ -25,13 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import entry, line
+from tests.oracles import resolve
 from zettelclaw.home import Home
 from zettelclaw.index import counts, ingest, subject_counts
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.lines import START, read_lines, read_records
-from zettelclaw.log.resolve import resolve
 
 Snapshot = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 

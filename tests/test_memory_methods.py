@@ -5,6 +5,7 @@ the same either way (tests/test_searcher.py); these tests pin the routing."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,7 +55,12 @@ class Spy:
 
 
 def _search(pool: Agents) -> Any:
-    return memory_methods.methods(pool)["memory.search"].handler
+    handler = memory_methods.methods(pool)["memory.search"].handler
+
+    async def call(params: SearchParams) -> Any:  # the answer as sent
+        return (await handler(params)).wire
+
+    return call
 
 
 def _get(pool: Agents) -> Any:
@@ -147,8 +153,9 @@ async def test_at_most_a_core_each_of_a_batch_s_searches_run_at_once(
 
     monkeypatch.setattr(Searcher, "search", held)
     table = memory_methods.methods(pool)
-    (limiter,) = [cell.cell_contents for cell in table["memory.search"].handler.__closure__ or ()
-                  if isinstance(cell.cell_contents, trio.CapacityLimiter)]
+    handler = table["memory.search"].handler
+    assert isinstance(handler, functools.partial)
+    (limiter,) = [arg for arg in handler.args if isinstance(arg, trio.CapacityLimiter)]
     batch = [{"jsonrpc": "2.0", "id": n, "method": "memory.search",
               "params": {"query": "tree"}} for n in range(6)]
     answers: list[bytes | None] = []

@@ -18,9 +18,9 @@ from tests.conftest import entry, line
 from tests.direct import Direct
 from zettelclaw import lock
 from zettelclaw.home import Home
+from zettelclaw.log import tail_mender
 from zettelclaw.protocol.params import SubjectsRenameParams
 from zettelclaw.serve import Ready, ServerConfig, serve
-from zettelclaw.server import tail_mender
 from zettelclaw.subjects.rename import rewrite_subject_locked, temp_path
 
 

@@ -21,7 +21,7 @@ from zettelclaw.index import term_shard
 from zettelclaw.panics import is_panic
 from zettelclaw.protocol.dispatcher import Dispatcher, Method
 from zettelclaw.serve import Ready
-from zettelclaw.server.supervise import supervised
+from zettelclaw.supervise import supervised
 
 
 def real_panic(tmp_path: Path) -> BaseException:

@@ -6,9 +6,9 @@ import orjson
 import pytest
 import trio
 
-from zettelclaw.errors import HostModelFailedError
-from zettelclaw.protocol.outgoing import PeerGone, Reply
-from zettelclaw.server.peer import Peer
+from zettelclaw.errors import HostModelFailedError, PeerGone
+from zettelclaw.protocol.outgoing import Reply
+from zettelclaw.protocol.peer import Peer
 
 
 class Wire:

@@ -1,4 +1,4 @@
-"""Replacement resolution (spec §3.3, ``zettelclaw.log.resolve``).
+"""Replacement resolution (spec §3.3, ``log/resolve.py``, and its oracle in tests/oracles.py).
 
 Examples from the spec (A replaced by B replaced by C resolves to C) and the edge cases, then
 properties over arbitrary sequences of (id, replaces) where replaces may name an earlier, a later,
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import entry
-from zettelclaw.log.resolve import Resolver, effective_target, resolve
+from tests.oracles import Resolver, resolve
+from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import validate_entry
 
 Event = tuple[str, str | None]

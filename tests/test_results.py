@@ -1,4 +1,4 @@
-"""protocol/results.py: the result models as they go on the wire.
+"""protocol/results.py and methods/search_wire.py: the result models as they go on the wire.
 
 Covers: camelCase names; a field left unset is left out, one set to None is sent as null; a log
 hit's memory-core fields (path, startLine = endLine = line, citation) and its content cut at
@@ -15,15 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.oracles import search_result
+from zettelclaw.methods.search_wire import RESULT_TEXT_CHARS, search_wire
 from zettelclaw.protocol.results import (
-    RESULT_TEXT_CHARS,
     SearchResult,
     SubjectInfo,
     SubjectRenamed,
     TextSlice,
     restricted,
-    search_result,
-    search_wire,
 )
 from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
 

@@ -9,11 +9,15 @@ import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.config import ExtractionConfig
-from zettelclaw.errors import HostModelFailedError, HostModelUnavailableError, ZettelclawError
+from zettelclaw.errors import (
+    HostModelFailedError,
+    HostModelUnavailableError,
+    PeerGone,
+    ZettelclawError,
+)
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.host import NO_HOST, HostModels
 from zettelclaw.llm.route import NO_ROUTE_AUTO, Router
-from zettelclaw.protocol.outgoing import PeerGone
 
 
 class Host:

@@ -13,12 +13,12 @@ import pytest
 
 from tests.conftest import entry, held_by_another_thread
 from tests.direct import Direct
+from tests.oracles import search_result
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
 from zettelclaw.index import read_budget
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
-from zettelclaw.protocol.results import search_result
 from zettelclaw.search import searcher as searcher_module
 from zettelclaw.search.engine import Answer, Request
 

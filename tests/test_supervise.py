@@ -7,7 +7,7 @@ import logging
 import pytest
 import trio
 
-from zettelclaw.server.supervise import RateLimit, supervised
+from zettelclaw.supervise import RateLimit, supervised
 
 
 async def test_a_task_that_fails_after_starting_is_restarted(

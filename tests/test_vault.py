@@ -20,19 +20,25 @@ from zettelclaw.app import App
 from zettelclaw.cli import render
 from zettelclaw.cli.main import main
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
+from zettelclaw.forget.service import hide_for_vault
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.vault import blocks
+from zettelclaw.vault import sync as vault_sync
 from zettelclaw.vault.build import build
 from zettelclaw.vault.state import load
-from zettelclaw.vault.sync import sync
 
 WriteLog = Callable[..., list[dict[str, Any]]]
 LINK = re.compile(r"\[\[([^\]|#]*)(?:#\^([^\]|]+))?(?:\|[^\]]*)?\]\]")
 BLOCK = re.compile(r" \^(\S+)$")
 AUTH = "01 Notes/Auth Migration.md"
 DAY1 = "03 Journal/2026-02-20.md"
+
+
+def sync(app: Any, root: Path | None = None) -> dict[str, Any]:
+    """``vault sync`` as methods/vault.py runs it: hiding through forget's hide."""
+    return vault_sync.sync(app, root, hide=hide_for_vault)
 
 
 @pytest.fixture

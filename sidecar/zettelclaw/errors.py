@@ -21,6 +21,11 @@ EXIT_UNAVAILABLE = 5
 EXIT_INTERNAL = 70
 
 
+class PeerGone(Exception):
+    """The client the sidecar sent a request to (``protocol/peer.py``) went away, or could not
+    be written to, before it replied."""
+
+
 class ZettelclawError(Exception):
     """Base class: an error that has a JSON-RPC code and a message for a person."""
 

@@ -34,7 +34,7 @@ from zettelclaw.protocol.dispatcher import Dispatcher
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.server.connection import ConnectionHandler
 from zettelclaw.server.listener import AlreadyServingError, open_listener, remove_socket
-from zettelclaw.server.supervise import quiet_accept_errors, supervised
+from zettelclaw.supervise import quiet_accept_errors, supervised
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export type Request = { id?: number; method: string; params?: Record<string, unknown> };
 export type Handler = (request: Request) => unknown | Promise<unknown>;
@@ -20,6 +21,26 @@ export class Fail {
 }
 
 export type Reply = { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+// The sidecar's params, as sidecar/zettelclaw/protocol/protocol.schema.json says (generated from
+// its pydantic models): every request the plugin sends a fake sidecar is checked against it, so a
+// method or a param the sidecar does not know fails the plugin's tests, not a user's gateway.
+const SCHEMA_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "sidecar", "zettelclaw", "protocol", "protocol.schema.json");
+type Schema = { methods: Record<string, { params: { $ref: string } }>; $defs: Record<string, { properties?: Record<string, unknown> }> };
+const SCHEMA = JSON.parse(readFileSync(SCHEMA_FILE, "utf8")) as Schema;
+
+/** Requests sent to a fake sidecar that the sidecar would refuse: an unknown method or param. */
+export const schemaViolations: string[] = [];
+
+export function checkAgainstSchema(request: Request): string[] {
+  const method = SCHEMA.methods[request.method];
+  if (method === undefined) return [`${request.method}: no such method in protocol.schema.json`];
+  const model = SCHEMA.$defs[method.params.$ref.split("/").pop() ?? ""];
+  const known = new Set(Object.keys(model?.properties ?? {}));
+  return Object.keys(request.params ?? {})
+    .filter((key) => !known.has(key))
+    .map((key) => `${request.method}: param ${key} is not in protocol.schema.json`);
+}
 
 export class FakeSidecar {
   readonly requests: Request[] = [];
@@ -64,6 +85,7 @@ export class FakeSidecar {
           }
           const request = message as Request;
           this.requests.push(request);
+          schemaViolations.push(...checkAgainstSchema(request));
           const answer = await this.handler(request);
           if (answer === NO_ANSWER || socket.destroyed) continue;
           const body = answer instanceof Fail ? { error: { code: answer.code, message: answer.message } } : { result: answer };

@@ -11,7 +11,19 @@ import {
   resolveSocketPath,
   type SessionStore,
 } from "../index.ts";
-import { Fail, FakeApi, FakeCommand, FakeSidecar, NO_ANSWER, payloads, until, type Handler, type Reply } from "./helpers.ts";
+import {
+  checkAgainstSchema,
+  Fail,
+  FakeApi,
+  FakeCommand,
+  FakeSidecar,
+  NO_ANSWER,
+  payloads,
+  schemaViolations,
+  until,
+  type Handler,
+  type Reply,
+} from "./helpers.ts";
 
 const ctxOf = (name: string) => structuredClone(payloads[name].ctx);
 const HANDOFF = "## Last Session Handoff\nSession: abc (2026-11-21T05:00:00Z)\nShipped it";
@@ -631,4 +643,15 @@ test("the socket path is resolved as the sidecar resolves it", () => {
   assert.equal(resolveSocketPath({}, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
   assert.equal(resolveSocketPath({}, { ZETTELCLAW_HOME: "/h" }), "/h/sidecar.sock");
   assert.equal(resolveSocketPath({}, { OPENCLAW_STATE_DIR: "/st" }), "/st/zettelclaw/sidecar.sock");
+});
+
+test("the schema check sees an unknown method and an unknown param", () => {
+  assert.deepEqual(checkAgainstSchema({ method: "memory.search", params: { query: "x", agentId: "main" } }), []);
+  assert.equal(checkAgainstSchema({ method: "memory.serch" }).length, 1);
+  assert.equal(checkAgainstSchema({ method: "memory.search", params: { qurey: "x" } }).length, 1);
+});
+
+// last: every request the tests above made the plugin send is one the sidecar accepts
+test("every request the plugin sent is a method and params of protocol.schema.json", () => {
+  assert.deepEqual(schemaViolations, []);
 });

@@ -55,10 +55,10 @@ from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.llm.route import Router
+from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
-from zettelclaw.server.supervise import supervised
-from zettelclaw.server.tail_mender import TailMender
+from zettelclaw.supervise import supervised
 
 logger = logging.getLogger(__name__)
 

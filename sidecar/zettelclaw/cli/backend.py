@@ -116,7 +116,8 @@ class FilesBackend:
 
 
 def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
-    from zettelclaw.methods.vault import VaultBuildParams, vault_path
+    from zettelclaw.methods.vault import vault_path
+    from zettelclaw.protocol.params import VaultBuildParams
     from zettelclaw.vault.build import build
 
     checked = VaultBuildParams.model_validate(params)
@@ -148,7 +149,6 @@ class ProgressBar:
         self.label = label
         self.threshold = threshold  # below this total, no bar (faster done than redrawn)
         self.enabled = sys.stderr.isatty()
-        self.drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total < self.threshold:
@@ -159,7 +159,6 @@ class ProgressBar:
                   else f"{done >> 20}/{total >> 20} MiB")
         sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
                          f"{fraction:4.0%} {amount}")
-        self.drawn = True
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()

@@ -25,8 +25,6 @@ from zettelclaw.log.schema import (
 )
 from zettelclaw.subjects.registry import to_slug
 
-#: keys the model must not set: the sidecar injects them
-INJECTED = ("id", "timestamp", "session")
 DRAFT_KEYS = ("type", "content", "detail", "subject", "status", "replaces")
 MAX_SLUG = 80  # the schema's limit on a subject slug
 

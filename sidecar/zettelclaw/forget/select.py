@@ -28,9 +28,6 @@ class Criteria:
     subject: str | None = None
     text: str | None = None
 
-    def empty(self) -> bool:
-        return not self.ids and self.session is None and self.subject is None and not self.text
-
     def by(self) -> str:
         return ("id" if self.ids else "session" if self.session is not None
                 else "subject" if self.subject is not None else "text")

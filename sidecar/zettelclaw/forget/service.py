@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 from zettelclaw import failpoints, lock
 from zettelclaw.extraction.provenance import Provenance
@@ -17,7 +18,6 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
-from zettelclaw.protocol.results import Forgot, ForgotEntry
 from zettelclaw.vault.state import lock_path as vault_lock
 
 logger = logging.getLogger(__name__)
@@ -36,18 +36,32 @@ class App(Protocol):
     def freshness(self) -> Freshness: ...
 
 
-def _entries(scan: Scan) -> list[ForgotEntry]:
-    return [ForgotEntry(**m.wire()) for m in scan.matches]
+@dataclass(frozen=True)
+class Forgotten:
+    """What a hide, purge or unhide took (on a dry run: would take); ``memory.forget``'s answer
+    is made of it (methods/forget.py). ``entries`` as ``Match.wire``; ``removed``: a purge's
+    counts per place, None for the others."""
+
+    action: Literal["hide", "purge", "unhide"]
+    dry_run: bool
+    by: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    changed: int = 0
+    removed: dict[str, Any] | None = None
 
 
-def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgot:
+def _entries(scan: Scan) -> list[dict[str, Any]]:
+    return [m.wire() for m in scan.matches]
+
+
+def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgotten:
     """Append one ``forget`` record naming the chosen entries not hidden yet."""
     with lock.exclusive(app.home.lock):
         return hide_locked(app, criteria, dry_run=dry_run, by=by)
 
 
 def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None
-                ) -> Forgot:
+                ) -> Forgotten:
     """``hide`` under the data lock already held (``vault sync`` hides struck lines' entries
     while it appends its corrections). ``by``: how they were chosen, when not by ``criteria``
     (``vault``)."""
@@ -57,11 +71,18 @@ def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str 
     if todo and not dry_run:
         LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=how))
         app.freshness.sync(locked=True)
-    return Forgot(action="hide", dry_run=dry_run, by=how, entries=_entries(scan),
+    return Forgotten(action="hide", dry_run=dry_run, by=how, entries=_entries(scan),
                   changed=len(todo))
 
 
-def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgot:
+def hide_for_vault(app: App, entry_id: str, by: str) -> list[str]:
+    """``vault sync``'s hide of a struck line's entry (``vault.sync.Hide``): ``hide_locked``
+    under the data lock it holds; the ids hidden now."""
+    forgot = hide_locked(app, Criteria(ids=(entry_id,)), by=by)
+    return [e["id"] for e in forgot.entries if not e["hidden"]]
+
+
+def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
     """Append one ``unforget`` record naming those of ``ids`` (with their versions) that are
     hidden."""
     with lock.exclusive(app.home.lock):
@@ -71,11 +92,11 @@ def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgot:
         if todo and not dry_run:
             LogStore(app.home).append_lines_locked(hides.line(todo, hide=False, by="id"))
             app.freshness.sync(locked=True)
-    return Forgot(action="unhide", dry_run=dry_run, by="id", entries=_entries(scan),
+    return Forgotten(action="unhide", dry_run=dry_run, by="id", entries=_entries(scan),
                   changed=len(todo))
 
 
-def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
+def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
     """Remove the chosen entries and what was derived from or copied with them (purge.py)."""
     started = time.monotonic()
     removed = purging.Removed()
@@ -88,12 +109,12 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
         sessions = ([criteria.session] if by_session and criteria.session is not None
                     else sorted({m.session for m in scan.matches} - {"manual"}))
         if dry_run:
-            return Forgot(action="purge", dry_run=True, by=criteria.by(),
+            return Forgotten(action="purge", dry_run=True, by=criteria.by(),
                           entries=_entries(scan), changed=len(ids),
                           removed={"transcripts": [s for s in sessions
                                                    if Provenance(app.home).path(s).exists()]})
         if not ids and not by_session:
-            return Forgot(action="purge", dry_run=False, by=criteria.by(), entries=[],
+            return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=[],
                           changed=0, removed=removed.wire())
         # the sessions' waiting jobs go with their copies: they hold the same conversation
         purging.write_intent(app.home, ids, sessions, sessions)
@@ -103,7 +124,7 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgot:
         _index_step(app, removed)
         purging.finish(app.home)
     removed.seconds = time.monotonic() - started
-    return Forgot(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
+    return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
                   changed=len(ids), removed=removed.wire())
 
 

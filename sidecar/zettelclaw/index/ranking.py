@@ -122,20 +122,6 @@ def fuse(keyword: float, semantic: float | None, best: float) -> float:
                KEYWORD_ALONE * keyword)
 
 
-def entry_score_sql(match: str, *, kind: str, status: str, ts: str, now: str) -> str:
-    """``entry_score(match, kind, status, ts, now)`` as a SQL expression over the given column
-    expressions, so that SQLite ranks a candidate window in C and returns only the top results
-    (keyword mode). Built from the constants above: one definition of the weights (a test
-    checks that both versions agree)."""
-    cases = " ".join(
-        f"WHEN {kind} = 'task' AND {status} = '{key[5:]}' THEN {w}" if key.startswith("task:")
-        else f"WHEN {kind} = '{key}' THEN {w}" for key, w in TYPE_WEIGHT.items())
-    weight = f"(CASE {cases} ELSE 1.0 END)"
-    recency = (f"({RECENCY_FLOOR} + {1.0 - RECENCY_FLOOR} * pow(0.5, max({now} - {ts}, 0.0)"
-               f" / {DAY * HALF_LIFE_DAYS}))")
-    return f"({match} * {weight} * {recency} / {MAX_TYPE_WEIGHT})"
-
-
 def idf(df: int, total: int) -> float:
     """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts (tantivy's
     and FTS5's formula)."""

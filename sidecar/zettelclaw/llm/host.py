@@ -26,9 +26,13 @@ import trio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zettelclaw.config import ExtractionConfig
-from zettelclaw.errors import HostModelFailedError, HostModelUnavailableError, ZettelclawError
+from zettelclaw.errors import (
+    HostModelFailedError,
+    HostModelUnavailableError,
+    PeerGone,
+    ZettelclawError,
+)
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
-from zettelclaw.protocol.outgoing import PeerGone
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,6 @@ ID_RE = re.compile(ID_PATTERN)
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 SLUG_RE = re.compile(SLUG_PATTERN)
 ENTRY_TYPES: tuple[str, ...] = ("task", "fact", "decision", "question", "handoff")
-TASK_STATUSES: tuple[str, ...] = ("open", "done")
 SCRUBBED = ("content", "detail")  # the fields of free text, where a secret could be
 
 EntryType = Literal["task", "fact", "decision", "question", "handoff"]

@@ -3,13 +3,14 @@
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
 ``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``). Each module
-registers its methods
-(``methods(agents)``) and holds their handlers: a handler picks the memory of the agent the
-call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
+registers its methods (``methods(agents)``, each handler a module-level function bound to the
+pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
+agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
 (files, SQLite) in a worker thread, and returns a result model of ``protocol/results.py``
-(or a plain dict where the result is not modelled yet). So one slow search never holds up
-the hook of another connection; ``hook.beforePromptBuild`` stays on the event loop: it answers
-from a cached string after one ``stat`` of the log.
+(``protocol/contract.py`` names which; tests/test_protocol_schema.py checks every handler's
+annotation against it). So one slow search never holds up the hook of another connection;
+``hook.beforePromptBuild`` stays on the event loop: it answers from a cached string after one
+``stat`` of the log.
 """
 
 from __future__ import annotations

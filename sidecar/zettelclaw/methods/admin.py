@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,33 +25,47 @@ from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.methods.agents import LISTED_AGENTS, agent_rows
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
-from zettelclaw.protocol.results import Rebuilt
+from zettelclaw.protocol.results import (
+    EntryCounts,
+    IndexStatus,
+    InvalidLines,
+    LogStatus,
+    MemoryStatus,
+    Paths,
+    Rebuilt,
+    SearchStatus,
+    Status,
+)
+
+ServerInfo = Callable[[], dict[str, Any]]  # the server object of status
 
 
-def methods(agents: Agents, server_info: Callable[[], dict[str, Any]]) -> dict[str, Method]:
-    async def index_rebuild(params: IndexRebuildParams) -> Rebuilt:
-        async with agents.lease(params.agent()) as app:
-            return await app.syncer.exclusive(lambda: rebuild(app))
+async def index_rebuild(agents: Agents, params: IndexRebuildParams) -> Rebuilt:
+    async with agents.lease(params.agent()) as app:
+        return await app.syncer.exclusive(lambda: rebuild(app))
 
-    async def status(params: StatusParams) -> dict[str, Any]:
-        agent = params.agent()
-        async with agents.lease(agent) as app:
-            await app.syncer.fresh_if_quick()  # during a long index build: its progress
 
-            def read() -> dict[str, Any]:  # one thread hand-off: under load each waits its turn
-                return {**memory_status(app), "agent": agent, "memory": app.memory,
-                        "extraction": app.extraction.status(), "briefing": app.briefing.status(),
-                        "agents": agent_rows(agents, limit=LISTED_AGENTS,
-                                             first=(agent, MAIN)),
-                        "agentsTotal": len(agents.roster.agents()),
-                        "workspaceConflicts": agents.roster.conflicts()}
+async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) -> Status:
+    agent = params.agent()
+    server = server_info()
+    async with agents.lease(agent) as app:
+        await app.syncer.fresh_if_quick()  # during a long index build: its progress
 
-            result = await trio.to_thread.run_sync(read)
-        return {**result, "server": server_info()}
+        def read() -> Status:  # one thread hand-off: under load each waits its turn
+            return Status.model_validate({
+                **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
+                "extraction": app.extraction.status(), "briefing": app.briefing.status(),
+                "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
+                "agentsTotal": len(agents.roster.agents()),
+                "workspaceConflicts": agents.roster.conflicts(), "server": server})
 
+        return await trio.to_thread.run_sync(read)
+
+
+def methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
     return {
-        "status": Method(StatusParams, status),
-        "index.rebuild": Method(IndexRebuildParams, index_rebuild),
+        "status": Method(StatusParams, partial(status, agents, server_info)),
+        "index.rebuild": Method(IndexRebuildParams, partial(index_rebuild, agents)),
     }
 
 
@@ -63,7 +78,7 @@ def rebuild(app: App, progress: Progress | None = None) -> Rebuilt:
                    memory_files=files, chunks=chunks, seconds=report.seconds)
 
 
-def memory_status(app: App) -> dict[str, Any]:
+def memory_status(app: App) -> MemoryStatus:
     home = app.home
     with app.index.read() as conn:
         counts = entries.counts(conn)
@@ -73,26 +88,27 @@ def memory_status(app: App) -> dict[str, Any]:
     size = log_bytes.size if log_bytes else 0
     indexed = int(str(meta.get("offset", 0)))
     progress = app.freshness.progress
-    return {
-        "version": __version__,
-        "pid": os.getpid(),
-        "uptimeSeconds": round(time.monotonic() - app.started, 3),
-        "home": str(home.root),
-        "workspace": str(app.workspace),
-        "paths": {"log": str(home.log), "subjects": str(home.subjects),
-                  "state": str(home.state), "index": str(home.index)},
-        "log": {"bytes": size, "lines": int(str(meta.get("lines", 0))),
-                "unreadTailBytes": max(size - indexed, 0)},
-        "entries": {"total": counts["total"], "byType": counts["byType"],
-                    "replaced": counts["replaced"],
-                    "current": counts["total"] - counts["replaced"]},
-        "invalidLines": {"count": counts["invalidLines"], "first": invalid},
-        "subjects": len(app.subjects.load()),
-        "search": app.searcher.status(),
-        "index": {"bytes": sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
-                  "indexing": progress is not None,
-                  "progress": list(progress) if progress else None},
-    }
+    return MemoryStatus(
+        version=__version__,
+        pid=os.getpid(),
+        uptime_seconds=round(time.monotonic() - app.started, 3),
+        home=str(home.root),
+        workspace=str(app.workspace),
+        paths=Paths(log=str(home.log), subjects=str(home.subjects), state=str(home.state),
+                    index=str(home.index)),
+        log=LogStatus(bytes=size, lines=int(str(meta.get("lines", 0))),
+                      unread_tail_bytes=max(size - indexed, 0)),
+        entries=EntryCounts(total=counts["total"], by_type=counts["byType"],
+                            replaced=counts["replaced"],
+                            current=counts["total"] - counts["replaced"]),
+        invalid_lines=InvalidLines.model_validate({"count": counts["invalidLines"],
+                                                   "first": invalid}),
+        subjects=len(app.subjects.load()),
+        search=SearchStatus.model_validate(app.searcher.status()),
+        index=IndexStatus(
+            bytes=sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
+            indexing=progress is not None, progress=list(progress) if progress else None),
+    )
 
 
 def _size(path: Path) -> int:

@@ -8,6 +8,7 @@ its own agent, so a workspace moved in OpenClaw's config is followed at that age
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 import trio
@@ -18,6 +19,7 @@ from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
+from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered, Refusal
 
 logger = logging.getLogger(__name__)
 
@@ -26,27 +28,31 @@ logger = logging.getLogger(__name__)
 LISTED_AGENTS = 50
 
 
+async def register(agents: Agents, params: AgentsRegisterParams) -> AgentsRegistered:
+    found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
+    refused: list[dict[str, Any]] = []
+    changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
+
+    def rows() -> list[AgentRow]:  # the agents named first, as many as status lists
+        return agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found))
+
+    listed = await trio.to_thread.run_sync(rows)
+    total = len(agents.roster.agents())
+    if refused:  # another memory's workspace, or nested with one: not recorded
+        return AgentsRegistered(changed=changed,
+                                refused=[Refusal.model_validate(r) for r in refused],
+                                agents=listed, agents_total=total)
+    return AgentsRegistered(changed=changed, agents=listed, agents_total=total)
+
+
+async def listing(agents: Agents, _: AgentsListParams) -> AgentsList:
+    return AgentsList(agents=await trio.to_thread.run_sync(agent_rows, agents))
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def register(params: AgentsRegisterParams) -> dict[str, Any]:
-        found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-        refused: list[dict[str, Any]] = []
-        changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
-        result: dict[str, Any] = {"changed": changed}
-        if refused:  # another memory's workspace, or nested with one: not recorded
-            result["refused"] = refused
-
-        def rows() -> dict[str, Any]:  # the agents named first, as many as status lists
-            return {"agents": agent_rows(agents, limit=LISTED_AGENTS, first=tuple(found)),
-                    "agentsTotal": len(agents.roster.agents())}
-
-        return {**result, **await trio.to_thread.run_sync(rows)}
-
-    async def listing(_: AgentsListParams) -> dict[str, Any]:
-        return {"agents": await trio.to_thread.run_sync(agent_rows, agents)}
-
     return {
-        "agents.register": Method(AgentsRegisterParams, register),
-        "agents.list": Method(AgentsListParams, listing),
+        "agents.register": Method(AgentsRegisterParams, partial(register, agents)),
+        "agents.list": Method(AgentsListParams, partial(listing, agents)),
     }
 
 
@@ -66,7 +72,7 @@ async def register_workspace(agents: Agents, agent: str, workspace_dir: str | No
 
 
 def agent_rows(agents: Agents, *, limit: int | None = None,
-               first: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+               first: tuple[str, ...] = ()) -> list[AgentRow]:
     """Every known agent: its memory (its own, or the one it shares), whether that memory is
     open, its workspace, and its log's size and entries (from the index, as of its last sync).
     With ``limit``, that many at most: ``first`` and the open memories' agents, then by id."""
@@ -82,13 +88,13 @@ def agent_rows(agents: Agents, *, limit: int | None = None,
         home = memory_home(agents.root, memory)
         log = LogStat.of(home.log) if home.root.is_dir() else None
         workspace = agents.roster.workspace_of(memory)
-        rows.append({
-            "agentId": agent,
-            "memory": memory,
-            "open": agents.app_if_open(agent) is not None,
-            "home": str(home.root),
-            "workspace": None if workspace is None else str(workspace),
-            "logBytes": log.size if log else 0,
-            "entries": agents.entry_count(memory),
-        })
+        rows.append(AgentRow(
+            agent_id=agent,
+            memory=memory,
+            open=agents.app_if_open(agent) is not None,
+            home=str(home.root),
+            workspace=None if workspace is None else str(workspace),
+            log_bytes=log.size if log else 0,
+            entries=agents.entry_count(memory),
+        ))
     return rows

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -12,17 +12,20 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import BriefingGenerateParams
+from zettelclaw.protocol.results import Briefing
+
+
+async def generate(agents: Agents, params: BriefingGenerateParams) -> Briefing:
+    agent = params.agent()
+    async with agents.lease(agent) as app:
+        if params.workspace_dir is not None:
+            await _not_anothers(agents, agent, params.workspace_dir)
+        return Briefing.model_validate(
+            await app.briefing.generate(params.workspace_dir, params.dry_run))
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    async def generate(params: BriefingGenerateParams) -> dict[str, Any]:
-        agent = params.agent()
-        async with agents.lease(agent) as app:
-            if params.workspace_dir is not None:
-                await _not_anothers(agents, agent, params.workspace_dir)
-            return await app.briefing.generate(params.workspace_dir, params.dry_run)
-
-    return {"briefing.generate": Method(BriefingGenerateParams, generate)}
+    return {"briefing.generate": Method(BriefingGenerateParams, partial(generate, agents))}
 
 
 async def _not_anothers(agents: Agents, agent: str, workspace_dir: str) -> None:

@@ -5,6 +5,9 @@ shown: a call from a chat others can read, or from someone else's session, is -3
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import trio
 
 from zettelclaw.agents.pool import Agents
@@ -14,7 +17,7 @@ from zettelclaw.forget import service
 from zettelclaw.forget.select import Criteria
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
-from zettelclaw.protocol.results import Forgot
+from zettelclaw.protocol.results import Forgot, ForgotEntry
 from zettelclaw.workspace import memory_md
 
 MARKER = "BEGIN GENERATED BRIEFING"
@@ -27,32 +30,46 @@ def _allowed(params: AudienceParams) -> None:
                               {"reason": reason})
 
 
+async def forget(agents: Agents, params: ForgetParams) -> Forgot:
+    _allowed(params)
+    criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
+                        subject=params.subject, text=params.text)
+    async with agents.lease(params.agent()) as app:
+        run = service.purge if params.purge else service.hide
+        found = await trio.to_thread.run_sync(
+            lambda: run(app, criteria, dry_run=params.dry_run))
+        briefing = await rebrief(app) if not params.dry_run and found.changed else None
+    return answer(found, briefing)
+
+
+async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
+    _allowed(params)
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(
+            lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
+        briefing = await rebrief(app) if not params.dry_run and found.changed else None
+    return answer(found, briefing)
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def forget(params: ForgetParams) -> Forgot:
-        _allowed(params)
-        criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
-                            subject=params.subject, text=params.text)
-        async with agents.lease(params.agent()) as app:
-            run = service.purge if params.purge else service.hide
-            answer = await trio.to_thread.run_sync(
-                lambda: run(app, criteria, dry_run=params.dry_run))
-            if not params.dry_run and answer.changed:
-                answer = answer.model_copy(update={"briefing": await rebrief(app)})
-        return answer
-
-    async def unforget(params: UnforgetParams) -> Forgot:
-        _allowed(params)
-        async with agents.lease(params.agent()) as app:
-            answer = await trio.to_thread.run_sync(
-                lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
-            if not params.dry_run and answer.changed:
-                answer = answer.model_copy(update={"briefing": await rebrief(app)})
-        return answer
-
     return {
-        "memory.forget": Method(ForgetParams, forget),
-        "memory.unforget": Method(UnforgetParams, unforget),
+        "memory.forget": Method(ForgetParams, partial(forget, agents)),
+        "memory.unforget": Method(UnforgetParams, partial(unforget, agents)),
     }
+
+
+def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
+    """The answer: ``removed`` only for a purge, ``briefing`` only when the block was looked
+    at (a change that was not a dry run)."""
+    fields: dict[str, Any] = {
+        "action": found.action, "dry_run": found.dry_run, "by": found.by,
+        "entries": [ForgotEntry.model_validate(e) for e in found.entries],
+        "changed": found.changed}
+    if found.removed is not None:
+        fields["removed"] = found.removed
+    if briefing is not None:
+        fields["briefing"] = briefing
+    return Forgot(**fields)
 
 
 async def rebrief(app: App) -> bool:

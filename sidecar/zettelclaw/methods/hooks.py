@@ -14,7 +14,7 @@ created. A hook that carries ``workspaceDir`` also tells where that agent's work
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import trio
@@ -30,85 +30,90 @@ from zettelclaw.protocol.params import (
     GatewayStartParams,
     HookTranscriptParams,
 )
-from zettelclaw.protocol.results import PromptContext
+from zettelclaw.protocol.results import Intake, PromptContext, Sweep, SweepError, SweepSkip
 
 logger = logging.getLogger(__name__)
 
 
-def methods(agents: Agents) -> dict[str, Method]:
-    def transcript_hook(trigger: str) -> Callable[[HookTranscriptParams], Any]:
-        async def handle(params: HookTranscriptParams) -> dict[str, Any]:
-            agent = params.agent()
-            await register_workspace(agents, agent, params.workspace_dir)
-            call = HookCall(trigger=trigger, session_id=params.session_id,
-                            session_key=params.session_key, agent_id=agent,
-                            reason=params.reason, messages=params.messages,
-                            transcript_path=params.transcript_path,
-                            read_at=params.read_at_ms(), channel=params.channel,
-                            sender_id=params.sender_id)
-            async with agents.lease(agent, create=True) as app:  # the host's agent: created
-                result = await trio.to_thread.run_sync(app.extraction.intake.accept, call)
-                if "jobId" in result:
+async def transcript(agents: Agents, trigger: str, params: HookTranscriptParams) -> Intake:
+    """``hook.sessionEnd`` and ``hook.beforeReset`` (``trigger``)."""
+    agent = params.agent()
+    await register_workspace(agents, agent, params.workspace_dir)
+    call = HookCall(trigger=trigger, session_id=params.session_id,
+                    session_key=params.session_key, agent_id=agent,
+                    reason=params.reason, messages=params.messages,
+                    transcript_path=params.transcript_path,
+                    read_at=params.read_at_ms(), channel=params.channel,
+                    sender_id=params.sender_id)
+    async with agents.lease(agent, create=True) as app:  # the host's agent: created
+        result = Intake.model_validate(
+            await trio.to_thread.run_sync(app.extraction.intake.accept, call))
+        if result.job_id is not None:
+            app.wake()
+            # one line per conversation handed over: what a missing extraction is
+            # traced back to (the job's own line follows when its entries are in)
+            logger.info("agent %s: %s of session %s: %d new message(s), job %s", agent,
+                        trigger, params.session_id, result.messages, result.job_id)
+    return result
+
+
+async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
+    by_agent: dict[str, list[dict[str, Any]]] = {}
+    unnamed: list[dict[str, Any]] = []
+    for session in params.sessions:
+        try:
+            agent = session.agent()
+        except AgentIdError as exc:  # that one session is skipped, named; the rest go on
+            unnamed.append({"sessionId": session.session_id, "reason": str(exc)})
+            continue
+        by_agent.setdefault(agent, []).append(session.model_dump(by_alias=True))
+    if not by_agent:
+        by_agent[MAIN] = []  # still retry main's failed jobs
+    merged = Sweep(sessions=[], skipped=[SweepSkip.model_validate(u) for u in unnamed],
+                   retried=[], errors=[])
+    for agent, sessions in sorted(by_agent.items()):
+        try:
+            async with agents.lease(agent, create=True) as app:
+                result = Sweep.model_validate(
+                    await trio.to_thread.run_sync(app.extraction.sweep, sessions))
+                if result.retried:
                     app.wake()
-                    # one line per conversation handed over: what a missing extraction is
-                    # traced back to (the job's own line follows when its entries are in)
-                    logger.info("agent %s: %s of session %s: %d new message(s), job %s", agent,
-                                trigger, params.session_id, result["messages"], result["jobId"])
-            return result
+        except Exception as exc:
+            # One agent's memory that cannot open (its directory unwritable, a full disk)
+            # must not keep the others' missed conversations from being swept: the host
+            # sends what it got, and sweeps again later for this one (protocol.md).
+            logger.exception("agent %s: sweep failed", agent)
+            merged.errors.append(SweepError(agent_id=agent,
+                                            message=f"{type(exc).__name__}: {exc}"))
+            continue
+        # `retried`: failed jobs made due once more, not model calls made; with no model
+        # to ask now they wait for one (a host's offer or a key), and the line says so
+        choice = app.extraction.router.choose() if result.retried else None
+        waits = (f" (no model now, they wait for one: {choice.reason})"
+                 if choice is not None and choice.route is None else "")
+        logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
+                    "failed job(s) due for another try%s", agent, len(sessions),
+                    len(result.sessions), len(result.skipped), len(result.retried), waits)
+        merged.sessions.extend(result.sessions)
+        merged.skipped.extend(result.skipped)
+        merged.retried.extend(result.retried)
+    return merged
 
-        return handle
 
-    async def gateway_start(params: GatewayStartParams) -> dict[str, Any]:
-        by_agent: dict[str, list[dict[str, Any]]] = {}
-        unnamed: list[dict[str, Any]] = []
-        for session in params.sessions:
-            try:
-                agent = session.agent()
-            except AgentIdError as exc:  # that one session is skipped, named; the rest go on
-                unnamed.append({"sessionId": session.session_id, "reason": str(exc)})
-                continue
-            by_agent.setdefault(agent, []).append(session.model_dump(by_alias=True))
-        if not by_agent:
-            by_agent[MAIN] = []  # still retry main's failed jobs
-        merged: dict[str, Any] = {"sessions": [], "skipped": unnamed, "retried": [],
-                                  "errors": []}
-        for agent, sessions in sorted(by_agent.items()):
-            try:
-                async with agents.lease(agent, create=True) as app:
-                    result = await trio.to_thread.run_sync(app.extraction.sweep, sessions)
-                    if result["retried"]:
-                        app.wake()
-            except Exception as exc:
-                # One agent's memory that cannot open (its directory unwritable, a full disk)
-                # must not keep the others' missed conversations from being swept: the host
-                # sends what it got, and sweeps again later for this one (protocol.md).
-                logger.exception("agent %s: sweep failed", agent)
-                merged["errors"].append({"agentId": agent, "message": f"{type(exc).__name__}: "
-                                                                      f"{exc}"})
-                continue
-            # `retried`: failed jobs made due once more, not model calls made; with no model
-            # to ask now they wait for one (a host's offer or a key), and the line says so
-            choice = app.extraction.router.choose() if result["retried"] else None
-            waits = (f" (no model now, they wait for one: {choice.reason})"
-                     if choice is not None and choice.route is None else "")
-            logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
-                        "failed job(s) due for another try%s", agent, len(sessions),
-                        len(result["sessions"]), len(result["skipped"]), len(result["retried"]),
-                        waits)
-            for part in ("sessions", "skipped", "retried"):
-                merged[part].extend(result[part])
-        return merged
+async def before_prompt_build(agents: Agents, params: BeforePromptBuildParams) -> PromptContext:
+    agent = params.agent()
+    await register_workspace(agents, agent, params.workspace_dir)
+    async with agents.lease(agent, create=params.workspace_dir is not None) as app:
+        await app.syncer.fresh_for_hook()  # never waits for a catch-up (index/syncer.py)
+        return PromptContext(prepend_context=turn.prepend(app, params))
 
-    async def before_prompt_build(params: BeforePromptBuildParams) -> PromptContext:
-        agent = params.agent()
-        await register_workspace(agents, agent, params.workspace_dir)
-        async with agents.lease(agent, create=params.workspace_dir is not None) as app:
-            await app.syncer.fresh_for_hook()  # never waits for a catch-up (index/syncer.py)
-            return PromptContext(prepend_context=turn.prepend(app, params))
 
+def methods(agents: Agents) -> dict[str, Method]:
     return {
-        "hook.sessionEnd": Method(HookTranscriptParams, transcript_hook("sessionEnd")),
-        "hook.beforeReset": Method(HookTranscriptParams, transcript_hook("beforeReset")),
-        "hook.gatewayStart": Method(GatewayStartParams, gateway_start),
-        "hook.beforePromptBuild": Method(BeforePromptBuildParams, before_prompt_build),
+        "hook.sessionEnd": Method(HookTranscriptParams, partial(transcript, agents, "sessionEnd")),
+        "hook.beforeReset": Method(HookTranscriptParams,
+                                   partial(transcript, agents, "beforeReset")),
+        "hook.gatewayStart": Method(GatewayStartParams, partial(gateway_start, agents)),
+        "hook.beforePromptBuild": Method(BeforePromptBuildParams,
+                                         partial(before_prompt_build, agents)),
     }

@@ -1,12 +1,13 @@
 """``host.offer``: a client says what it can do for the sidecar on this connection.
 
-The offer belongs to the connection it came on (``server/peer.py``) and ends with it, so a
+The offer belongs to the connection it came on (``protocol/peer.py``) and ends with it, so a
 host that goes away is never asked; a host that reconnects offers again. Capabilities the
 sidecar does not know are listed as ignored, so a newer client may offer more.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from zettelclaw.agents.pool import Agents
@@ -15,36 +16,37 @@ from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import HostOfferParams
-from zettelclaw.server.peer import Peer, current_peer
+from zettelclaw.protocol.peer import Peer, current_peer
+from zettelclaw.protocol.results import Offered, Route
+
+
+async def offer(agents: Agents, params: HostOfferParams) -> Offered:
+    router = agents.router
+    hosts: HostModels = router.hosts
+    peer = current_peer.get()
+    if peer is None:
+        raise InvalidRequestError("host.offer needs a connection that stays open (the "
+                                  "offer lasts as long as it): call it over the socket")
+    accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
+    ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
+    details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
+                               if params.client else {"name": "unnamed"}}
+    if params.model:
+        details["model"] = params.model
+    for capability in KNOWN_CAPABILITIES:
+        if capability in accepted:
+            hosts.offer(peer, capability, details)
+        else:  # an offer replaces this connection's earlier one
+            peer.offers.pop(capability, None)
+    if not peer.offers:
+        hosts.withdraw(peer, params.reason or "withdrawn by the host")
+    if accepted:
+        await hosts.offered()
+    return Offered(accepted=accepted, ignored=ignored, route=Route.model_validate(router.status()))
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    router = agents.router
-    hosts: HostModels = router.hosts
-
-    async def offer(params: HostOfferParams) -> dict[str, Any]:
-        peer = current_peer.get()
-        if peer is None:
-            raise InvalidRequestError("host.offer needs a connection that stays open (the "
-                                      "offer lasts as long as it): call it over the socket")
-        accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
-        ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
-        details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
-                                   if params.client else {"name": "unnamed"}}
-        if params.model:
-            details["model"] = params.model
-        for capability in KNOWN_CAPABILITIES:
-            if capability in accepted:
-                hosts.offer(peer, capability, details)
-            else:  # an offer replaces this connection's earlier one
-                peer.offers.pop(capability, None)
-        if not peer.offers:
-            hosts.withdraw(peer, params.reason or "withdrawn by the host")
-        if accepted:
-            await hosts.offered()
-        return {"accepted": accepted, "ignored": ignored, "route": router.status()}
-
-    return {"host.offer": Method(HostOfferParams, offer)}
+    return {"host.offer": Method(HostOfferParams, partial(offer, agents))}
 
 
 async def withdraw_offers(router: Router, peer: Peer) -> None:

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import JobsListParams, JobsRetryParams
+from zettelclaw.protocol.results import JobsList, Retried
+
+
+async def jobs_list(agents: Agents, params: JobsListParams) -> JobsList:
+    async with agents.lease(params.agent()) as app:
+        return JobsList.model_validate(await trio.to_thread.run_sync(app.extraction.jobs))
+
+
+async def jobs_retry(agents: Agents, params: JobsRetryParams) -> Retried:
+    async with agents.lease(params.agent()) as app:
+        result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
+        app.wake()
+    return Retried.model_validate(result)
 
 
 def methods(agents: Agents) -> dict[str, Method]:
-    async def jobs_list(params: JobsListParams) -> dict[str, Any]:
-        async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(app.extraction.jobs)
-
-    async def jobs_retry(params: JobsRetryParams) -> dict[str, Any]:
-        async with agents.lease(params.agent()) as app:
-            result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
-            app.wake()
-        return result
-
     return {
-        "jobs.list": Method(JobsListParams, jobs_list),
-        "jobs.retry": Method(JobsRetryParams, jobs_retry),
+        "jobs.list": Method(JobsListParams, partial(jobs_list, agents)),
+        "jobs.retry": Method(JobsRetryParams, partial(jobs_retry, agents)),
     }

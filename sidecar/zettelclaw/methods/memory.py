@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from functools import partial
 
 import trio
 
@@ -20,16 +20,17 @@ from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
+from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
 from zettelclaw.protocol.results import (
     EntryWithChain,
     SearchResult,
     TextSlice,
+    Wire,
     restricted,
-    search_wire,
 )
-from zettelclaw.search.engine import Request
+from zettelclaw.search.engine import Answer, Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
 from zettelclaw.workspace.memory_files import read_slice
 
@@ -53,49 +54,59 @@ def request_of(params: SearchParams) -> Request:
                    params.order)
 
 
+async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchParams
+                 ) -> SearchResult | Wire[SearchResult]:
+    reason = params.restriction()
+    if reason is not None:  # a chat others can read, or someone else's: nothing is shown
+        return restricted(reason)
+    async with agents.lease(params.agent()) as app:
+        await app.syncer.fresh()
+        await trio.lowlevel.checkpoint()  # the rest of a batch takes its leases first
+        # alone, a quick search runs here: a thread hand-off would cost about as much;
+        # beside other calls, in a thread (the loop stays free for their hooks)
+        answer = app.searcher.search_now(request_of(params)) if agents.calls() == 1 else None
+        if answer is None:
+            return await trio.to_thread.run_sync(search_in, app, params, limiter=searches)
+        return _wire(app, answer)
+
+
+async def get(agents: Agents, params: GetParams) -> EntryWithChain | TextSlice:
+    reason = params.restriction()
+    if reason is not None:
+        raise RestrictedError(f"memory is not available in this chat: {reason}",
+                              {"reason": reason})
+    path = params.path.strip()
+    async with agents.lease(params.agent()) as app:
+        if path.startswith("session:"):  # provenance: the conversation an entry came from
+            part = await trio.to_thread.run_sync(app.extraction.transcript,
+                                                 path.removeprefix("session:"),
+                                                 params.from_, params.lines)
+            return TextSlice.model_validate(part)
+        await app.syncer.fresh()
+        await trio.lowlevel.checkpoint()  # as in search: a batch's calls lease first
+        found = entry_now(app, path) if agents.calls() == 1 else None
+        if found is not None:
+            return found
+        return await trio.to_thread.run_sync(get_path, app, path, params)
+
+
+def search_in(app: App, params: SearchParams) -> Wire[SearchResult]:
+    """``search`` in this thread, blocking: the handler's path beside other calls (in a worker
+    thread), and tests/direct.py's."""
+    return _wire(app, app.searcher.search(request_of(params)))
+
+
+def _wire(app: App, answer: Answer) -> Wire[SearchResult]:
+    if answer.stale is None:
+        answer.stale = app.syncer.stale
+    return Wire(SearchResult, search_wire(answer))  # built directly: methods/search_wire.py
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    searches = trio.CapacityLimiter(SEARCH_THREADS)
-
-    async def search(params: SearchParams) -> SearchResult | dict[str, Any]:
-        reason = params.restriction()
-        if reason is not None:  # a chat others can read, or someone else's: nothing is shown
-            return restricted(reason)
-        async with agents.lease(params.agent()) as app:
-            await app.syncer.fresh()
-            request = request_of(params)
-            await trio.lowlevel.checkpoint()  # the rest of a batch takes its leases first
-            # alone, a quick search runs here: a thread hand-off would cost about as much;
-            # beside other calls, in a thread (the loop stays free for their hooks)
-            answer = app.searcher.search_now(request) if agents.calls() == 1 else None
-            if answer is None:
-                answer = await trio.to_thread.run_sync(app.searcher.search, request,
-                                                       limiter=searches)
-            if answer.stale is None:
-                answer.stale = app.syncer.stale
-        return search_wire(answer)  # SearchResult's wire form (protocol/results.py)
-
-    async def get(params: GetParams) -> EntryWithChain | TextSlice:
-        reason = params.restriction()
-        if reason is not None:
-            raise RestrictedError(f"memory is not available in this chat: {reason}",
-                                  {"reason": reason})
-        path = params.path.strip()
-        async with agents.lease(params.agent()) as app:
-            if path.startswith("session:"):  # provenance: the conversation an entry came from
-                part = await trio.to_thread.run_sync(app.extraction.transcript,
-                                                     path.removeprefix("session:"),
-                                                     params.from_, params.lines)
-                return TextSlice.model_validate(part)
-            await app.syncer.fresh()
-            await trio.lowlevel.checkpoint()  # as in search: a batch's calls lease first
-            found = entry_now(app, path) if agents.calls() == 1 else None
-            if found is not None:
-                return found
-            return await trio.to_thread.run_sync(get_path, app, path, params)
-
+    searches = trio.CapacityLimiter(SEARCH_THREADS)  # per table: one trio run's
     return {
-        "memory.search": Method(SearchParams, search),
-        "memory.get": Method(GetParams, get),
+        "memory.search": Method(SearchParams, partial(search, agents, searches)),
+        "memory.get": Method(GetParams, partial(get, agents)),
     }
 
 

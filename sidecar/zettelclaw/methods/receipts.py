@@ -3,6 +3,7 @@ last turns were given before the prompt). The owner's own: any other audience is
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import trio
@@ -11,6 +12,7 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import RestrictedError
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ReceiptsParams, TraceParams
+from zettelclaw.protocol.results import Receipts, Trace
 from zettelclaw.recall import receipts
 
 
@@ -21,25 +23,27 @@ def _allowed(params: AudienceParams) -> None:
                               {"reason": reason})
 
 
+async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
+    _allowed(params)
+    async with agents.lease(params.agent()) as app:
+        await app.syncer.fresh()
+
+        def read() -> list[dict[str, Any]]:
+            with app.index.read() as conn:
+                return receipts.listing(app.home, conn)[:params.limit]
+
+        return Receipts(conversations=await trio.to_thread.run_sync(read))
+
+
+async def trace(agents: Agents, params: TraceParams) -> Trace:
+    _allowed(params)
+    async with agents.lease(params.agent()) as app:
+        turns = app.trace.last(params.limit) if app.trace is not None else []
+        return Trace(turns=turns)
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def list_receipts(params: ReceiptsParams) -> dict[str, Any]:
-        _allowed(params)
-        async with agents.lease(params.agent()) as app:
-            await app.syncer.fresh()
-
-            def read() -> list[dict[str, Any]]:
-                with app.index.read() as conn:
-                    return receipts.listing(app.home, conn)[:params.limit]
-
-            return {"conversations": await trio.to_thread.run_sync(read)}
-
-    async def trace(params: TraceParams) -> dict[str, Any]:
-        _allowed(params)
-        async with agents.lease(params.agent()) as app:
-            turns = app.trace.last(params.limit) if app.trace is not None else []
-            return {"turns": turns}
-
     return {
-        "memory.receipts": Method(ReceiptsParams, list_receipts),
-        "memory.trace": Method(TraceParams, trace),
+        "memory.receipts": Method(ReceiptsParams, partial(list_receipts, agents)),
+        "memory.trace": Method(TraceParams, partial(trace, agents)),
     }

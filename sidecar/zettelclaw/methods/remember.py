@@ -7,6 +7,7 @@ extraction of that conversation shows it to the model as held already and drops 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import trio
@@ -26,16 +27,17 @@ from zettelclaw.recall import receipts
 MANUAL = "manual"
 
 
-def methods(agents: Agents) -> dict[str, Method]:
-    async def remember(params: RememberParams) -> Remembered:
-        reason = params.restriction()
-        if reason is not None:
-            raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
-                                  {"reason": reason})
-        async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(write, app, params)
+async def remember(agents: Agents, params: RememberParams) -> Remembered:
+    reason = params.restriction()
+    if reason is not None:
+        raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
+                              {"reason": reason})
+    async with agents.lease(params.agent()) as app:
+        return await trio.to_thread.run_sync(write, app, params)
 
-    return {"memory.remember": Method(RememberParams, remember)}
+
+def methods(agents: Agents) -> dict[str, Method]:
+    return {"memory.remember": Method(RememberParams, partial(remember, agents))}
 
 
 def write(app: App, params: RememberParams) -> Remembered:

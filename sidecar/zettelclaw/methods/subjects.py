@@ -6,6 +6,8 @@ the index adopts the new slug in place instead of indexing the log again.
 
 from __future__ import annotations
 
+from functools import partial
+
 import trio
 
 from zettelclaw import lock
@@ -26,24 +28,27 @@ from zettelclaw.subjects.registry import DEFAULT_TYPE, Subject, title_case
 from zettelclaw.subjects.rename import rewrite_subject_locked
 
 
+async def subjects_list(agents: Agents, params: SubjectsListParams) -> SubjectsList:
+    async with agents.lease(params.agent()) as app:
+        await app.syncer.fresh()
+        return await trio.to_thread.run_sync(list_subjects, app)
+
+
+async def subjects_add(agents: Agents, params: SubjectsAddParams) -> SubjectAdded:
+    async with agents.lease(params.agent()) as app:
+        return await trio.to_thread.run_sync(add_subject, app, params)
+
+
+async def subjects_rename(agents: Agents, params: SubjectsRenameParams) -> SubjectRenamed:
+    async with agents.lease(params.agent()) as app:
+        return await trio.to_thread.run_sync(rename_subject, app, params.from_, params.to)
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def subjects_list(params: SubjectsListParams) -> SubjectsList:
-        async with agents.lease(params.agent()) as app:
-            await app.syncer.fresh()
-            return await trio.to_thread.run_sync(list_subjects, app)
-
-    async def subjects_add(params: SubjectsAddParams) -> SubjectAdded:
-        async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(add_subject, app, params)
-
-    async def subjects_rename(params: SubjectsRenameParams) -> SubjectRenamed:
-        async with agents.lease(params.agent()) as app:
-            return await trio.to_thread.run_sync(rename_subject, app, params.from_, params.to)
-
     return {
-        "subjects.list": Method(SubjectsListParams, subjects_list),
-        "subjects.add": Method(SubjectsAddParams, subjects_add),
-        "subjects.rename": Method(SubjectsRenameParams, subjects_rename),
+        "subjects.list": Method(SubjectsListParams, partial(subjects_list, agents)),
+        "subjects.add": Method(SubjectsAddParams, partial(subjects_add, agents)),
+        "subjects.rename": Method(SubjectsRenameParams, partial(subjects_rename, agents)),
     }
 
 

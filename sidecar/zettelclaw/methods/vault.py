@@ -3,29 +3,20 @@ edits of it back into the log as corrections."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import trio
-from pydantic import Field
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
+from zettelclaw.forget import service as forget_service
 from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
-from zettelclaw.protocol.params import AgentParams, Text
+from zettelclaw.protocol.params import VaultBuildParams, VaultSyncParams
+from zettelclaw.protocol.results import VaultBuilt, VaultSynced
 from zettelclaw.vault.build import build
 from zettelclaw.vault.sync import sync
-
-
-class VaultBuildParams(AgentParams):
-    path: Text | None = None  # the vault's folder (absolute); default the memory's vault/
-    from_scratch: bool = Field(False, alias="fromScratch")
-    force: bool = False  # with fromScratch: move a folder holding the person's pages aside
-
-
-class VaultSyncParams(AgentParams):
-    path: Text | None = None
 
 
 def vault_path(value: str | None) -> Path | None:
@@ -35,22 +26,25 @@ def vault_path(value: str | None) -> Path | None:
     return None if value is None else Path(value)
 
 
+async def vault_build(agents: Agents, params: VaultBuildParams) -> VaultBuilt:
+    async with agents.lease(params.agent()) as app:
+        report = await trio.to_thread.run_sync(
+            lambda: build(app, vault_path(params.path), from_scratch=params.from_scratch,
+                          force=params.force))
+        return VaultBuilt.model_validate(report.wire())
+
+
+async def vault_sync(agents: Agents, params: VaultSyncParams) -> VaultSynced:
+    async with agents.lease(params.agent()) as app:
+        result = await trio.to_thread.run_sync(
+            lambda: sync(app, vault_path(params.path), hide=forget_service.hide_for_vault))
+        if any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"]):
+            result["briefing"] = await rebrief(app)  # as memory.forget does after a hide
+        return VaultSynced.model_validate(result)
+
+
 def methods(agents: Agents) -> dict[str, Method]:
-    async def vault_build(params: VaultBuildParams) -> dict[str, Any]:
-        async with agents.lease(params.agent()) as app:
-            report = await trio.to_thread.run_sync(
-                lambda: build(app, vault_path(params.path), from_scratch=params.from_scratch,
-                              force=params.force))
-            return report.wire()
-
-    async def vault_sync(params: VaultSyncParams) -> dict[str, Any]:
-        async with agents.lease(params.agent()) as app:
-            result = await trio.to_thread.run_sync(sync, app, vault_path(params.path))
-            if any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"]):
-                result["briefing"] = await rebrief(app)  # as memory.forget does after a hide
-            return result
-
     return {
-        "vault.build": Method(VaultBuildParams, vault_build),
-        "vault.sync": Method(VaultSyncParams, vault_sync),
+        "vault.build": Method(VaultBuildParams, partial(vault_build, agents)),
+        "vault.sync": Method(VaultSyncParams, partial(vault_sync, agents)),
     }

@@ -132,10 +132,6 @@ class Plan:
                 if action in ("add", "create")]
 
     @property
-    def config_changes(self) -> bool:
-        return bool(self.changes)
-
-    @property
     def nothing_to_do(self) -> bool:
         return not self.changes and self.data_dir_exists and not self.markers_to_write()
 

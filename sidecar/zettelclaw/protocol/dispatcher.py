@@ -64,6 +64,7 @@ from zettelclaw.panics import is_panic
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.protocol.params import field_errors
+from zettelclaw.protocol.results import Wire
 
 logger = logging.getLogger(__name__)
 
@@ -222,9 +223,11 @@ class Dispatcher:
             raise InvalidParamsError(f"Invalid params: {summary}", details) from None
         try:
             result = await method.handler(model)
+            if isinstance(result, Wire):  # built directly, for speed (protocol/results.py)
+                return result.wire
             if isinstance(result, BaseModel):  # protocol/results.py: camelCase, unset left out
                 return result.model_dump(by_alias=True, exclude_unset=True)
-            return result
+            return result  # a test's own table (the sidecar's: tests/test_results.py)
         except ZettelclawError:
             raise
         except (OSError, sqlite3.OperationalError) as exc:

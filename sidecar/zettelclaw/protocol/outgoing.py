@@ -24,10 +24,6 @@ class Reply:
     error: ZettelclawError | None = None
 
 
-class PeerGone(Exception):
-    """The client went away (or could not be written to) before it replied."""
-
-
 def request_line(request_id: str, method: str, params: dict[str, Any]) -> bytes:
     return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
                          "params": params}) + b"\n"

@@ -353,3 +353,13 @@ class TraceParams(AudienceParams):
     """``memory.trace``: what the last turns were given."""
 
     limit: int = Field(10, ge=1, le=100)
+
+
+class VaultBuildParams(AgentParams):
+    path: Text | None = None  # the vault's folder (absolute); default the memory's vault/
+    from_scratch: bool = Field(False, alias="fromScratch")
+    force: bool = False  # with fromScratch: move a folder holding the person's pages aside
+
+
+class VaultSyncParams(AgentParams):
+    path: Text | None = None

@@ -1,5 +1,5 @@
-"""The results of the memory and subjects methods, as pydantic models: the other half of the
-contract protocol.md documents (``params.py`` is the first).
+"""The result of every method, as pydantic models: the other half of the contract protocol.md
+documents (``params.py`` is the first; ``contract.py`` pairs them by method).
 
 Field names are snake_case here and camelCase on the wire (``startLine``, ``replacedBy``), so
 mypy checks the code that fills them and protocol.md names what they send. memory-core's
@@ -10,17 +10,11 @@ is sent as null (so no field has a default that should be sent).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
-
-from zettelclaw.index.entries import ENTRY_COLUMNS
-from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
-
-# A result's content and detail in a list: an entry of 50 MB (written by hand) must not make
-# every search answer 50 MB; memory.get returns the whole entry.
-RESULT_TEXT_CHARS = 16_384
 
 
 class Result(BaseModel):
@@ -30,6 +24,19 @@ class Result(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON object sent: camelCase, unset optional fields left out."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+R = TypeVar("R", bound=Result)
+
+
+@dataclass(frozen=True, slots=True)
+class Wire(Generic[R]):
+    """A result's wire form, built directly where going through the model costs too much (a
+    quick search: bench/README.md). It stands for the model ``model``, which stays the
+    contract; tests/test_results.py holds the two equal over generated answers."""
+
+    model: type[R]
+    wire: dict[str, Any]
 
 
 class Reason(Result):
@@ -79,59 +86,6 @@ class SearchResult(Result):
     fallback: Reason | None = None
     restricted: Reason | None = None
     stale: Reason | None = None
-
-
-def search_wire(answer: Answer) -> dict[str, Any]:
-    """``memory.search``'s answer as sent: ``SearchResult``'s wire form, built directly (through
-    the models it was a sizeable share of a quick search's whole call; bench/README.md).
-    ``search_result`` checks it against the models, which stay the contract;
-    tests/test_results.py holds the two equal, key order included, over generated answers."""
-    out: dict[str, Any] = {"results": [
-        _log_wire(hit) if isinstance(hit, EntryHit) else _memory_wire(hit)
-        for hit in answer.hits], "mode": answer.mode}
-    if answer.fallback is not None:
-        out["fallback"] = {"reason": answer.fallback}
-    if answer.stale is not None:
-        out["stale"] = {"reason": answer.stale}
-    return out
-
-
-def search_result(answer: Answer) -> SearchResult:
-    """``search_wire(answer)`` as the models: validated, field by field."""
-    return SearchResult.model_validate(search_wire(answer))
-
-
-def _log_wire(hit: EntryHit) -> dict[str, Any]:
-    entry = hit.entry
-    out: dict[str, Any] = {key: entry[key] for key in ENTRY_COLUMNS}  # LogResult's order
-    cut: dict[str, bool] = {}
-    for key in ("content", "detail"):
-        text = out[key]
-        if text is not None and len(text) > RESULT_TEXT_CHARS:
-            out[key] = text[:RESULT_TEXT_CHARS]
-            cut[f"{key}Truncated"] = True
-    line = hit.line
-    out.update(path=entry["id"], startLine=line, endLine=line, line=line,
-               replacedBy=hit.replaced_by, source="log", citation=f"log.jsonl#L{line}",
-               snippet=hit.snippet, score=round(hit.score, 6))
-    if hit.keyword is not None:
-        out["textScore"] = round(hit.keyword, 6)
-    if hit.semantic is not None:
-        out["vectorScore"] = round(hit.semantic, 6)
-    out.update(cut)
-    return out
-
-
-def _memory_wire(hit: ChunkHit) -> dict[str, Any]:
-    lines = (f"#L{hit.start_line}" if hit.start_line == hit.end_line
-             else f"#L{hit.start_line}-L{hit.end_line}")
-    out: dict[str, Any] = {
-        "path": hit.path, "startLine": hit.start_line, "endLine": hit.end_line,
-        "source": "memory", "citation": f"{hit.path}{lines}", "snippet": hit.snippet,
-        "score": round(hit.score, 6), "textScore": round(hit.keyword, 6)}
-    if hit.semantic is not None:
-        out["vectorScore"] = round(hit.semantic, 6)
-    return out
 
 
 def restricted(reason: str) -> SearchResult:
@@ -202,6 +156,320 @@ class Rebuilt(Result):
     seconds: float
 
 
+# -- hook.* ------------------------------------------------------------------------------------
+
+class Intake(Result):
+    """``hook.sessionEnd`` and ``hook.beforeReset``: a new job, or why there is none."""
+
+    accepted: bool
+    job_id: str | None = None
+    skipped: str | None = None
+    messages: int | None = None
+
+
+class After(Result):
+    key: str | None
+    timestamp: str | None
+
+
+class SweepSession(Result):
+    session_id: str
+    after: After | None
+
+
+class SweepSkip(Result):
+    session_id: str
+    reason: str
+
+
+class SweepError(Result):
+    agent_id: str
+    message: str
+
+
+class Sweep(Result):
+    """``hook.gatewayStart``, over every agent's memory."""
+
+    sessions: list[SweepSession]
+    skipped: list[SweepSkip]
+    retried: list[str]
+    errors: list[SweepError] = []
+
+
+# -- jobs.* ------------------------------------------------------------------------------------
+
+class JobCounts(Result):
+    pending: int
+    waiting: int
+    failed: int
+
+
+class HostClient(Result):
+    name: str
+    version: str | None = None
+
+
+class Host(Result):
+    """A connected host that offers ``llm.complete`` (``host.offer``)."""
+
+    client: HostClient
+    model: str | None = None
+    unusable: str | None = None  # its words, when its model said it cannot be asked now
+
+
+class Route(Result):
+    """The model route: the setting, the route the next job takes (None: none can be asked)
+    and why, and the hosts that offer ``llm.complete``."""
+
+    setting: Literal["auto", "anthropic", "host"]
+    active: Literal["anthropic", "host"] | None
+    reason: str
+    anthropic_model: str
+    host_model: str
+    hosts: list[Host]
+
+
+class Admission(Result):
+    channels: list[str]
+    senders: list[str]
+    session_keys: list[str]
+    agents: list[str]
+    refused: int
+    refused_sessions: int
+
+
+class Transcripts(Result):
+    files: int
+    bytes: int
+    oldest: str | None
+    retention_days: int
+
+
+class ExtractionStatus(Result):
+    """``status``'s ``extraction``, also in ``jobs.list``."""
+
+    model: str
+    api_key: bool
+    base_url: str | None
+    jobs: JobCounts
+    waiting_for: str | None
+    concurrency: int
+    route: Route
+    admission: Admission
+    transcripts: Transcripts
+
+
+class JobSummary(Result):
+    job_id: str
+    session_id: str
+    state: Literal["pending", "waiting", "failed"]
+    trigger: str
+    created_at: str
+    messages: int
+    attempts: int
+    last_error: str | None
+    has_result: bool
+    route: str | None
+    not_before: float | None
+
+
+class JobsList(Result):
+    jobs: list[JobSummary]
+    extraction: ExtractionStatus
+
+
+class Retried(Result):
+    retried: list[str]
+
+
+# -- briefing.generate ---------------------------------------------------------------------
+
+class SectionCount(Result):
+    shown: int
+    total: int
+
+
+class BriefingModel(Result):
+    """Whether the model answered (``used``), what it gave, why it was not asked (``skipped``)
+    or what failed (``error``)."""
+
+    used: bool
+    summaries: int
+    contradictions: int
+    error: str | None = None
+    skipped: str | None = None
+
+
+class Briefing(Result):
+    path: str
+    dry_run: bool
+    changed: bool
+    written: bool
+    block: str
+    lines: int
+    cut: bool
+    sections: dict[str, SectionCount]
+    model: BriefingModel
+    memory_md_lines: int
+    warnings: list[str]
+
+
+# -- agents.*, host.offer ------------------------------------------------------------------
+
+class AgentRow(Result):
+    agent_id: str
+    memory: str
+    open: bool
+    home: str
+    workspace: str | None
+    log_bytes: int
+    entries: int | None
+
+
+class AgentsList(Result):
+    agents: list[AgentRow]
+
+
+class Refusal(Result):
+    """A workspace ``agents.register`` did not record, and why."""
+
+    agent_id: str
+    workspace: str
+    reason: str
+    owner: str | None = None
+    owner_workspace: str | None = None
+    relation: Literal["same", "inside", "contains"] | None = None
+
+
+class AgentsRegistered(Result):
+    changed: list[str]
+    refused: list[Refusal] | None = None
+    agents: list[AgentRow]
+    agents_total: int
+
+
+class Offered(Result):
+    accepted: list[str]
+    ignored: list[str]
+    route: Route
+
+
+# -- status --------------------------------------------------------------------------------
+
+class Paths(Result):
+    log: str
+    subjects: str
+    state: str
+    index: str
+
+
+class LogStatus(Result):
+    bytes: int
+    lines: int
+    unread_tail_bytes: int
+
+
+class EntryCounts(Result):
+    total: int
+    by_type: dict[str, int]
+    replaced: int
+    current: int
+
+
+class InvalidLine(Result):
+    line: int
+    reason: str
+    excerpt: str
+
+
+class InvalidLines(Result):
+    count: int
+    first: list[InvalidLine]
+
+
+class IndexStatus(Result):
+    bytes: int
+    indexing: bool
+    progress: list[int] | None
+
+
+class SemanticStatus(Result):
+    on: bool
+    reason: str | None
+    model: str | None = None
+    covered_through_line: int | None = None
+    lines: int | None = None
+    state: Literal["loading", "catching up", "ready", "off"]
+
+
+class SearchStatus(Result):
+    memory_files: int
+    chunks: int
+    semantic: SemanticStatus
+    candidate_window: int
+
+
+class BriefingStatus(Result):
+    schedule: str
+    timezone: str
+    last_run: str | None
+    last_result: dict[str, Any] | None  # the last run's record in state.json, as saved
+    next_run: str | None
+    model: str | None
+    memory_md: str | None
+    memory_md_lines: int | None
+    warnings: list[str]
+
+
+class ServerStatus(Result):
+    """``status``'s ``server``: the sidecar's socket, or (the CLI without a sidecar) the mode
+    and the socket it tried."""
+
+    socket: str | None = None
+    version: str | None = None
+    uptime_seconds: float | None = None
+    max_message_bytes: int | None = None
+    mode: str | None = None
+    tried_socket: str | None = None
+
+
+class MemoryStatus(Result):
+    """One memory's part of ``status`` (also ``zettelclaw status`` without a sidecar)."""
+
+    version: str
+    pid: int
+    uptime_seconds: float
+    home: str
+    workspace: str
+    paths: Paths
+    log: LogStatus
+    entries: EntryCounts
+    invalid_lines: InvalidLines
+    subjects: int
+    search: SearchStatus
+    index: IndexStatus
+
+
+class WorkspaceConflict(Result):
+    agents: list[str]
+    workspaces: list[str]
+    relation: Literal["same", "inside", "contains"]
+    configured: bool
+
+
+class Status(MemoryStatus):
+    agent: str
+    memory: str
+    extraction: ExtractionStatus
+    briefing: BriefingStatus
+    agents: list[AgentRow]
+    agents_total: int
+    workspace_conflicts: list[WorkspaceConflict]
+    server: ServerStatus
+
+
+# -- memory.forget, memory.unforget, memory.remember --------------------------------------
+
 class ForgotEntry(Result):
     id: str
     line: int
@@ -230,3 +498,40 @@ class Remembered(Result):
     id: str
     line: int
     entry: dict[str, Any]
+
+
+class Receipts(Result):
+    """``memory.receipts``: what each conversation wrote (protocol.md names the fields)."""
+
+    conversations: list[dict[str, Any]]
+
+
+class Trace(Result):
+    """``memory.trace``: what the last turns were given before the prompt."""
+
+    turns: list[dict[str, Any]]
+
+
+# -- vault.* -------------------------------------------------------------------------------
+
+class SkippedPage(Result):
+    page: str
+    reason: str
+
+
+class VaultBuilt(Result):
+    vault: str
+    entries: int
+    lines_added: int
+    pages_created: int
+    pages_updated: int
+    skipped_pages: list[SkippedPage]
+    moved_aside: str | None
+    seconds: float
+
+
+class VaultSynced(Result):
+    vault: str
+    receipts: list[dict[str, Any]]  # one per edited line: protocol.md names the fields
+    corrections: int
+    briefing: bool | None = None  # after a hide: the MEMORY.md block was written again

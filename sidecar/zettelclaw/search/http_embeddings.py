@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from zettelclaw.config import SearchConfig
 
 if TYPE_CHECKING:
-    from zettelclaw.search.semantic import Matrix
+    from zettelclaw.search.matrix import Matrix
 
 MAX_ERROR_BODY = 300
 

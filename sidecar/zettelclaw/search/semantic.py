@@ -30,12 +30,7 @@ from zettelclaw.search import local_model
 from zettelclaw.search.pieces import compared_texts
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy as np
-    import numpy.typing as npt
-
-    Matrix: TypeAlias = npt.NDArray[np.float32]
+    from zettelclaw.search.matrix import Matrix
 
 logger = logging.getLogger(__name__)
 

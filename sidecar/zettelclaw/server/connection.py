@@ -20,7 +20,7 @@ answers of 32 MiB. A failure inside the handling of one message is answered with
 logged; it never ends the connection, let alone the
 server.
 
-The same connection carries the sidecar's own requests to the client (``server/peer.py``): a
+The same connection carries the sidecar's own requests to the client (``protocol/peer.py``): a
 line that is a reply to one of them goes to its ``Peer``, everything else to the dispatcher.
 When the connection ends, the peer is closed and ``on_close`` told (its offers are withdrawn).
 """
@@ -45,8 +45,8 @@ from zettelclaw.protocol.dispatcher import Dispatcher, encode, error_response
 from zettelclaw.protocol.framing import Event, LineFramer, Oversized
 from zettelclaw.protocol.limits import MAX_BATCH
 from zettelclaw.protocol.outgoing import as_reply
+from zettelclaw.protocol.peer import Peer, current_peer
 from zettelclaw.server.listener import peer_allowed, peer_uid
-from zettelclaw.server.peer import Peer, current_peer
 
 logger = logging.getLogger(__name__)
 

@@ -23,12 +23,12 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from zettelclaw import lock
-from zettelclaw.app import App
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
 from zettelclaw.vault import blocks, pages
+from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import (
     Item,
     PageState,
@@ -48,14 +48,14 @@ MANY_PAGES = 50  # more pages than this: written without fsync each, then one os
 Progress = Callable[[int, int], None]
 
 
-def default_root(app: App) -> Path:
+def default_root(app: Memory) -> Path:
     """The vault's default place: ``vault/`` in the memory's directory (HOME/vault for main,
     HOME/agents/<id>/vault for others): outside the workspace, so the view is never indexed
     as memory."""
     return app.home.root / "vault"
 
 
-def check_root(app: App, root: Path) -> Path:
+def check_root(app: Memory, root: Path) -> Path:
     """The vault's folder, absolute. Refused where its pages would be searched as the person's
     memory (the workspace's ``memory/`` and what is in it: ``workspace/memory_files.py``), at the
     workspace itself (beside MEMORY.md) or around it."""
@@ -125,7 +125,7 @@ def link(page: str, label: str | None = None, block: str | None = None) -> str:
 
 
 class Renderer:
-    def __init__(self, app: App, state: VaultState) -> None:
+    def __init__(self, app: Memory, state: VaultState) -> None:
         self.app = app
         self.state = state
         self.registry = app.subjects.load()
@@ -223,7 +223,7 @@ def _looks_like_date(name: str) -> bool:
     return True
 
 
-def build(app: App, root: Path | None = None, *, from_scratch: bool = False,
+def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
           force: bool = False, progress: Progress | None = None) -> Report:
     started = time.monotonic()
     root = check_root(app, root or default_root(app))

@@ -19,20 +19,19 @@ person's line now stands for the correction, so the build does not add it to tha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
 from zettelclaw import lock
-from zettelclaw.app import App
 from zettelclaw.errors import NotFoundError
-from zettelclaw.forget.select import Criteria
-from zettelclaw.forget.service import hide_locked
 from zettelclaw.index import entries
 from zettelclaw.log.schema import InvalidEntry, entry_to_dict, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, pages
 from zettelclaw.vault.build import check_root, default_root
+from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
 
 SESSION = "vault"
@@ -98,14 +97,20 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
     return found, seen
 
 
-def sync(app: App, root: Path | None = None) -> dict[str, Any]:
+# Hides an entry (and its versions) under the data lock already held, as ``memory.forget``
+# does, by ``vault``; returns the ids it hid. ``forget.service.hide_for_vault``, given by the
+# caller: forget/ reaches into vault/ when it purges, so vault/ does not import forget/.
+Hide = Callable[[Memory, str, str], list[str]]
+
+
+def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> dict[str, Any]:
     root = check_root(app, root or default_root(app))
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
         edits, seen = find_edits(root, state.pages)
-        receipts, made, settled = _apply(app, edits) if edits else ([], [], [])
+        receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
         for edit, receipt in made:
             known = state.pages[edit.page]
             known.items[edit.block][0] = edit.body
@@ -125,7 +130,7 @@ def sync(app: App, root: Path | None = None) -> dict[str, Any]:
             "corrections": sum(1 for r in receipts if r.get("applied"))}
 
 
-def _apply(app: App, edits: list[Edit]
+def _apply(app: Memory, edits: list[Edit], hide: Hide
            ) -> tuple[list[dict[str, Any]], list[tuple[Edit, dict[str, Any]]], list[Edit]]:
     """The receipts of the edits; the corrections appended (each with its edit); the edits that
     need nothing more (the log already says it, or a conflict reported once)."""
@@ -161,8 +166,7 @@ def _apply(app: App, edits: list[Edit]
         if new:
             LogStore(app.home).append_locked(new)
         for edit, receipt in hiding:  # through the hide mechanism, under the lock held
-            forgot = hide_locked(app, Criteria(ids=[receipt.pop("current")]), by=SESSION)
-            receipt.update(applied=True, hidden=[e.id for e in forgot.entries if not e.hidden])
+            receipt.update(applied=True, hidden=hide(app, receipt.pop("current"), SESSION))
             settled.append(edit)
     app.freshness.sync()
     return receipts, made, settled

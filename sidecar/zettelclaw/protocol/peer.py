@@ -15,7 +15,8 @@ from typing import Any
 
 import trio
 
-from zettelclaw.protocol.outgoing import PeerGone, Reply, request_line
+from zettelclaw.errors import PeerGone
+from zettelclaw.protocol.outgoing import Reply, request_line
 
 Send = Callable[[bytes], Awaitable[None]]  # raises trio.BrokenResourceError & co when gone
 

@@ -32,11 +32,9 @@ class TailMender:
     def __init__(self, home: Home) -> None:
         self.home = home
         self.store = LogStore(home)
-        self.mended = 0
 
     def mend_locked(self, size: int | None = None) -> bool:
         if self.store.end_last_line_locked(size):
-            self.mended += 1
             logger.warning("the log's last line was unfinished (a crash, or a line written "
                            "without its newline); ended it so that the next entry starts a "
                            "line of its own; its bytes stay, as an invalid line")

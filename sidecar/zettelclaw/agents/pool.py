@@ -3,7 +3,8 @@
 
 A memory is an ``App`` (app.py) on its own data directory. The pool opens one when a call first
 names an agent that uses it, and, when serving, starts its background work (the index's first
-catch-up, the extraction loop, the vectorizer, the tail mender) under the pool's nursery. A
+catch-up, the extraction loop, the vectorizer, the tail mender, the vault watcher) under the
+pool's nursery. A
 memory that no call has used for ``agents.idleSeconds`` and that has no extraction work to do
 now is closed: its background work cancelled, its index closed. So fifty agents with small logs
 cost what the few in use cost (bench/README.md, "Agents"). ``main`` stays open.
@@ -59,6 +60,7 @@ from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
 from zettelclaw.server.supervise import supervised
 from zettelclaw.server.tail_mender import TailMender
+from zettelclaw.vault.watch import VaultWatcher
 
 logger = logging.getLogger(__name__)
 
@@ -389,6 +391,8 @@ class Agents:
                     await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)
                     await nursery.start(supervised, f"the tail mender ({name})",
                                         TailMender(app.home).run)
+                    await nursery.start(supervised, f"the vault watcher ({name})",
+                                        VaultWatcher(app, self.settings.vault.watch_seconds).run)
                     task_status.started()
         except BaseException as exc:
             if not is_panic(exc):

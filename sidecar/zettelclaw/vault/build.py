@@ -294,6 +294,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         fresh = [p for p in lines if p.block not in known.items]
         if not fresh:
             continue
+        before = pages.page_stamp(root, page) if kind == "file" else None
         text = pages.read_page(root, page) if kind == "file" else None
         adding = fresh if text is None else _not_on(text, fresh)
         by_section: dict[str, list[str]] = {}
@@ -310,7 +311,10 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         known.updated = max(known.updated, newest)
         if adding:
             pages.write_page(root, page, text, durable=durable)
-        known.stamp = pages.page_stamp(root, page)
+        if before is None or before == known.stamp:
+            known.stamp = pages.page_stamp(root, page)
+        # else the person edited it since the build wrote it or sync read it: it keeps the
+        # old stamp, so the next sync still reads the edits (this write does not hide them)
         for p in fresh:
             item: Item = [p.body, p.prefix, p.suffix]
             known.items[p.block] = item

@@ -159,13 +159,7 @@ class Renderer:
         text = one_line(row["content"])
         replaced = related.get(row["replaced_by"]) if row["replaced_by"] else None
         older = related.get(row["supersedes"]) if row["supersedes"] else None
-        middle = f"~~{text}~~" if replaced is not None else text
-        tail = ""
-        if replaced is not None:
-            tail += " → " + link(journal_page(day(replaced["timestamp"])), "replaced",
-                                 blocks.encode(replaced["id"]))
-        if older is not None:
-            tail += f" (replaces ~~{one_line(older['content'])}~~)"
+        middle, tail = _versions(text, status, replaced, older)
         subject = row["subject"]
         about = ""
         if subject:
@@ -208,6 +202,28 @@ class Renderer:
             out.append(Placed(INDEX, section, "- " + link(page, self.display(slug)),
                               f"s:{slug}", 0, 0))
         return out
+
+
+def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
+              older: sqlite3.Row | None) -> tuple[str, str]:
+    """The entry's text as shown and what follows it: struck with a link to its replacement,
+    and what it replaces. Replaced by the same text (a task done or opened again) it is not
+    struck, the link says what changed; a replacement with the same text says what it was, not
+    ``(replaces ~~itself~~)``."""
+    restated = replaced is not None and one_line(replaced["content"]) == text
+    middle = f"~~{text}~~" if replaced is not None and not restated else text
+    tail = ""
+    if replaced is not None:
+        label = ({"done": "done", "open": "reopened"}.get(replaced["status"] or "", "restated")
+                 if restated else "replaced")
+        tail += " → " + link(journal_page(day(replaced["timestamp"])), label,
+                             blocks.encode(replaced["id"]))
+    if older is not None and one_line(older["content"]) == text:
+        if older["status"] != status:
+            tail += f" (was {older['status'] or 'without a status'})"
+    elif older is not None:
+        tail += f" (replaces ~~{one_line(older['content'])}~~)"
+    return middle, tail
 
 
 def _placed(page: str, section: str, head: str, middle: str, tail: str, *, block: str

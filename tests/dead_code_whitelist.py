@@ -41,3 +41,5 @@ _.enable_mem_pattern  # unused attribute (sidecar/zettelclaw/search/local_model.
 model_config  # unused variable (sidecar/zettelclaw/subjects/registry.py:34)
 _.PURGE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py): the purge's points, named for ZETTELCLAW_FAILPOINT
 _._something_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator
+_.syncs  # (sidecar/zettelclaw/vault/watch.py): how many syncs and builds the watcher made, what its tests observe
+_.builds  # likewise

@@ -628,3 +628,25 @@ def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
     # the tick, made before the purge, is still read by the next sync
     (receipt,) = sync(app)["receipts"]
     assert (receipt["action"], receipt["of"]) == ("done", e["task"]["id"])
+
+
+def test_a_task_done_with_the_same_text_is_not_shown_struck_nor_replacing_itself(
+        app: App, write_log: WriteLog) -> None:
+    task = entry("task", "Backfill 47 failed jobs", subject="auth-migration",
+                 timestamp="2026-02-20T09:00:00Z")
+    done = {**entry("task", "Backfill 47 failed jobs", subject="auth-migration",
+                    timestamp="2026-02-21T09:00:00Z"), "status": "done", "replaces": task["id"]}
+    write_log(task, done)
+    build(app)
+    root = app.home.root / "vault"
+    topic = (root / AUTH).read_text()
+    old = line_of(topic, f"^{blocks.encode(task['id'])}")
+    assert "~~" not in old
+    assert f"[[2026-02-21#^{blocks.encode(done['id'])}|done]]" in old
+    new = line_of((root / "03 Journal/2026-02-21.md").read_text(), "Backfill")
+    assert new.startswith("- [x] Backfill 47 failed jobs (was open) ([[Auth Migration]])")
+    assert "replaces" not in new
+    # ticking the old line asks for nothing the log does not already say
+    journal = root / DAY1
+    journal.write_text(journal.read_text().replace("- [ ] Backfill", "- [x] Backfill"))
+    assert sync(app)["receipts"] == []

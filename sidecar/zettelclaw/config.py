@@ -176,6 +176,14 @@ class RetentionConfig(_Section):
     transcript_days: int = Field(30, ge=1, le=36_500, alias="transcriptDays")
 
 
+class VaultConfig(_Section):
+    # while the sidecar serves a memory whose vault was built (vault/watch.py): the pages'
+    # stamps are looked at this often; a page edited, then left alone for one more look, is
+    # synced (its edits become corrections), and the vault is rebuilt when the log grew.
+    # 0: off (edits are taken only by `zettelclaw vault sync`, new entries by `vault build`)
+    watch_seconds: float = Field(2.0, ge=0, le=3600, alias="watchSeconds")
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
@@ -184,6 +192,7 @@ class Config(_Section):
     agents: AgentsConfig = AgentsConfig()
     admission: AdmissionConfig = AdmissionConfig()
     retention: RetentionConfig = RetentionConfig()
+    vault: VaultConfig = VaultConfig()
 
 
 # the sections, from the model itself: a section added to Config is a section of config.json,

@@ -3,7 +3,8 @@
 
 A memory is an ``App`` (app.py) on its own data directory. The pool opens one when a call first
 names an agent that uses it, and, when serving, starts its background work (the index's first
-catch-up, the extraction loop, the vectorizer, the tail mender) under the pool's nursery. A
+catch-up, the extraction loop, the vectorizer, the tail mender, the vault watcher) under the
+pool's nursery. A
 memory that no call has used for ``agents.idleSeconds`` and that has no extraction work to do
 now is closed: its background work cancelled, its index closed. So fifty agents with small logs
 cost what the few in use cost (bench/README.md, "Agents"). ``main`` stays open.
@@ -35,6 +36,7 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -48,9 +50,11 @@ from zettelclaw.agents.roster import (
 )
 from zettelclaw.agents.upgrade import move_foreign_jobs
 from zettelclaw.app import App, build_app, build_router
+from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
 from zettelclaw.extraction.spool import Job, Spool
+from zettelclaw.forget import service as forget_service
 from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
 from zettelclaw.index.log_fingerprint import LogStat
@@ -59,6 +63,7 @@ from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
 from zettelclaw.supervise import supervised
+from zettelclaw.vault.watch import VaultWatcher
 
 logger = logging.getLogger(__name__)
 
@@ -389,6 +394,8 @@ class Agents:
                     await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)
                     await nursery.start(supervised, f"the tail mender ({name})",
                                         TailMender(app.home).run)
+                    await nursery.start(supervised, f"the vault watcher ({name})",
+                                        vault_watcher(app, self.settings.vault.watch_seconds).run)
                     task_status.started()
         except BaseException as exc:
             if not is_panic(exc):
@@ -441,3 +448,9 @@ async def _stop_syncing_on_cancel(app: App) -> None:
     finally:
         app.freshness.stop()  # a long catch-up in a worker thread stops after its current batch
 
+
+def vault_watcher(app: App, period: float) -> VaultWatcher:
+    """The watcher of a memory's vault, with forget's hide for a struck line and the briefing's
+    block written again after it."""
+    return VaultWatcher(app, period, name=app.memory, hide=forget_service.hide_for_vault,
+                        rebrief=partial(rewrite_block, app.workspace, app.briefing))

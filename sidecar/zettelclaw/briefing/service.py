@@ -190,3 +190,20 @@ class Briefing:
 def too_long(lines: int) -> str:
     return (f"MEMORY.md is {lines} lines; OpenClaw loads only the first {LOADED_LINES}: "
             "shorten the part outside the briefing markers")
+
+
+async def rewrite_block(workspace: Path, briefing: Briefing) -> bool:
+    """Write the MEMORY.md block again when the workspace has one (what it showed may be gone:
+    after a hide, an unhide, a struck vault line); True when it was written."""
+    def has_block() -> bool:
+        try:
+            target = memory_md.target(workspace)
+            return "BEGIN GENERATED BRIEFING" in target.path.read_text(encoding="utf-8",
+                                                                       errors="replace")
+        except Exception:
+            return False
+
+    if not await trio.to_thread.run_sync(has_block):
+        return False
+    result = await briefing.generate(trigger="forget")
+    return bool(result.get("written"))

@@ -12,15 +12,13 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
+from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.errors import RestrictedError
 from zettelclaw.forget import service
 from zettelclaw.forget.select import Criteria
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
 from zettelclaw.protocol.results import Forgot, ForgotEntry
-from zettelclaw.workspace import memory_md
-
-MARKER = "BEGIN GENERATED BRIEFING"
 
 
 def _allowed(params: AudienceParams) -> None:
@@ -75,14 +73,4 @@ def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
 async def rebrief(app: App) -> bool:
     """Write the MEMORY.md block again when the workspace has one (what it showed may be gone);
     True when it was written."""
-    def has_block() -> bool:
-        try:
-            target = memory_md.target(app.workspace)
-            return MARKER in target.path.read_text(encoding="utf-8", errors="replace")
-        except Exception:
-            return False
-
-    if not await trio.to_thread.run_sync(has_block):
-        return False
-    result = await app.briefing.generate(trigger="forget")
-    return bool(result.get("written"))
+    return await rewrite_block(app.workspace, app.briefing)

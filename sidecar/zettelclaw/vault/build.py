@@ -159,13 +159,7 @@ class Renderer:
         text = one_line(row["content"])
         replaced = related.get(row["replaced_by"]) if row["replaced_by"] else None
         older = related.get(row["supersedes"]) if row["supersedes"] else None
-        middle = f"~~{text}~~" if replaced is not None else text
-        tail = ""
-        if replaced is not None:
-            tail += " → " + link(journal_page(day(replaced["timestamp"])), "replaced",
-                                 blocks.encode(replaced["id"]))
-        if older is not None:
-            tail += f" (replaces ~~{one_line(older['content'])}~~)"
+        middle, tail = _versions(text, status, replaced, older)
         subject = row["subject"]
         about = ""
         if subject:
@@ -208,6 +202,28 @@ class Renderer:
             out.append(Placed(INDEX, section, "- " + link(page, self.display(slug)),
                               f"s:{slug}", 0, 0))
         return out
+
+
+def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
+              older: sqlite3.Row | None) -> tuple[str, str]:
+    """The entry's text as shown and what follows it: struck with a link to its replacement,
+    and what it replaces. Replaced by the same text (a task done or opened again) it is not
+    struck, the link says what changed; a replacement with the same text says what it was, not
+    ``(replaces ~~itself~~)``."""
+    restated = replaced is not None and one_line(replaced["content"]) == text
+    middle = f"~~{text}~~" if replaced is not None and not restated else text
+    tail = ""
+    if replaced is not None:
+        label = ({"done": "done", "open": "reopened"}.get(replaced["status"] or "", "restated")
+                 if restated else "replaced")
+        tail += " → " + link(journal_page(day(replaced["timestamp"])), label,
+                             blocks.encode(replaced["id"]))
+    if older is not None and one_line(older["content"]) == text:
+        if older["status"] != status:
+            tail += f" (was {older['status'] or 'without a status'})"
+    elif older is not None:
+        tail += f" (replaces ~~{one_line(older['content'])}~~)"
+    return middle, tail
 
 
 def _placed(page: str, section: str, head: str, middle: str, tail: str, *, block: str
@@ -294,6 +310,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         fresh = [p for p in lines if p.block not in known.items]
         if not fresh:
             continue
+        before = pages.page_stamp(root, page) if kind == "file" else None
         text = pages.read_page(root, page) if kind == "file" else None
         adding = fresh if text is None else _not_on(text, fresh)
         by_section: dict[str, list[str]] = {}
@@ -310,7 +327,10 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         known.updated = max(known.updated, newest)
         if adding:
             pages.write_page(root, page, text, durable=durable)
-        known.stamp = pages.page_stamp(root, page)
+        if before is None or before == known.stamp:
+            known.stamp = pages.page_stamp(root, page)
+        # else the person edited it since the build wrote it or sync read it: it keeps the
+        # old stamp, so the next sync still reads the edits (this write does not hide them)
         for p in fresh:
             item: Item = [p.body, p.prefix, p.suffix]
             known.items[p.block] = item

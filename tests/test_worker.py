@@ -432,7 +432,10 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
     for i in range(6):
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,
                                               "messages": STRETCH_1})
-    with trio.fail_after(10):  # polling the server: there is no event to wait on
+    # polling the server: there is no event to wait on. The bound covers the Anthropic SDK's
+    # first import in this process, which took over 10 s on a loaded 2-core CI machine; the two
+    # jobs stay waiting for the 30 s the 429s asked, so the count cannot be missed
+    with trio.fail_after(30):
         while True:  # both calls in flight answered 429, their jobs saved as waiting
             jobs = (await client.call("jobs.list"))["jobs"]
             if [j["state"] for j in jobs].count("waiting") == 2:

@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { noteFact, toolAudience } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
+import { memoryRuntime } from "./src/memory_runtime.js";
 import { sharedClient } from "./src/rpc.js";
 import { registerService } from "./src/service.js";
 import { PLUGIN_ID, resolveSocketPath } from "./src/settings.js";
@@ -49,6 +50,7 @@ export function createPlugin(deps = {}) {
             }, { names: ["memory_search", "memory_get"] });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
+                runtime: memoryRuntime(shim.client),
             });
             registerCli(shim);
             if (api.registrationMode === "full")

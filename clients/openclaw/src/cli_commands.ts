@@ -15,4 +15,5 @@ export const CLI_COMMANDS: Record<string, string> = {
   briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",
   status: "show the data directory, counts and the sidecar's state",
   agents: "list the agents, each with its own memory",
+  mcp: "serve one agent's memory to an MCP client over stdio",
 };

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { createPlugin } from "../index.ts";
-import { Fail, FakeApi, FakeSidecar, type Handler } from "./helpers.ts";
+import { Fail, FakeApi, FakeSidecar, until, type Handler } from "./helpers.ts";
 
 type Manager = {
   status(): Record<string, any>;
@@ -75,4 +76,36 @@ test("sidecar down: no manager, and the error says why", async (t) => {
   const answer = await rt.getMemorySearchManager({ cfg: {}, agentId: "main", purpose: "status" });
   assert.equal(answer.manager, null);
   assert.match(answer.error ?? "", /^Zettelclaw sidecar: /);
+});
+
+test("a CLI process that asked for a manager exits without closing it (`openclaw status --all`)", async (t) => {
+  const { sidecar } = await runtime(t, (r) => (r.method === "status" ? STATUS : {}));
+  const script = `
+    import { createPlugin } from ${JSON.stringify(new URL("../index.ts", import.meta.url).href)};
+    let capability;
+    const api = { registrationMode: "cli-metadata", pluginConfig: { socketPath: ${JSON.stringify(sidecar.socketPath)} }, config: {},
+      logger: { debug() {}, info() {}, warn() {}, error() {} }, on() {}, registerTool() {}, registerCli() {}, registerService() {},
+      registerMemoryCapability(c) { capability = c; } };
+    createPlugin().register(api);
+    const { manager } = await capability.runtime.getMemorySearchManager({ cfg: {}, agentId: "main", purpose: "status" });
+    console.log(JSON.stringify(manager.status().custom));`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`still running after 20 s; stderr: ${err}`)); }, 20_000);
+    child.on("exit", (c) => { clearTimeout(timer); resolve(c); });
+  });
+  assert.equal(code, 0, err);
+  assert.equal(JSON.parse(out).entries, 6);
+});
+
+test("closing the manager closes its connection", async (t) => {
+  const { sidecar, runtime: rt } = await runtime(t, (r) => (r.method === "status" ? STATUS : {}));
+  const { manager } = await rt.getMemorySearchManager({ cfg: {}, agentId: "main" });
+  assert.ok(manager);
+  await (manager as unknown as { close(): Promise<void> }).close();
+  await until(() => (sidecar as unknown as { sockets: Set<unknown> }).sockets.size === 0, "the connection to close");
 });

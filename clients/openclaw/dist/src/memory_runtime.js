@@ -81,17 +81,23 @@ export async function searchManager(rpc, agentId) {
         probeEmbeddingAvailability: async () => ({ ok: semanticReady, checked: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
         probeVectorStoreAvailability: async () => semanticReady,
         probeVectorAvailability: async () => semanticReady,
-        async close() { },
     };
 }
-/** registerMemoryCapability's `runtime`: every call asks the sidecar. */
+/**
+ * registerMemoryCapability's `runtime`: every call asks the sidecar. Each manager has a client of
+ * its own (`client()` makes one), closed with the manager, whose connection does not keep a CLI
+ * process alive (`openclaw status --all` loads this runtime in its own process and then exits).
+ */
 export function memoryRuntime(client) {
     return {
         async getMemorySearchManager(params) {
+            const rpc = client();
             try {
-                return { manager: (await searchManager(client(), params.agentId)) };
+                const manager = await searchManager(rpc, params.agentId);
+                return { manager: { ...manager, close: async () => rpc.close() } };
             }
             catch (error) {
+                rpc.close();
                 return { manager: null, error: `Zettelclaw sidecar: ${error instanceof Error ? error.message : String(error)}` };
             }
         },

@@ -34,8 +34,9 @@ a gateway that starts the sidecar by itself. Checks:
    MEMORY.md (briefed for it) does not mention it; a fact told to it and extracted at its reset
    is in its own log only, injected in its next turn and never in main's.
 
-10. ``openclaw status --all --json`` (OpenClaw's own status, in a process of its own that loads
-   the memory slot's runtime) shows Zettelclaw's counts for the default agent: provider
+10. ``openclaw status --all --json`` with the gateway stopped (OpenClaw's offline status, in a
+   process of its own that loads the memory slot's runtime; online status collects no memory)
+   shows Zettelclaw's counts for the default agent: provider
    ``zettelclaw``, the memory files and chunks, and the log's current entries, as the sidecar
    reports them.
 
@@ -733,8 +734,18 @@ class E2E:
 
     def check_10(self) -> None:
         box = self.box
-        with self.check(10, "`openclaw status --all --json` shows Zettelclaw's counts (the "
-                            "memory slot's runtime asks the sidecar)") as notes:
+        with self.check(10, "`openclaw status --all --json` with the gateway stopped shows "
+                            "Zettelclaw's counts (the memory slot's runtime asks the "
+                            "sidecar)") as notes:
+            online = box.openclaw_json("status", "--all", "--json", timeout=300,
+                                       name="status-all-online")
+            skipped = [n for n in online.get("collection", {}).get("notCollected", [])
+                       if "memory" in n.get("fields", [])]
+            notes.append(f"gateway up: memory {online.get('memory')!r} ({skipped[0]['reason']!r})"
+                         if skipped else f"gateway up: memory {online.get('memory')!r}")
+            # OpenClaw loads the memory runtime only in offline status: the gateway stopped,
+            # check 6's sidecar (started by hand) still serving
+            box.stop("gateway", grace=30)
             sidecar = box.sidecar_status()
             shown = box.openclaw_json("status", "--all", "--json", timeout=300,
                                       name="status-all")
@@ -757,7 +768,7 @@ class E2E:
         box = self.box
         with self.check(8, "no Anthropic key anywhere: a reset is extracted by the host's own "
                            "model (the agent's, through the plugin's llm.complete)") as notes:
-            box.stop("gateway", grace=30)
+            box.stop("gateway", grace=30)  # (check 10 may have stopped it)
             box.stop("sidecar", grace=30)  # check 6's, started by hand
             wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop", 30)
             for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):

@@ -13,7 +13,8 @@ import type { OpenClawPluginApi, OpenClawPluginToolContext } from "openclaw/plug
 import { noteFact, toolAudience, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
-import { sharedClient } from "./src/rpc.ts";
+import { memoryRuntime } from "./src/memory_runtime.ts";
+import { RpcClient, sharedClient } from "./src/rpc.ts";
 import { registerService } from "./src/service.ts";
 import { PLUGIN_ID, resolveSocketPath, type Env, type PluginConfig } from "./src/settings.ts";
 import type { Shim } from "./src/shim.ts";
@@ -66,6 +67,7 @@ export function createPlugin(deps: PluginDeps = {}) {
       );
       api.registerMemoryCapability({
         promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
+        runtime: memoryRuntime(() => new RpcClient(socketPath, { timeoutMs, unref: true })),
       });
       registerCli(shim);
       if (api.registrationMode === "full") registerService(shim, runSweep);

@@ -34,6 +34,12 @@ a gateway that starts the sidecar by itself. Checks:
    MEMORY.md (briefed for it) does not mention it; a fact told to it and extracted at its reset
    is in its own log only, injected in its next turn and never in main's.
 
+10. ``openclaw status --all --json`` with the gateway stopped (OpenClaw's offline status, in a
+   process of its own that loads the memory slot's runtime; online status collects no memory)
+   shows Zettelclaw's counts for the default agent: provider
+   ``zettelclaw``, the memory files and chunks, and the log's current entries, as the sidecar
+   reports them.
+
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
 """
@@ -726,11 +732,43 @@ class E2E:
                    f"the sidecar is not the installed wheel's: {command}")
             notes.append(f"the sidecar runs from {box.sidecar_venv}")
 
+    def check_10(self) -> None:
+        box = self.box
+        with self.check(10, "`openclaw status --all --json` with the gateway stopped shows "
+                            "Zettelclaw's counts (the memory slot's runtime asks the "
+                            "sidecar)") as notes:
+            online = box.openclaw_json("status", "--all", "--json", timeout=300,
+                                       name="status-all-online")
+            skipped = [n for n in online.get("collection", {}).get("notCollected", [])
+                       if "memory" in n.get("fields", [])]
+            notes.append(f"gateway up: memory {online.get('memory')!r} ({skipped[0]['reason']!r})"
+                         if skipped else f"gateway up: memory {online.get('memory')!r}")
+            # OpenClaw loads the memory runtime only in offline status: the gateway stopped,
+            # check 6's sidecar (started by hand) still serving
+            box.stop("gateway", grace=30)
+            sidecar = box.sidecar_status()
+            shown = box.openclaw_json("status", "--all", "--json", timeout=300,
+                                      name="status-all")
+            memory = shown.get("memory") or {}
+            expect(memory.get("provider") == "zettelclaw",
+                   f"status shows no Zettelclaw memory: {shown.get('memory')!r}, "
+                   f"plugin {shown.get('memoryPlugin')!r}")
+            expect(memory.get("agentId") == "main", f"agent {memory.get('agentId')!r}")
+            expect(memory["files"] == sidecar["search"]["memoryFiles"]
+                   and memory["chunks"] == sidecar["search"]["chunks"],
+                   f"files/chunks {memory['files']}/{memory['chunks']}, the sidecar's "
+                   f"{sidecar['search']}")
+            entries = memory.get("custom", {}).get("entries")
+            expect(entries == sidecar["entries"]["current"] and entries > 0,
+                   f"entries {entries}, the sidecar's {sidecar['entries']}")
+            notes.append(f"memory: {memory['files']} files, {memory['chunks']} chunks, "
+                         f"{entries} entries, vector {memory.get('vector')}")
+
     def check_8(self) -> None:
         box = self.box
         with self.check(8, "no Anthropic key anywhere: a reset is extracted by the host's own "
                            "model (the agent's, through the plugin's llm.complete)") as notes:
-            box.stop("gateway", grace=30)
+            box.stop("gateway", grace=30)  # (check 10 may have stopped it)
             box.stop("sidecar", grace=30)  # check 6's, started by hand
             wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop", 30)
             for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
@@ -791,7 +829,8 @@ class E2E:
             self.results.append(Result(0, "setup", False, 0.0))
             return
         for step in (self.check_1, self.check_2, self.check_3, self.check_4, self.check_5,
-                     self.check_9, self.check_6, self.check_inspect, self.check_8):
+                     self.check_9, self.check_6, self.check_inspect, self.check_10,
+                     self.check_8):
             step()
         started = time.monotonic()
         self.box.stop("gateway", grace=30)

@@ -11,7 +11,8 @@ import { spawn } from "node:child_process";
 import { noteFact, toolAudience } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
-import { sharedClient } from "./src/rpc.js";
+import { memoryRuntime } from "./src/memory_runtime.js";
+import { RpcClient, sharedClient } from "./src/rpc.js";
 import { registerService } from "./src/service.js";
 import { PLUGIN_ID, resolveSocketPath } from "./src/settings.js";
 import { sweeper } from "./src/sweep.js";
@@ -49,6 +50,7 @@ export function createPlugin(deps = {}) {
             }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
+                runtime: memoryRuntime(() => new RpcClient(socketPath, { timeoutMs, unref: true })),
             });
             registerCli(shim);
             if (api.registrationMode === "full")

@@ -20,4 +20,5 @@ export const CLI_COMMANDS: Record<string, string> = {
   vault: "render the memory as an Obsidian vault, and take edits back",
   status: "show the data directory, counts and the sidecar's state",
   agents: "list the agents, each with its own memory",
+  mcp: "serve one agent's memory to an MCP client over stdio",
 };

@@ -62,6 +62,8 @@ export type RpcClientOptions = {
   maxBackoffMs?: number;
   /** For tests: the clock. */
   now?: () => number;
+  /** Let the process exit while the connection is open (a CLI process's short-lived client). */
+  unref?: boolean;
 };
 
 type Pending = {
@@ -96,6 +98,7 @@ export class RpcClient {
   private readonly handlers = new Map<string, RequestHandler>();
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private readonly unref: boolean;
 
   constructor(socketPath: string, options: RpcClientOptions = {}) {
     this.socketPath = socketPath;
@@ -104,6 +107,7 @@ export class RpcClient {
     this.minBackoffMs = options.minBackoffMs ?? 250;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.now = options.now ?? Date.now;
+    this.unref = options.unref ?? false;
   }
 
   /** Whether a connection is open right now. */
@@ -223,6 +227,7 @@ export class RpcClient {
         this.lastError = "";
         this.clearRetry();
         this.socket = socket;
+        if (this.unref) socket.unref();
         this.buffer = "";
         socket.setEncoding("utf8");
         socket.on("data", (chunk: string) => this.receive(chunk));

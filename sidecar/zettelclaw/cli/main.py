@@ -108,7 +108,18 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return init_command.run(args, env)
     if args.command == "serve":
         return _serve(args, home, workspace, socket, bool(explicit_workspace))
-    backend = open_backend(home, socket, workspace, getattr(args, "no_sidecar", False),
+    files_only = getattr(args, "no_sidecar", False)
+    if args.command == "mcp":  # a server on stdio; each tool call opens where it goes
+        try:
+            from zettelclaw.cli.mcp_server import build_server
+        except ModuleNotFoundError as exc:  # the optional extra is missing
+            print(f"zettelclaw: {exc}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        build_server(lambda: open_backend(home, socket, workspace, files_only,
+                                          explicit_workspace=bool(explicit_workspace)),
+                     getattr(args, "agent", None) or "main").run("stdio")
+        return EXIT_OK
+    backend = open_backend(home, socket, workspace, files_only,
                            explicit_workspace=bool(explicit_workspace))
     try:
         return _run(args, backend)

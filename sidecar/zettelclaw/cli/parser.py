@@ -171,6 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
                      "one it shares: agents.share), whether it is open, its workspace and its "
                      "entries.")
     _json_flag(agents)
+
+    command("mcp", "serve one agent's memory to an MCP client over stdio",
+            "Run an MCP server on stdin/stdout with the tools memory_search and memory_get "
+            "(OpenClaw's memory tools) for one agent's memory (--agent, default main), for an "
+            "MCP client run by you (Claude Code, Cursor, Codex): it reads as the owner. Each "
+            "call asks the running sidecar, or without one reads the files. Needs the extra: "
+            "pip install 'zettelclaw[mcp]'.\n\n"
+            "  claude mcp add zettelclaw -- zettelclaw mcp")
     return parser
 
 

@@ -19,4 +19,5 @@ export const CLI_COMMANDS = {
     vault: "render the memory as an Obsidian vault, and take edits back",
     status: "show the data directory, counts and the sidecar's state",
     agents: "list the agents, each with its own memory",
+    mcp: "serve one agent's memory to an MCP client over stdio",
 };

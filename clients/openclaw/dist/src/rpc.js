@@ -61,6 +61,7 @@ export class RpcClient {
     handlers = new Map();
     retryTimer = null;
     closed = false;
+    unref;
     constructor(socketPath, options = {}) {
         this.socketPath = socketPath;
         this.timeoutMs = options.timeoutMs ?? 2000;
@@ -68,6 +69,7 @@ export class RpcClient {
         this.minBackoffMs = options.minBackoffMs ?? 250;
         this.maxBackoffMs = options.maxBackoffMs ?? 5000;
         this.now = options.now ?? Date.now;
+        this.unref = options.unref ?? false;
     }
     /** Whether a connection is open right now. */
     get connected() {
@@ -185,6 +187,8 @@ export class RpcClient {
                 this.lastError = "";
                 this.clearRetry();
                 this.socket = socket;
+                if (this.unref)
+                    socket.unref();
                 this.buffer = "";
                 socket.setEncoding("utf8");
                 socket.on("data", (chunk) => this.receive(chunk));

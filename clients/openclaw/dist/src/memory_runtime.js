@@ -1,0 +1,106 @@
+// The memory slot's runtime (registerMemoryCapability's `runtime`), as OpenClaw 2026.9.6 calls it:
+// `openclaw status --all` (and its --json) asks getMemorySearchManager({purpose: "status"}) and shows
+// the manager's status(): files, chunks, sources, vector and FTS state. Everything comes from the
+// sidecar (`status`, `memory.search`, `memory.get`); this file only reshapes its answers into the
+// host's types. No rule lives here: who may see what is the sidecar's (the search names the
+// requester's sessionKey, and the sidecar answers for that audience).
+import { SLOW_CALL_MS, compact } from "./settings.js";
+/** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
+export function providerStatus(status) {
+    const semantic = status.search?.semantic ?? {};
+    const semanticReady = semantic.on === true && semantic.state === "ready";
+    return compact({
+        backend: "builtin",
+        provider: "zettelclaw",
+        model: semantic.model,
+        files: status.search?.memoryFiles ?? 0,
+        chunks: status.search?.chunks ?? 0,
+        dirty: status.index?.indexing === true,
+        workspaceDir: status.workspace,
+        dbPath: status.paths?.index,
+        sources: ["memory"],
+        sourceCounts: [{ source: "memory", files: status.search?.memoryFiles ?? 0, chunks: status.search?.chunks ?? 0 }],
+        fts: { enabled: true, available: true },
+        vector: compact({
+            enabled: semantic.on === true,
+            available: semanticReady,
+            semanticAvailable: semanticReady,
+            loadError: semanticReady ? undefined : (semantic.reason ?? undefined),
+        }),
+        custom: compact({
+            zettelclaw: status.version,
+            entries: status.entries?.current,
+            entriesTotal: status.entries?.total,
+            replaced: status.entries?.replaced,
+            byType: status.entries?.byType,
+            subjects: status.subjects,
+            jobs: status.extraction?.jobs,
+            briefingLastRun: status.briefing?.lastRun,
+            briefingNextRun: status.briefing?.nextRun,
+        }),
+    });
+}
+/** A sidecar result as the host's MemorySearchResult (log entries and file chunks alike are "memory"). */
+function searchResult(hit) {
+    return compact({
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+        score: hit.score,
+        vectorScore: hit.vectorScore,
+        textScore: hit.textScore,
+        snippet: hit.snippet,
+        source: "memory",
+        citation: hit.citation,
+    });
+}
+/** A search manager for one agent, its status read once from the sidecar when it is made. */
+export async function searchManager(rpc, agentId) {
+    const status = await rpc.call("status", { agentId }, SLOW_CALL_MS);
+    const semantic = status.search?.semantic ?? {};
+    const semanticReady = semantic.on === true && semantic.state === "ready";
+    return {
+        async search(query, opts = {}) {
+            const answer = await rpc.call("memory.search", compact({ agentId, query: query.trim() || undefined, maxResults: opts.maxResults, minScore: opts.minScore, sessionKey: opts.sessionKey }), SLOW_CALL_MS);
+            return (answer.results ?? []).map(searchResult);
+        },
+        async readFile(params) {
+            try {
+                const answer = await rpc.call("memory.get", compact({ agentId, path: params.relPath, from: params.from, lines: params.lines }), SLOW_CALL_MS);
+                return compact({ status: "ok", path: params.relPath, text: String(answer.text ?? JSON.stringify(answer)), truncated: answer.truncated, from: answer.from, lines: answer.lines });
+            }
+            catch (error) {
+                if (error.code === -32002)
+                    return { status: "not_found", path: params.relPath, text: "" };
+                throw error;
+            }
+        },
+        status: () => providerStatus(status),
+        async sync() { }, // the sidecar indexes the log and the memory files by itself
+        getCachedEmbeddingAvailability: () => ({ ok: semanticReady, checked: true, cached: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
+        probeEmbeddingAvailability: async () => ({ ok: semanticReady, checked: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
+        probeVectorStoreAvailability: async () => semanticReady,
+        probeVectorAvailability: async () => semanticReady,
+    };
+}
+/**
+ * registerMemoryCapability's `runtime`: every call asks the sidecar. Each manager has a client of
+ * its own (`client()` makes one), closed with the manager, whose connection does not keep a CLI
+ * process alive (`openclaw status --all` loads this runtime in its own process and then exits).
+ */
+export function memoryRuntime(client) {
+    return {
+        async getMemorySearchManager(params) {
+            const rpc = client();
+            try {
+                const manager = await searchManager(rpc, params.agentId);
+                return { manager: { ...manager, close: async () => rpc.close() } };
+            }
+            catch (error) {
+                rpc.close();
+                return { manager: null, error: `Zettelclaw sidecar: ${error instanceof Error ? error.message : String(error)}` };
+            }
+        },
+        resolveMemoryBackendConfig: () => ({ backend: "builtin" }),
+    };
+}

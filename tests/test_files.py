@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
+from zettelclaw import files
 from zettelclaw.files import atomic_write_bytes, atomic_write_json, read_json_object, write_all
 
 
@@ -147,3 +148,18 @@ def test_atomic_write_fsyncs_only_when_durable(target: Path, monkeypatch: pytest
     assert target.read_bytes() == b"new\n"
     assert len(calls) == fsyncs
     assert os.listdir(target.parent) == [target.name]
+
+
+def test_stale_temp_files_of_a_killed_writer_are_removed_not_this_process_s(
+        tmp_path: Path) -> None:
+    # a SIGKILL mid-write leaves atomic_write_bytes's temp file, which a purge must not keep
+    other = tmp_path / ".job.json.999999999.tmp"
+    mine = tmp_path / f".state.json.{os.getpid()}.tmp"  # may be in use: left alone
+    kept = [tmp_path / "job.json", tmp_path / ".hidden", tmp_path / ".x.json.tmp"]
+    for path in [other, mine, *kept]:
+        path.write_bytes(b"zucchini")
+    assert files.remove_stale_temps(tmp_path) == 1
+    assert not other.exists()
+    assert mine.exists()
+    assert all(path.exists() for path in kept)
+    assert files.remove_stale_temps(tmp_path / "missing") == 0

@@ -6,7 +6,9 @@ fsync of the directory) so that a crash leaves either the old or the new file, n
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,28 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # atomic_write_bytes's temp files: .<name>.<pid>.tmp
+
+
+def remove_stale_temps(directory: Path) -> int:
+    """Remove the temp files ``atomic_write_bytes`` left in ``directory`` when a process was
+    killed mid-write (a SIGKILL runs no clean-up): they may hold what a purge must not leave,
+    a conversation's text. Not this process's own, which may be in use; call it holding the
+    data lock, so that no other writer is mid-write. Returns how many went."""
+    try:
+        names = os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    removed = 0
+    for name in names:
+        match = _TEMP.match(name)
+        if match and int(match.group(1)) != os.getpid():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(directory / name)
+                removed += 1
+    return removed
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *,

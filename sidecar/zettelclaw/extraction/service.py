@@ -25,6 +25,7 @@ from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool
 from zettelclaw.extraction.transcript import Message, render
+from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
 from zettelclaw.index import entries, keyword
 from zettelclaw.index.database import Index
@@ -66,6 +67,8 @@ class Extraction:
     def recover(self) -> None:
         """Mend what a crash left: messages spooled but not recorded; waiting jobs retry now."""
         with lock.exclusive(self.home.lock):
+            for directory in (self.spool.dir, self.provenance.dir):
+                remove_stale_temps(directory)  # a killed process's half-written copies
             self.intake.recover_locked()
             self._waiting_due_locked()
 

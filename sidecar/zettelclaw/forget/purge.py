@@ -35,7 +35,7 @@ from zettelclaw import failpoints, lock
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
-from zettelclaw.files import atomic_write_json, fsync_dir, write_all
+from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps, write_all
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Position, parse_line, read_lines
 from zettelclaw.subjects import rename
@@ -112,6 +112,9 @@ def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed)
             removed.transcript_bytes += freed
     failpoints.reach("purge-after-transcripts")
     spool = Spool(home)
+    # a write a kill cut short leaves its temp file, which may hold the same conversation
+    remove_stale_temps(spool.dir)
+    remove_stale_temps(provenance.dir)
     for job in spool.jobs():
         if job.session_id in intent["jobsOfSessions"]:
             spool.delete(job.job_id)

@@ -809,6 +809,13 @@ class E2E:
                    f"forget --purge answered {result.get('action')}, {result.get('changed')}")
             left = holding(word, box.data, box.workspace)
             expect(not left, f"{word} is still in: {', '.join(sorted(left))}")
+            # for the report: what else lost its conversation copy, and what OpenClaw keeps
+            others = [e for e in box.log_entries() if e["session"] == session]
+            theirs = [p for p in holding(word, box.state)
+                      if not p.startswith(f"{box.state.name}/{box.data.name}/")]
+            notes.append(f"{len(others)} other entries of session {session} stay in the log, "
+                         "their conversation copy gone with it; OpenClaw's own state still "
+                         f"holds the word (not ours): {', '.join(sorted(theirs)) or 'nowhere'}")
             notes.append(f"session {session}: purged {result['changed']} entries, removed "
                          f"{json.dumps(result.get('removed'))}; after: no byte of {word} "
                          f"(any case) under {box.data.name}/ or {box.workspace.name}/")

@@ -32,13 +32,25 @@ a gateway that starts the sidecar by itself. Checks:
 9. a second agent (``family``, its own workspace) has its own memory: its turns carry no
    handoff of main's, its memory_search does not find main's fact nor its memory_get by id, its
    MEMORY.md (briefed for it) does not mention it; a fact told to it and extracted at its reset
-   is in its own log only, injected in its next turn and never in main's.
+   is in its own log only, injected in its next turn and never in main's;
+10. write receipts: a fact told, a reset; a group turn then gets no receipt line, the owner's next
+    private turn gets "Remembered from your last conversation: ..." (after the handoff, naming
+    the fact and its id), the turn after it does not (once), and ``memory.receipts`` says told;
+11. the agent's ``memory_forget`` tool (``text``) hides a decision that was in the handoff:
+    ``zettelclaw search <word>`` (the installed CLI) finds nothing after it, and the owner's next
+    turn's injected context no longer carries it;
+12. ``zettelclaw forget --purge --text <word>`` on a fact told in a turn: no byte of the word (any
+    case) is left anywhere in Zettelclaw's data directory or the agent's workspace (OpenClaw's
+    own session store and logs are not ours, and are not looked at).
 
-10. ``openclaw status --all --json`` with the gateway stopped (OpenClaw's offline status, in a
+13. ``openclaw status --all --json`` with the gateway stopped (OpenClaw's offline status, in a
    process of its own that loads the memory slot's runtime; online status collects no memory)
    shows Zettelclaw's counts for the default agent: provider
    ``zettelclaw``, the memory files and chunks, and the log's current entries, as the sidecar
    reports them.
+
+``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
+every run needs); without it, all of them.
 
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
@@ -68,6 +80,7 @@ HANDOFF_HEADING = "## Last Session Handoff"
 MAIN_KEY = "agent:main:main"
 FAMILY_KEY = "agent:family:main"
 GROUP_KEY = "agent:main:telegram:group:-1001234567890"
+RECEIPT = "Remembered from your last conversation:"
 
 
 class CheckFailed(Exception):
@@ -344,6 +357,7 @@ class E2E:
         self.fact_id: str | None = None
         self.inspect: subprocess.Popen[bytes] | None = None
         self.turns = 0
+        self.only: set[int] | None = None  # --only: these checks, else all
 
     @contextmanager
     def check(self, number: int, title: str) -> Iterator[list[str]]:
@@ -392,6 +406,31 @@ class E2E:
                      timeout: float = 60) -> list[dict[str, Any]]:
         wait_for(lambda: predicate(self.box.log_entries()), what, timeout)
         return self.box.log_entries()
+
+    def told_and_extracted(self, message: str, *entries: dict[str, Any]
+                           ) -> tuple[str, list[dict[str, Any]]]:
+        """A main-session turn, a reset, and its extraction (``entries``, a handoff last) done:
+        in the log and its job gone from the spool (so indexed, the handoff and the receipt line
+        formatted). Returns the session id and its entries."""
+        box = self.box
+        box.set_extraction_reply(*entries)
+        session = str(self.turn(message)["result"]["meta"]["agentMeta"]["sessionId"])
+        self.reset()
+        self.wait_entries("the extracted entries",
+                          lambda es: any(e["session"] == session and e["type"] == "handoff"
+                                         for e in es), timeout=90)
+
+        def job_gone() -> bool:
+            with Client(box.socket, timeout=10) as client:
+                jobs = client.call("jobs.list")["jobs"]
+            return not any(j["sessionId"] == session for j in jobs)
+
+        wait_for(job_gone, "the extraction's job to leave the spool", 60)
+        return session, [e for e in box.log_entries() if e["session"] == session]
+
+    def cli(self, *args: str, name: str) -> subprocess.CompletedProcess[str]:
+        """The installed ``zettelclaw`` CLI, on the running sidecar's socket."""
+        return self.box.run(["zettelclaw", *args, "--socket", str(self.box.socket)], name=name)
 
     # -- setup and check 7 (first half) ------------------------------------------------------------
 
@@ -671,6 +710,122 @@ class E2E:
                          f"({len(box.log_entries('family'))} entries), injected in its turn "
                          "only")
 
+    # -- checks 10 to 12: receipts, forgetting ---------------------------------------------------
+
+    def check_10(self) -> None:
+        box = self.box
+        with self.check(10, "write receipts: the owner's next private turn names what the last "
+                            "conversation wrote, once; a group turn does not") as notes:
+            session, mine = self.told_and_extracted(
+                "ZC-RECEIPT-ONE The office fern is called FERNWALDO.",
+                {"type": "fact", "content": "The office fern is called FERNWALDO",
+                 "subject": "office"},
+                {"type": "handoff", "content": "Named the office fern"})
+            facts = [e for e in mine if e["type"] == "fact" and "FERNWALDO" in e["content"]]
+            expect(len(facts) == 1, f"expected the fact once, found {len(facts)}")
+            fact_id = facts[0]["id"]
+            # first a group turn, while the receipt waits: it must not get it (nor take it)
+            self.turn("ZC-RECEIPT-GROUP hello again from the group", session_key=GROUP_KEY)
+            group = request_for(box.model_requests(), "ZC-RECEIPT-GROUP")
+            expect(RECEIPT not in json.dumps(group, ensure_ascii=False),
+                   "the group turn's model request holds the receipt line")
+            expect("FERNWALDO" not in json.dumps(group), "the fact reached the group turn")
+            self.turn("ZC-RECEIPT-TWO good morning")
+            text = turn_text(request_for(box.model_requests(), "ZC-RECEIPT-TWO"))
+            expect(RECEIPT in text, "no receipt line in the owner's next turn")
+            line = next(x for x in text.splitlines() if RECEIPT in x)
+            expect("FERNWALDO" in line and f"(id {fact_id})" in line,
+                   f"the receipt line does not name the fact {fact_id}: {line}")
+            expect(HANDOFF_HEADING in text
+                   and text.index(HANDOFF_HEADING) < text.index(RECEIPT) < text.index(
+                       "ZC-RECEIPT-TWO"),
+                   "the receipt line is not after the handoff and before the user's words")
+
+            def told() -> bool:
+                with Client(box.socket, timeout=10) as client:
+                    got = client.call("memory.receipts", {"limit": 20})["conversations"]
+                return any(c["sessionId"] == session and c["told"] for c in got)
+
+            wait_for(told, "memory.receipts to mark the conversation told", 30)
+            self.turn("ZC-RECEIPT-THREE and again")
+            again = turn_text(request_for(box.model_requests(), "ZC-RECEIPT-THREE"))
+            expect(RECEIPT not in again, "the receipt line was shown a second time")
+            notes.append(f"session {session}: group turn without it; owner turn: {line[:160]}; "
+                         "the turn after: none; memory.receipts: told")
+
+    def check_11(self) -> None:
+        box = self.box
+        with self.check(11, "the memory_forget tool hides a decision: `zettelclaw search` finds "
+                            "nothing, the next handoff does not carry it") as notes:
+            session, mine = self.told_and_extracted(
+                "ZC-FORGET-ONE Let's paint the shed SHEDTEAL green.",
+                {"type": "decision", "content": "Paint the shed SHEDTEAL green",
+                 "subject": "shed"},
+                {"type": "handoff", "content": "Chose the SHEDTEAL paint for the shed"})
+            decisions = [e for e in mine if e["type"] == "decision" and "SHEDTEAL" in e["content"]]
+            expect(len(decisions) == 1, f"expected the decision once, found {len(decisions)}")
+            decision_id = decisions[0]["id"]
+            self.turn("ZC-FORGET-TWO what was decided?")
+            before = turn_text(request_for(box.model_requests(), "ZC-FORGET-TWO"))
+            handoff = before.split(RECEIPT)[0]  # the receipt line names it too: not that
+            expect(HANDOFF_HEADING in handoff and f"(id {decision_id})" in handoff,
+                   "the handoff does not carry the decision before the forget")
+            found = self.cli("search", "SHEDTEAL", "--json", name="search-before-forget")
+            expect(found.returncode == 0 and decision_id in found.stdout,
+                   f"`zettelclaw search SHEDTEAL` before the forget: exit {found.returncode}")
+            self.turn('ZC-FORGET-THREE CALL_TOOL:memory_forget {"text": "SHEDTEAL"}')
+            answer = tool_result(box.model_requests(), "ZC-FORGET-THREE")
+            forgotten = {e["id"] for e in answer.get("entries", [])}
+            expect(answer.get("status") == "ok" and answer.get("action") == "hide"
+                   and decision_id in forgotten and answer.get("changed", 0) >= 1,
+                   f"memory_forget answered {answer}")
+            after = self.cli("search", "SHEDTEAL", "--json", name="search-after-forget")
+            expect(after.returncode == 1 and "SHEDTEAL" not in after.stdout,
+                   f"`zettelclaw search SHEDTEAL` after the forget: exit {after.returncode}: "
+                   f"{tail(after.stdout)}")
+            self.turn("ZC-FORGET-FOUR what was decided?")
+            later = turn_text(request_for(box.model_requests(), "ZC-FORGET-FOUR"))
+            expect("SHEDTEAL" not in later and decision_id not in later,
+                   "the next turn's injected context still carries the forgotten decision")
+            notes.append(f"session {session}: memory_forget hid {answer.get('changed')} "
+                         f"entr{'y' if answer.get('changed') == 1 else 'ies'} "
+                         f"({sorted(forgotten)}); search before: exit 0 with {decision_id}, "
+                         f"after: exit {after.returncode}; next turn: handoff "
+                         f"{'present' if HANDOFF_HEADING in later else 'absent'}, without it")
+
+    def check_12(self) -> None:
+        box = self.box
+        word = "WOMBATRIX"
+        with self.check(12, f"`zettelclaw forget --purge --text {word}`: no byte of the word is "
+                            "left in the data directory or the workspace") as notes:
+            session, mine = self.told_and_extracted(
+                f"ZC-PURGE-ONE Our garden gnome is called {word}.",
+                {"type": "fact", "content": f"The garden gnome is called {word}",
+                 "subject": "garden"},
+                {"type": "handoff", "content": f"Named the garden gnome {word}"})
+            expect(any(word in e["content"] for e in mine), "the fact was not extracted")
+            held = holding(word, box.data, box.workspace)
+            expect(held, "the word is nowhere before the purge (is the grep blind?)")
+            notes.append("before: in " + ", ".join(sorted(held)))
+            proc = self.cli("forget", "--purge", "--text", word, "--json", name="forget-purge")
+            expect(proc.returncode == 0, f"forget --purge exited {proc.returncode}: "
+                   f"{tail(proc.stderr or proc.stdout)}")
+            result = parse_json_output(proc.stdout)
+            expect(result.get("action") == "purge" and result.get("changed", 0) >= 2,
+                   f"forget --purge answered {result.get('action')}, {result.get('changed')}")
+            left = holding(word, box.data, box.workspace)
+            expect(not left, f"{word} is still in: {', '.join(sorted(left))}")
+            # for the report: what else lost its conversation copy, and what OpenClaw keeps
+            others = [e for e in box.log_entries() if e["session"] == session]
+            theirs = [p for p in holding(word, box.state)
+                      if not p.startswith(f"{box.state.name}/{box.data.name}/")]
+            notes.append(f"{len(others)} other entries of session {session} stay in the log, "
+                         "their conversation copy gone with it; OpenClaw's own state still "
+                         f"holds the word (not ours): {', '.join(sorted(theirs)) or 'nowhere'}")
+            notes.append(f"session {session}: purged {result['changed']} entries, removed "
+                         f"{json.dumps(result.get('removed'))}; after: no byte of {word} "
+                         f"(any case) under {box.data.name}/ or {box.workspace.name}/")
+
     def check_6(self) -> None:
         box = self.box
         with self.check(6, "sidecar stopped: turns complete, tools answer unavailable; back: the "
@@ -732,9 +887,9 @@ class E2E:
                    f"the sidecar is not the installed wheel's: {command}")
             notes.append(f"the sidecar runs from {box.sidecar_venv}")
 
-    def check_10(self) -> None:
+    def check_13(self) -> None:
         box = self.box
-        with self.check(10, "`openclaw status --all --json` with the gateway stopped shows "
+        with self.check(13, "`openclaw status --all --json` with the gateway stopped shows "
                             "Zettelclaw's counts (the memory slot's runtime asks the "
                             "sidecar)") as notes:
             online = box.openclaw_json("status", "--all", "--json", timeout=300,
@@ -828,13 +983,33 @@ class E2E:
             print(tail(self.box.gateway_log(), 40), flush=True)
             self.results.append(Result(0, "setup", False, 0.0))
             return
-        for step in (self.check_1, self.check_2, self.check_3, self.check_4, self.check_5,
-                     self.check_9, self.check_6, self.check_inspect, self.check_10,
-                     self.check_8):
-            step()
+        steps = ((1, self.check_1), (2, self.check_2), (3, self.check_3), (4, self.check_4),
+                 (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
+                 (12, self.check_12), (6, self.check_6), (7, self.check_inspect),
+                 (13, self.check_13), (8, self.check_8))
+        for number, step in steps:
+            if self.only is None or number in self.only:
+                step()
         started = time.monotonic()
         self.box.stop("gateway", grace=30)
         print(f"     gateway stopped in {time.monotonic() - started:.1f} s", flush=True)
+
+
+def holding(word: str, *roots: Path) -> dict[str, int]:
+    """The files under ``roots`` whose bytes hold ``word`` in any case: path -> count."""
+    needle = word.lower().encode()
+    found: dict[str, int] = {}
+    for root in roots:
+        for path in root.rglob("*"):
+            if not path.is_file() or path.is_symlink():
+                continue
+            try:
+                count = path.read_bytes().lower().count(needle)
+            except OSError:
+                continue
+            if count:
+                found[f"{root.name}/{path.relative_to(root)}"] = count
+    return found
 
 
 def pid_alive(pid: int) -> bool:
@@ -854,7 +1029,10 @@ def main() -> int:
                         help="the installed openclaw package (node_modules/openclaw)")
     parser.add_argument("--sidecar-venv", type=Path, required=True,
                         help="a venv with the zettelclaw wheel installed (scripts/package)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated check numbers to run (default: all)")
     args = parser.parse_args()
+    only = {int(n) for n in args.only.split(",") if n.strip()} or None
     repo = Path(__file__).resolve().parents[2]
     box = Sandbox(args.dir.resolve(), repo, args.node_bin.resolve(),
                   args.openclaw_package.resolve(), args.sidecar_venv.resolve())
@@ -866,6 +1044,7 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, interrupted)
     try:
+        e2e.only = only
         e2e.run()
     except KeyboardInterrupt:
         print("interrupted", flush=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end test of the OpenClaw plugin against a real OpenClaw gateway, offline (checks 1-9 in
-# tests/e2e/openclaw_e2e.py), then the soak (tests/e2e/openclaw_soak.py: hot reloads, a killed
+# End-to-end test of the OpenClaw plugin against a real OpenClaw gateway, offline (checks 1-12 in
+# tests/e2e/openclaw_e2e.py; ZC_E2E_ONLY=10,12 runs only those), then the soak (tests/e2e/openclaw_soak.py: hot reloads, a killed
 # sidecar, init again, a gateway restart, a fact told after each; ZC_E2E_SOAK=0 skips it). Installs Node 24 and OpenClaw into the cache on first use
 # (scripts/openclaw-env.sh), runs everything in a temporary directory and removes it after, with
 # every process it started (KEEP=1 keeps the directory for a look). Needs ./.venv (scripts/test
@@ -57,7 +57,7 @@ drive() {
     return "$code"
 }
 status=0
-drive tests/e2e/openclaw_e2e.py --dir "$dir" || status=1
+drive tests/e2e/openclaw_e2e.py --dir "$dir" ${ZC_E2E_ONLY:+--only "$ZC_E2E_ONLY"} || status=1
 if [ "${ZC_E2E_SOAK:-1}" != 0 ]; then
     mkdir -p "$dir/soak"
     drive tests/e2e/openclaw_soak.py --dir "$dir/soak" || status=1

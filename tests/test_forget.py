@@ -237,6 +237,29 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         agents.close_all()
 
 
+async def test_purge_counts_the_index_rows_it_removed_even_when_the_index_caught_up_first(
+        pool: Agents, write_log: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the index's watcher may catch up with the rewritten log before the purge's index step:
+    # counted there, the rows had already gone and the answer said 0 (seen on the real gateway)
+    from zettelclaw.forget import purge as purging
+
+    seed(write_log)
+    d = calls(pool)
+    assert await visible(d, "allotment key")
+    files_step = purging.run_files_locked
+    async with pool.lease("main") as app:  # main stays open
+        freshness = app.freshness
+
+    def then_the_watcher(home: Home, intent: dict[str, list[str]], removed: Any) -> None:
+        files_step(home, intent, removed)
+        freshness.sync(locked=True)
+
+    monkeypatch.setattr(purging, "run_files_locked", then_the_watcher)
+    answer = await d.call("memory.forget", {"session": "s-key", "purge": True})
+    assert answer["changed"] == 3
+    assert answer["removed"]["index"]["rows"] == 3
+
+
 async def test_hide_deletes_the_words_and_rewrites_the_briefing(
         pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
     from zettelclaw.log.schema import now_timestamp

@@ -120,19 +120,26 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
         purging.write_intent(app.home, ids, sessions, sessions)
         intent = purging.read_intent(app.home)
         assert intent is not None
+        # the rows counted before the log changes: once it is rewritten, the index's own
+        # watcher may catch up with it before step 5 counts (which then saw nothing go)
+        app.freshness.sync(locked=True)
+        before = space.entry_total(app.index)
         purging.run_files_locked(app.home, intent, removed)
-        _index_step(app, removed)
+        _index_step(app, removed, before)
         purging.finish(app.home)
     removed.seconds = time.monotonic() - started
     return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
                   changed=len(ids), removed=removed.wire())
 
 
-def _index_step(app: App, removed: purging.Removed) -> None:
+def _index_step(app: App, removed: purging.Removed, before: int | None = None) -> None:
     """Step 5 (under the data lock): the index made again from the new log, its free pages and
     WAL wiped, unused vectors deleted; the term index starts over (a new epoch: every shard
-    deletes all its documents, and tantivy removes the segments no longer used)."""
-    before = space.entry_total(app.index)
+    deletes all its documents, and tantivy removes the segments no longer used). ``before``:
+    the index's entries before the log was rewritten (a purge resumed at start counts from the
+    index as it finds it)."""
+    if before is None:
+        before = space.entry_total(app.index)
     app.freshness.rebuild(locked=True)  # (new subjects registered under our lock)
     removed.index_rows += max(0, before - space.entry_total(app.index))
     removed.vectors += space.drop_unused_vectors(app.index)

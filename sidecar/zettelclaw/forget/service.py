@@ -6,34 +6,24 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from zettelclaw import failpoints, lock
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.forget import purge as purging
 from zettelclaw.forget.select import Criteria, Scan, select
-from zettelclaw.home import Home
 from zettelclaw.index import space
-from zettelclaw.index.database import Index
-from zettelclaw.index.freshness import Freshness
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
+from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import lock_path as vault_lock
 
 logger = logging.getLogger(__name__)
 
 
-class App(Protocol):
-    """What of a memory (``app.App``) forgetting uses."""
-
-    @property
-    def home(self) -> Home: ...
-
-    @property
-    def index(self) -> Index: ...
-
-    @property
-    def freshness(self) -> Freshness: ...
+# What of a memory (``app.App``) forgetting uses: the vault's Protocol, which names the same
+# parts (and the two the purge's vault step needs besides), one definition for both packages
+App = Memory
 
 
 @dataclass(frozen=True)

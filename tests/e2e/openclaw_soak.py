@@ -199,6 +199,10 @@ class Soak(E2E):
             counts = {m: sum(1 for e in entries if e["type"] == "fact" and m in e["content"])
                       for m in self.facts}
             expect(all(c == 1 for c in counts.values()), f"facts in the log: {counts}")
+            # a job's entries are appended (and indexed) before its file leaves the spool, so
+            # the last fact can be in the log while its job is still listed for a moment
+            wait_for(lambda: box.sidecar_status()["extraction"]["jobs"]["pending"] == 0,
+                     "the last job to leave the spool once its entries are in", 30)
             jobs = box.sidecar_status()["extraction"]["jobs"]
             expect(jobs == {"pending": 0, "waiting": 0, "failed": 0}, f"jobs: {jobs}")
             self.sampler.stopping.set()

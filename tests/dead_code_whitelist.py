@@ -47,3 +47,6 @@ memory_search  # (sidecar/zettelclaw/cli/mcp_server.py): MCP tools, registered b
 memory_remember  # likewise
 memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
+# (sidecar/zettelclaw/importing/items.py): the readers' items, until the importer reads them (issue 33)
+source_id
+origin

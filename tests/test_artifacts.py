@@ -36,6 +36,10 @@ def calls(pool: Agents) -> Dispatcher:
     return Dispatcher(build_methods(pool, dict))
 
 
+def text(path: str) -> str:
+    return Path(path).read_text()
+
+
 def by_kind(answer: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [a for a in answer["artifacts"] if a["kind"] == kind]
 
@@ -76,7 +80,7 @@ async def test_the_briefing_the_vault_pages_and_the_export_each_inside_its_root(
     assert answer["leftOut"] == 0
     for artifact in answer["artifacts"]:
         assert artifact["absolutePath"] == os.path.join(artifact["root"], artifact["path"])
-        assert Path(artifact["absolutePath"]).is_file()
+        assert text(artifact["absolutePath"])
         assert artifact["memory"] == "main"
         assert artifact["agentIds"] == ["main"]
     [brief] = by_kind(answer, "briefing")
@@ -89,7 +93,7 @@ async def test_the_briefing_the_vault_pages_and_the_export_each_inside_its_root(
     [export] = by_kind(answer, "log-export")
     assert (export["root"], export["path"], export["contentType"]) == (
         str(home.root), "exports/log.json", "json")
-    document = orjson.loads(Path(export["absolutePath"]).read_bytes())
+    document = orjson.loads(text(export["absolutePath"]))
     assert document["format"] == "zettelclaw.log-export/1"
     assert document["agentIds"] == ["main"]
     ids = {x["id"] for x in document["entries"]}
@@ -98,7 +102,7 @@ async def test_the_briefing_the_vault_pages_and_the_export_each_inside_its_root(
     # a hidden entry leaves the export at the next listing
     await d.call("memory.forget", {"ids": [e["task"]["id"]]})
     await d.call("artifacts.list", {"agentIds": ["main"]})
-    document = orjson.loads(Path(export["absolutePath"]).read_bytes())
+    document = orjson.loads(text(export["absolutePath"]))
     assert [x["id"] for x in document["entries"]] == [e["new"]["id"]]
 
 
@@ -176,8 +180,9 @@ async def test_another_agents_memory_is_listed_apart_and_a_memory_never_made_is_
     d = calls(pool)
     family = tmp_path / "ws-family"
     family.mkdir()
-    await d.call("agents.register", {"agents": [{"agentId": "family", "workspace": str(family)},
-                                                {"agentId": "work", "workspace": str(tmp_path / "w")}]})
+    await d.call("agents.register", {"agents": [
+        {"agentId": "family", "workspace": str(family)},
+        {"agentId": "work", "workspace": str(tmp_path / "w")}]})
     await d.call("memory.remember", {"agentId": "family", "type": "fact",
                                      "content": "The piano tuner comes in May"})
     answer = await d.call("artifacts.list", {})
@@ -186,9 +191,9 @@ async def test_another_agents_memory_is_listed_apart_and_a_memory_never_made_is_
     assert not (home.root / "agents" / "work").exists()
     [export] = [a for a in by_kind(answer, "log-export") if a["memory"] == "family"]
     assert export["agentIds"] == ["family"]
-    assert "piano tuner" in Path(export["absolutePath"]).read_text()
+    assert "piano tuner" in text(export["absolutePath"])
     main_export = next(a for a in by_kind(answer, "log-export") if a["memory"] == "main")
-    assert "piano tuner" not in Path(main_export["absolutePath"]).read_text()
+    assert "piano tuner" not in text(main_export["absolutePath"])
 
 
 async def test_an_unknown_or_malformed_agent_is_an_error(pool: Agents) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from zettelclaw import failpoints, lock
+from zettelclaw.artifacts.listing import remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
@@ -41,7 +42,6 @@ from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps, w
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Position, parse_line, read_lines
 from zettelclaw.subjects import rename
-from zettelclaw.artifacts.listing import remove_export
 from zettelclaw.vault.scrub import scrub_locked
 
 logger = logging.getLogger(__name__)

@@ -349,8 +349,8 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
     unchanged: list[str] = []
     for setting in SETTINGS:
         found, current = _lookup(config.data, setting.path)
-        if found and (setting.if_unset
-                      or current == setting.value and type(current) is type(setting.value)):
+        same = current == setting.value and type(current) is type(setting.value)
+        if found and (setting.if_unset or same):
             unchanged.append(setting.dotted)
             continue
         _set(new, setting.path, setting.value)

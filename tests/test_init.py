@@ -77,6 +77,9 @@ def test_fresh_config_gets_every_setting(oc: Path, capsys: pytest.CaptureFixture
     assert result["plugins"]["entries"]["memory-core"] == {"enabled": False}
     assert result["hooks"]["internal"]["entries"]["session-memory"] == {"enabled": False}
     assert result["agents"]["defaults"]["compaction"]["memoryFlush"] == {"enabled": False}
+    # what `openclaw doctor` reads as OpenClaw's own memory search (docs/12-openclaw-surfaces.md)
+    assert result["memory"] == {"search": {"provider": "none",
+                                           "rememberAcrossConversations": False}}
     out = capsys.readouterr().out
     assert "set plugins.entries.memory-core.enabled = false (was unset)" in out
     assert "already plugins.slots.memory" in out
@@ -101,7 +104,24 @@ def test_other_settings_are_kept(oc: Path) -> None:
     assert result["agents"]["defaults"]["compaction"] == {"mode": "safeguard",
                                                           "memoryFlush": {"enabled": False}}
     assert result["agents"]["defaults"]["model"] == existing["agents"]["defaults"]["model"]
-    assert list(result) == [*existing, "hooks"]  # key order kept, new sections at the end
+    assert list(result) == [*existing, "hooks", "memory"]  # key order kept, new sections at the end
+
+
+def test_memory_search_settings_the_user_made_are_kept(oc: Path) -> None:
+    """provider and rememberAcrossConversations are set only when unset: an OpenAI key the user
+    configured for memory-core, or transcript recall they turned on, stay theirs."""
+    existing = json.loads(json.dumps(INSTALLED))
+    existing["memory"] = {"search": {"provider": "openai", "rememberAcrossConversations": True,
+                                     "remote": {"apiKey": "${OPENAI_API_KEY}"}}}
+    write(oc / "openclaw.json", existing)
+    assert init() == 0
+    assert config(oc)["memory"] == existing["memory"]
+    # false is a value too: kept, not taken for unset
+    existing["memory"] = {"search": {"rememberAcrossConversations": False}}
+    write(oc / "openclaw.json", existing)
+    assert init() == 0
+    assert config(oc)["memory"] == {"search": {"rememberAcrossConversations": False,
+                                               "provider": "none"}}
 
 
 def test_a_plugin_turned_off_is_turned_back_on(oc: Path,

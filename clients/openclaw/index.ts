@@ -11,6 +11,7 @@
 import { spawn } from "node:child_process";
 import type { OpenClawPluginApi, OpenClawPluginToolContext } from "openclaw/plugin-sdk/plugin-entry";
 import { noteFact, toolAudience, type ToolCtx } from "./src/audience.ts";
+import { publicArtifacts } from "./src/artifacts.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
 import { memoryRuntime } from "./src/memory_runtime.ts";
@@ -65,9 +66,11 @@ export function createPlugin(deps: PluginDeps = {}) {
         },
         { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },
       );
+      const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
       api.registerMemoryCapability({
         promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
-        runtime: memoryRuntime(() => new RpcClient(socketPath, { timeoutMs, unref: true })),
+        runtime: memoryRuntime(ownClient),
+        publicArtifacts: publicArtifacts(ownClient),
       });
       registerCli(shim);
       if (api.registrationMode === "full") registerService(shim, runSweep);

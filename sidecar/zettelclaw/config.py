@@ -184,6 +184,13 @@ class VaultConfig(_Section):
     watch_seconds: float = Field(2.0, ge=0, le=3600, alias="watchSeconds")
 
 
+class ArtifactsConfig(_Section):
+    # artifacts.list (artifacts/): off, it lists nothing. A companion plugin that reads them
+    # (OpenClaw's memory-wiki in bridge mode) copies the owner's memory into its own pages,
+    # which its tools serve to any session: the owner's choice, not a default.
+    publish: bool = False
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
@@ -193,6 +200,7 @@ class Config(_Section):
     admission: AdmissionConfig = AdmissionConfig()
     retention: RetentionConfig = RetentionConfig()
     vault: VaultConfig = VaultConfig()
+    artifacts: ArtifactsConfig = ArtifactsConfig()
 
 
 # the sections, from the model itself: a section added to Config is a section of config.json,

@@ -48,6 +48,13 @@ a gateway that starts the sidecar by itself. Checks:
    shows Zettelclaw's counts for the default agent: provider
    ``zettelclaw``, the memory files and chunks, and the log's current entries, as the sidecar
    reports them.
+14. memory-wiki (bundled with OpenClaw) in bridge mode, with ``artifacts.publish`` on: on the
+    running gateway, ``openclaw wiki status`` counts the artifacts the sidecar lists (main's:
+    the briefing, the vault's pages, the log's export; family's too: the wiki's default scope is
+    one vault for every agent), ``openclaw wiki bridge
+    import`` makes a wiki page of each, and a fact told through the sidecar is in the imported
+    export and vault pages; the gateway's ``doctor.memory.status`` (the Control UI's memory tab)
+    names Zettelclaw as the provider.
 
 ``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
 every run needs); without it, all of them.
@@ -487,6 +494,10 @@ class E2E:
                    "session-memory not disabled")
             expect(config["agents"]["defaults"]["compaction"]["memoryFlush"]["enabled"] is False,
                    "memoryFlush not disabled")
+            # what `openclaw doctor` reads as OpenClaw's own memory search (no OpenAI key asked)
+            expect(config["memory"]["search"] == {"provider": "none",
+                                                  "rememberAcrossConversations": False},
+                   f"memory.search: {config.get('memory')}")
             expect(list(box.state.glob("openclaw.json.zettelclaw-backup-*")), "no backup")
             memory_md = (box.workspace / "MEMORY.md").read_text()
             expect("<!-- BEGIN GENERATED BRIEFING -->" in memory_md, "no markers in MEMORY.md")
@@ -503,7 +514,8 @@ class E2E:
             expect(valid.returncode == 0, f"openclaw config validate: {tail(valid.stdout)}"
                    f"{tail(valid.stderr)}")
             notes.append(f"init installed the plugin ({source}), set the slot, hook access, "
-                         "memory-core/session-memory/memoryFlush off, markers (both agents); "
+                         "memory-core/session-memory/memoryFlush off, memory.search's provider "
+                         "none and no transcript recall, markers (both agents); "
                          "`openclaw zettelclaw init` then changed nothing; config valid")
         # Runs while the gateway starts: a separate process that loads the plugin by itself.
         self.inspect = box.start("plugins-inspect", ["openclaw", "plugins", "inspect",
@@ -973,6 +985,62 @@ class E2E:
                          f"OpenAI model ({through[0].get('model')}); route: "
                          f"{extraction['route']['reason']}")
 
+    def check_14(self) -> None:
+        box = self.box
+        with self.check(14, "memory-wiki in bridge mode on the running gateway lists and imports "
+                            "the artifacts the sidecar publishes (publicArtifacts)") as notes:
+            box.stop("gateway", grace=30)
+            wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop with the gateway", 30)
+            settings = box.data / "config.json"
+            current = json.loads(settings.read_text()) if settings.exists() else {}
+            settings.write_text(json.dumps({**current, "artifacts": {"publish": True}}))
+            path = box.state / "openclaw.json"
+            config = json.loads(path.read_text())
+            config["plugins"]["entries"]["memory-wiki"] = {
+                "enabled": True,
+                "config": {"vaultMode": "bridge",
+                           "bridge": {"enabled": True, "readMemoryArtifacts": True}}}
+            path.write_text(json.dumps(config, indent=2))
+            self.start_gateway()
+            with Client(box.socket, timeout=60) as client:
+                client.call("memory.remember", {"type": "fact", "subject": "harbour",
+                                                "content": "The harbour pilot is called OSPREY"})
+                client.call("vault.build", {})
+                listed = client.call("artifacts.list", {})
+            expect(listed["published"] is True, f"not published: {listed}")
+            # memory-wiki's default vault scope is "global": one wiki for every agent, so it
+            # counts and imports every agent's artifacts (family's too, check 9's)
+            every = listed["artifacts"]
+            mine = [a for a in every if "main" in a["agentIds"]]
+            kinds = sorted({a["kind"] for a in mine})
+            expect(kinds == ["briefing", "log-export", "vault-page"], f"kinds {kinds}")
+            status = box.openclaw_json("wiki", "status", "--agent", "main", "--json",
+                                       timeout=180, name="wiki-status")
+            expect(status["vaultMode"] == "bridge", f"vault mode {status['vaultMode']!r}")
+            expect(status["bridgePublicArtifactCount"] == len(every),
+                   f"memory-wiki counts {status['bridgePublicArtifactCount']} artifacts, the "
+                   f"sidecar lists {len(every)} ({len(mine)} of main's)")
+            codes = [w.get("code") for w in status.get("warnings", [])]
+            expect("bridge-artifacts-missing" not in codes, f"warnings: {status['warnings']}")
+            imported = box.openclaw_json("wiki", "bridge", "import", "--agent", "main", "--json",
+                                         timeout=180, name="wiki-bridge-import")
+            expect(imported["artifactCount"] == len(every),
+                   f"imported {imported['artifactCount']} of {len(every)}")
+            vault = Path(status["vaultPath"])
+            holding_fact = sorted(p for p in imported["pagePaths"]
+                                  if "OSPREY" in (vault / p).read_text())
+            expect(any("exports-log-json" in p for p in holding_fact)
+                   and any("harbour" in p for p in holding_fact),
+                   f"the fact is not in the imported export and topic page: {holding_fact}")
+            doctor = box.openclaw_json("gateway", "call", "doctor.memory.status", "--json",
+                                       timeout=120, name="gateway-doctor-memory-status")
+            expect(doctor.get("provider") == "zettelclaw", f"doctor.memory.status: {doctor}")
+            notes.append(f"wiki status: {status['bridgePublicArtifactCount']} exported artifacts "
+                         f"({len(mine)} of main's: {', '.join(kinds)}); bridge import: "
+                         f"{len(imported['pagePaths'])} pages, the fact in {len(holding_fact)}; "
+                         f"doctor.memory.status: provider {doctor['provider']}, embedding "
+                         f"{doctor.get('embedding')}")
+
     def run(self) -> None:
         try:
             self.setup()
@@ -986,7 +1054,7 @@ class E2E:
         steps = ((1, self.check_1), (2, self.check_2), (3, self.check_3), (4, self.check_4),
                  (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
                  (12, self.check_12), (6, self.check_6), (7, self.check_inspect),
-                 (13, self.check_13), (8, self.check_8))
+                 (13, self.check_13), (8, self.check_8), (14, self.check_14))
         for number, step in steps:
             if self.only is None or number in self.only:
                 step()

@@ -9,6 +9,7 @@
 // "full" mode. Shared state lives on globalThis (src/rpc.ts, src/audience.ts, src/sweep.ts).
 import { spawn } from "node:child_process";
 import { noteFact, toolAudience } from "./src/audience.js";
+import { publicArtifacts } from "./src/artifacts.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
 import { memoryRuntime } from "./src/memory_runtime.js";
@@ -48,9 +49,11 @@ export function createPlugin(deps = {}) {
                     noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
                 return memoryTools(shim.client, toolAudience(ctx));
             }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
+            const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
-                runtime: memoryRuntime(() => new RpcClient(socketPath, { timeoutMs, unref: true })),
+                runtime: memoryRuntime(ownClient),
+                publicArtifacts: publicArtifacts(ownClient),
             });
             registerCli(shim);
             if (api.registrationMode === "full")

@@ -12,6 +12,8 @@ The steps, each safe to run again:
    purged entries in any other job's saved result;
 5. the vault (``vault/scrub.py``), when one was built: the entries' lines leave its pages (an
    edited line still carrying an entry's block id too) and their items its state, page by page;
+   the log's export (``artifacts/``), when one was written, is deleted (the next
+   ``artifacts.list`` writes it again from the new index);
 6. the index built again from the new log, its freed pages wiped (VACUUM, the WAL truncated),
    the vectors no entry or chunk uses deleted, the term index rebuilt (its old segments removed);
 7. the intent removed. The MEMORY.md block is written again by the caller (``methods/forget``).
@@ -32,6 +34,7 @@ from typing import Any
 import orjson
 
 from zettelclaw import failpoints, lock
+from zettelclaw.artifacts.listing import remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
@@ -128,6 +131,7 @@ def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed)
     scrubbed = scrub_locked(home, ids)
     removed.vault_pages += scrubbed.pages
     removed.vault_lines += scrubbed.lines
+    remove_export(home)
     failpoints.reach("purge-after-vault")
 
 

@@ -2,7 +2,8 @@
 
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
-``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``). Each module
+``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``), ``artifacts``
+(``artifacts.list``). Each module
 registers its methods (``methods(agents)``, each handler a module-level function bound to the
 pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
 agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
@@ -21,6 +22,7 @@ from typing import Any
 from zettelclaw.agents.pool import Agents
 from zettelclaw.methods import (
     admin,
+    artifacts,
     briefing,
     forget,
     hooks,
@@ -53,4 +55,5 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **host.methods(agents),
         **agents_methods.methods(agents),
         **vault.methods(agents),
+        **artifacts.methods(agents),
     }

@@ -7,7 +7,13 @@ What it does, each step only when needed (a second run changes nothing and says 
    and lets it see conversations (OpenClaw blocks ``before_prompt_build`` for plugins without
    ``hooks.allowConversationAccess``); disables memory-core (its ``memory_search``/``memory_get``
    would clash with ours, and its nightly "dreaming" rewrites MEMORY.md), the ``session-memory``
-   hook and the pre-compaction memory flush (Zettelclaw extracts whole transcripts);
+   hook and the pre-compaction memory flush (Zettelclaw extracts whole transcripts); and, when
+   the user has not set them, says in ``memory.search`` what OpenClaw's own memory search does
+   while Zettelclaw holds the slot: no embedding provider (``provider: "none"``; the sidecar
+   embeds) and no transcript recall of its own (``rememberAcrossConversations: false``;
+   Zettelclaw carries memory across conversations). Unset, ``openclaw doctor`` reads them as
+   memory-core's defaults ("openai", on) and advises an OpenAI key and a command of memory-core's
+   (docs/12-openclaw-surfaces.md);
 3. adds the briefing markers to the workspace's MEMORY.md (creating it when missing).
 
 memory-core's "Memory Dreaming Promotion" cron job survives memory-core being disabled. Cron
@@ -62,6 +68,7 @@ class Setting:
     path: tuple[str, ...]
     value: Any
     why: str
+    if_unset: bool = False  # a value the user set is theirs: kept, whatever it is
 
     @property
     def dotted(self) -> str:
@@ -81,6 +88,13 @@ SETTINGS: tuple[Setting, ...] = (
             "the session-memory hook is off: Zettelclaw extracts every session"),
     Setting(("agents", "defaults", "compaction", "memoryFlush", "enabled"), False,
             "no memory flush before compaction: Zettelclaw reads whole transcripts"),
+    Setting(("memory", "search", "provider"), "none",
+            "OpenClaw's own memory search embeds nothing (the sidecar does): `openclaw doctor` "
+            "stops asking for an OpenAI key", if_unset=True),
+    Setting(("memory", "search", "rememberAcrossConversations"), False,
+            "OpenClaw's own transcript recall is off (Zettelclaw carries memory across "
+            "conversations): `openclaw doctor` stops saying the provider cannot do it",
+            if_unset=True),
 )
 
 DREAMING_NOTE = (
@@ -335,7 +349,8 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
     unchanged: list[str] = []
     for setting in SETTINGS:
         found, current = _lookup(config.data, setting.path)
-        if found and current == setting.value and type(current) is type(setting.value):
+        same = current == setting.value and type(current) is type(setting.value)
+        if found and (setting.if_unset or same):
             unchanged.append(setting.dotted)
             continue
         _set(new, setting.path, setting.value)

@@ -40,6 +40,7 @@ CONTRACT: dict[str, Signature] = {
     "status": Signature(p.StatusParams, r.Status),
     "agents.register": Signature(p.AgentsRegisterParams, r.AgentsRegistered),
     "agents.list": Signature(p.AgentsListParams, r.AgentsList),
+    "artifacts.list": Signature(p.ArtifactsListParams, r.ArtifactsList),
     "host.offer": Signature(p.HostOfferParams, r.Offered),
     "memory.forget": Signature(p.ForgetParams, r.Forgot),
     "memory.unforget": Signature(p.UnforgetParams, r.Forgot),

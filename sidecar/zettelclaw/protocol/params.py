@@ -287,6 +287,18 @@ class AgentsListParams(Params):
     pass
 
 
+class ArtifactsListParams(Params):
+    """``artifacts.list``: the public artifacts of these agents' memories (absent: every agent
+    the sidecar knows)."""
+
+    agent_ids: Annotated[list[Text], Field(max_length=1000)] | None = Field(None, alias="agentIds")
+
+    @field_validator("agent_ids")
+    @classmethod
+    def _ids(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else [check_agent_id(agent) for agent in value]
+
+
 class HostClientParams(Params):
     name: Annotated[str, StringConstraints(min_length=1, max_length=100)]
     version: Annotated[str, StringConstraints(max_length=100)] | None = None

@@ -330,6 +330,25 @@ class AgentsList(Result):
     agents: list[AgentRow]
 
 
+class Artifact(Result):
+    """One public artifact: a file ``path`` inside ``root`` (both checked by the sidecar)."""
+
+    kind: Literal["briefing", "vault-page", "log-export"]
+    root: str
+    path: str
+    absolute_path: str
+    content_type: Literal["markdown", "json"]
+    memory: str
+    agent_ids: list[str]  # the agents whose memory it is (several when agents.share names them)
+
+
+class ArtifactsList(Result):
+    published: bool  # artifacts.publish: off, nothing is listed
+    reason: str | None = None  # why nothing is listed
+    artifacts: list[Artifact]
+    left_out: int  # links out of their root, vault pages past the bound
+
+
 class Refusal(Result):
     """A workspace ``agents.register`` did not record, and why."""
 

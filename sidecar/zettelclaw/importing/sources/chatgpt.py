@@ -44,11 +44,7 @@ def detect(path: Path) -> str | None:
 
 def read(path: Path) -> Iterator[Item]:
     """The conversations of the export at ``path``, and a Problem for each part unread."""
-    for got in exports.read_export(path):
-        if isinstance(got, Problem):
-            yield got
-        else:
-            yield from _conversation(got)
+    return exports.read_conversations(path, "ChatGPT", _conversation)
 
 
 def _conversation(element: exports.Element) -> Iterator[Item]:
@@ -56,15 +52,16 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
     if not isinstance(value, dict):
         yield Problem(element.place, f"a JSON {type(value).__name__}, not a conversation object")
         return
+    mapping = value.get("mapping")
+    if not isinstance(mapping, dict):
+        yield Problem(element.place, "no 'mapping' of messages: not a ChatGPT conversation; "
+                                     "skipped")
+        return
     ident = value.get("conversation_id") or value.get("id")
     if not isinstance(ident, str) or not ident:
         yield Problem(element.place, "no conversation id ('id' or 'conversation_id'): skipped")
         return
     place = f"{element.place} (id {ident})"
-    mapping = value.get("mapping")
-    if not isinstance(mapping, dict):
-        yield Problem(place, "no 'mapping' of messages: not a ChatGPT conversation; skipped")
-        return
     path = _path(mapping, value.get("current_node"))
     if path is None:
         yield Problem(place, "its messages' parent links loop: skipped")

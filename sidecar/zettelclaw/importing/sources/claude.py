@@ -40,11 +40,7 @@ def detect(path: Path) -> str | None:
 
 def read(path: Path) -> Iterator[Item]:
     """The conversations of the export at ``path``, and a Problem for each part unread."""
-    for got in exports.read_export(path):
-        if isinstance(got, Problem):
-            yield got
-        else:
-            yield from _conversation(got)
+    return exports.read_conversations(path, "Claude", _conversation)
 
 
 def _conversation(element: exports.Element) -> Iterator[Item]:
@@ -52,15 +48,16 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
     if not isinstance(value, dict):
         yield Problem(element.place, f"a JSON {type(value).__name__}, not a conversation object")
         return
+    listed = value.get("chat_messages")
+    if not isinstance(listed, list):
+        yield Problem(element.place, "no 'chat_messages' list: not a Claude conversation; "
+                                     "skipped")
+        return
     ident = value.get("uuid")
     if not isinstance(ident, str) or not ident:
         yield Problem(element.place, "no conversation 'uuid': skipped")
         return
     place = f"{element.place} (uuid {ident})"
-    listed = value.get("chat_messages")
-    if not isinstance(listed, list):
-        yield Problem(place, "no 'chat_messages' list: not a Claude conversation; skipped")
-        return
     raw: list[dict[str, Any]] = []
     for index, message in enumerate(listed):
         if isinstance(message, dict):

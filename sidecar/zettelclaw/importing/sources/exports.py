@@ -25,7 +25,7 @@ import json
 import re
 import zipfile
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -33,12 +33,14 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from zettelclaw.importing.items import Problem
+from zettelclaw.importing.items import Conversation, Item, Problem
 
 CHUNK = 1 << 20
 ELEMENT_CAP = 256 << 20  # one conversation
 MEMBER_CAP = 16 << 30  # one zip member, decompressed: a bound on a zip bomb's work
 SNIFF_BYTES = 256 << 10
+# a file whose first conversations are all unreadable is taken for another kind of file
+FOREIGN_AFTER = 10
 _MEMBER = re.compile(r"conversations(?:-\d+)?\.json")
 _WS = b" \t\r\n"
 # a JSON string (its closing quote captured: absent when the buffer ends inside the string), or
@@ -74,6 +76,23 @@ def read_export(path: Path) -> Iterator[Element | Problem]:
                 yield from _elements(raw, path.name)
     except OSError as error:
         yield Problem(str(path), f"cannot be read: {error.strerror or error}")
+
+
+def read_conversations(path: Path, service: str,
+                       convert: Callable[[Element], Iterator[Item]]) -> Iterator[Item]:
+    """``convert`` applied to every element of the export at ``path``; stops, with a Problem,
+    when the first ``FOREIGN_AFTER`` elements gave no conversation (a foreign JSON list)."""
+    unread, read = 0, False
+    for got in read_export(path):
+        items = [got] if isinstance(got, Problem) else list(convert(got))
+        for item in items:
+            read = read or isinstance(item, Conversation)
+            unread += isinstance(item, Problem)
+            yield item
+        if not read and unread >= FOREIGN_AFTER:
+            yield Problem(str(path), f"none of its first {unread} elements is a {service} "
+                                     f"conversation: not a {service} export; stopped reading")
+            return
 
 
 def sniff(path: Path) -> Kind | None:

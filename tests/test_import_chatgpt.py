@@ -173,7 +173,8 @@ def test_a_truncated_zip_is_one_problem_naming_the_file(tmp_path: Path) -> None:
     cut = tmp_path / "export.zip"
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
     items = list(chatgpt.read(cut))
-    assert len(items) == 1 and isinstance(items[0], Problem)
+    assert len(items) == 1
+    assert isinstance(items[0], Problem)
     assert items[0].origin == str(cut)
     assert "not a readable zip" in items[0].message
     assert chatgpt.detect(cut) is None
@@ -221,7 +222,8 @@ def test_foreign_json_is_a_problem_not_a_crash(tmp_path: Path) -> None:
         path = tmp_path / name
         path.write_bytes(data)
         items = list(chatgpt.read(path))
-        assert items and all(isinstance(item, Problem) for item in items), name
+        assert items, name
+        assert all(isinstance(item, Problem) for item in items), name
         assert all(item.origin.startswith(name) for item in items), name
         assert chatgpt.detect(path) is None
 
@@ -274,11 +276,12 @@ def test_non_utf8_bytes_spoil_one_conversation_and_a_lone_surrogate_none(
     assert problem.origin.startswith("c.json, conversation 0 (byte 1)")
     assert "UTF-8" in problem.message
     text = conversations(items)[0].messages[1].text
-    assert text.encode("utf-8") and text.startswith("Paris ")
+    assert text.encode("utf-8")
+    assert text.startswith("Paris ")
 
 
 def test_a_conversation_in_another_language_is_just_text(tmp_path: Path) -> None:
-    words = ["東京の天気はどうですか？", "Сегодня солнечно.", "مرحبا بالعالم", "🙂 ok"]
+    words = ["東京の天気はどうですか", "Сегодня солнечно.", "مرحبا بالعالم", "🙂 ok"]
     chain: list[tuple[str, str | None, dict[str, Any] | None]] = [("r", None, None)]
     for i, text in enumerate(words):
         chain.append((f"n{i}", chain[-1][0],
@@ -287,7 +290,8 @@ def test_a_conversation_in_another_language_is_just_text(tmp_path: Path) -> None
         conversation("c-lang", chain, current="n3", title="天気")])))
     [read] = items
     assert isinstance(read, Conversation)
-    assert [m.text for m in read.messages] == words and read.title == "天気"
+    assert [m.text for m in read.messages] == words
+    assert read.title == "天気"
 
 
 def test_detect_knows_the_zip_the_json_and_the_folder(tmp_path: Path) -> None:

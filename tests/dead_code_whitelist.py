@@ -50,3 +50,6 @@ _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signa
 # (sidecar/zettelclaw/importing/items.py): the readers' items, until the importer reads them (issue 33)
 source_id
 origin
+# (sidecar/zettelclaw/importing/sources/*.py): read by importing/importer.py (i33core), which
+# dispatches to each source's read and detect
+detect

@@ -47,6 +47,9 @@ _WS = b" \t\r\n"
 # a bracket; everything else between them is scalars, colons and commas, which the scanner skips
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+(")?|[\[\]{}]', re.DOTALL)
 _SCALAR_END = re.compile(rb"[,\]\s]")
+# a run of anything but brackets, whole strings included (a string cut by the buffer's end is
+# not: the run stops at its opening quote); possessive, so it never backtracks
+_BETWEEN = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
 
 Kind = Literal["chatgpt", "claude"]
 
@@ -282,25 +285,22 @@ class _Scanner:
         if first not in b"[{":
             return self._scalar_end(first == 0x22)
         depth = 0
+        buf = self.buf
         while True:
             if self.pos - self.anchor > ELEMENT_CAP:
                 self.skipping = True
-            found = _TOKEN.search(self.buf, self.pos)
-            if found is None:
-                self.pos = len(self.buf)
-            elif self.buf[found.start()] == 0x22:
-                if found.start(1) >= 0:
-                    self.pos = found.end()
-                    continue
-                self.pos = found.start()  # a string cut by the buffer's end: read on, rescan
-            else:
-                depth += 1 if self.buf[found.start()] in b"[{" else -1
-                self.pos = found.end()
+            # past everything up to the next bracket, whole strings included, in one match
+            self.pos = _BETWEEN.match(buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(buf) and buf[self.pos] != 0x22:
+                depth += 1 if buf[self.pos] in b"[{" else -1
+                self.pos += 1
                 if depth == 0:
                     return self.pos
                 continue
+            # at the buffer's end, or at a string it cuts: read on (the string is rescanned)
             if not self.more():
                 raise _Truncated
+            buf = self.buf
 
     def _scalar_end(self, string: bool) -> int:
         while True:

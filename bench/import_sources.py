@@ -143,7 +143,8 @@ def main() -> None:
                                                       anthropic)]
         results = []
         for name, source, path in rows:
-            result = child(source, path) | {"case": name, "mib": path.stat().st_size / 2**20}
+            size = path.stat().st_size if source != "none" else 0
+            result = child(source, path) | {"case": name, "mib": size / 2**20}
             results.append(result)
     machine = {"python": platform.python_version(), "machine": platform.machine(),
                "cpus": os.cpu_count(), "load": os.getloadavg()}

@@ -112,14 +112,25 @@ def test_the_current_branch_is_read_without_hidden_system_tool_or_reasoning_turn
     assert read.origin == "conversations.json, conversation 0 (id c-branched)"
 
 
-def test_times_are_the_messages_own_in_utc_and_none_when_null(tmp_path: Path) -> None:
+def test_times_are_the_messages_own_in_utc_or_the_one_before(tmp_path: Path) -> None:
     [read] = chatgpt.read(write_json(tmp_path / "c.json", [branched()]))
     assert isinstance(read, Conversation)
+    # a2's create_time is null: it takes q2's, the message before it
     assert [m.at for m in read.messages] == [
         datetime.fromtimestamp(T0 + 10, UTC), datetime.fromtimestamp(T0 + 11, UTC),
-        datetime.fromtimestamp(T0 + 20, UTC), None]
+        datetime.fromtimestamp(T0 + 20, UTC), datetime.fromtimestamp(T0 + 20, UTC)]
     assert read.started == datetime.fromtimestamp(T0 + 10, UTC)
-    assert all(m.at is None or m.at.tzinfo == UTC for m in read.messages)
+    assert all(m.at is not None and m.at.tzinfo == UTC for m in read.messages)
+
+
+def test_messages_without_times_take_the_conversations(tmp_path: Path) -> None:
+    untimed = conversation("c-untimed", [
+        ("r", None, None), ("u", "r", message("u", "user", ["when?"], None)),
+        ("a", "u", message("a", "assistant", ["then"], None))], current="a")
+    bare = untimed | {"id": "c-bare", "conversation_id": "c-bare", "create_time": None}
+    read = conversations(list(chatgpt.read(write_json(tmp_path / "c.json", [untimed, bare]))))
+    assert [[m.at for m in c.messages] for c in read] == [
+        [datetime.fromtimestamp(T0, UTC)] * 2, [None, None]]
 
 
 def test_zip_json_and_unpacked_folder_give_the_same_items_and_ids_are_stable(

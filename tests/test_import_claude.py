@@ -84,7 +84,7 @@ def test_turns_text_blocks_attachments_and_times(tmp_path: Path) -> None:
     assert [m.at for m in read.messages] == [
         datetime(2025, 3, 1, 9, 0, 0, 123456, tzinfo=UTC),
         datetime(2025, 3, 1, 9, 0, 5, tzinfo=timezone(timedelta(hours=1))),
-        None]
+        datetime(2025, 3, 1, 8, 0, 5, tzinfo=UTC)]  # "not a time": the one before it
     assert read.messages[1].at is not None
     assert read.messages[1].at.tzinfo == UTC
     assert read.messages[1].at.hour == 8  # 09:00:05+01:00

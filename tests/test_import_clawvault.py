@@ -7,6 +7,7 @@ unclosed frontmatter, non-UTF-8 pages, a page too large, a file given for a fold
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def vault(root: Path) -> Path:
          "importance: high\n---\n\nLikes green tea. Reviews on Fridays.\n")
     page(root, "projects/zettelclaw.md",
          "---\ntitle: Zettelclaw\nstatus: active\n---\nMemory for agents.\n")
+    page(root, "lessons/untitled.md", "\nAlways stream large files.\n")
     page(root, "facts/office.md", "---\ntitle: The office is in Porto\nproject: Zettelclaw\n---\n")
     page(root, "inbox/note-1707849600000.md",
          "---\ntitle: note-1707849600000\n---\nBuy a new keyboard\nsecond line\n")
@@ -108,8 +110,11 @@ def test_each_category_becomes_its_note(tmp_path: Path) -> None:
     assert got["projects/zettelclaw.md"].subject == "zettelclaw"
     assert got["facts/office.md"].subject == "zettelclaw"
     capture = got["inbox/note-1707849600000.md"]
-    assert (capture.content, capture.at) == (
-        "Buy a new keyboard", datetime.fromtimestamp(1_707_849_600, UTC))
+    assert (capture.content, capture.detail, capture.at) == (
+        "Buy a new keyboard", "second line", datetime.fromtimestamp(1_707_849_600, UTC))
+    untitled = got["lessons/untitled.md"]
+    assert (untitled.kind, untitled.content, untitled.detail) == (
+        "fact", "Always stream large files.", None)
     summary = got["transcripts/2026-02-14-summary.md"]
     assert (summary.kind, summary.detail) == ("fact", "We talked about streaming.")
 
@@ -205,6 +210,20 @@ def test_broken_frontmatter_non_utf8_and_oversized_pages_are_problems(
     }
     # the rest is read as before
     assert "decisions/use-postgresql-for-auth.md" in notes(items)
+
+
+def test_a_folder_gone_while_reading_is_a_problem_and_the_rest_is_read(
+        tmp_path: Path) -> None:
+    root = vault(tmp_path)
+    reading = clawvault.read(root)
+    first = next(reading)
+    assert first.origin == "commitments/call-pedro.md"
+    shutil.rmtree(root / "people")  # listed already, not yet walked into
+    items = [first, *reading]
+    assert [(p.origin, p.message.split(":")[0]) for p in problems(items)] == [
+        ("people", "folder cannot be read")]
+    assert "decisions/use-postgresql-for-auth.md" in notes(items)
+    assert "projects/zettelclaw.md" in notes(items)
 
 
 def test_not_a_folder_and_detection(tmp_path: Path) -> None:

@@ -15,8 +15,10 @@ transcriptions (``audio_transcription`` parts), ``[image]`` for an image part. L
 and tool messages, code sent to tools, their output (``execution_output``, ``tether_*``),
 reasoning (``thoughts``, ``reasoning_recap``), custom instructions (``user_editable_context``).
 Citation marks the answers carry (private-use ``\\ue200...\\ue201`` and ``【...†...】``) are
-removed. A message's time is its ``create_time`` (None when null); messages keep the tree's
-order, not their times'. A conversation with no message left is not yielded.
+removed. A message's time is its ``create_time``; when that is null, the time of the message
+before it, or the conversation's ``create_time`` for the first (None only when the source has
+none). Messages keep the tree's order, not their times'. A conversation with no message left is
+not yielded.
 
 ``source_id``: ``chatgpt:<id>``. A conversation without ``mapping`` or an id, or whose parent
 chain loops, is a Problem; a missing or unknown ``current_node`` falls back to the latest leaf.
@@ -74,7 +76,7 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
     yield Conversation(
         source_id=f"{SOURCE}:{ident}",
         title=(exports.clean_text(title.strip()) or None) if isinstance(title, str) else None,
-        messages=messages,
+        messages=exports.fill_times(messages, exports.from_epoch(value.get("create_time"))),
         origin=place,
     )
 

@@ -11,7 +11,8 @@ What becomes a ``Message``: a message from "human" (the user) or "assistant"; it
 ``text`` blocks of ``content`` joined (thinking and tool blocks left out), or the ``text`` field
 when it has no ``content`` text; the names of its attachments and files follow as
 ``[attached: name]`` (their contents are left out: a pasted document is not the conversation).
-Its time is its ``created_at`` (None when absent or not a time). Messages carrying
+Its time is its ``created_at``; when absent or not a time, the time of the message before it,
+or the conversation's ``created_at`` for the first. Messages carrying
 ``parent_message_uuid`` (exports since edits made branches) are read along the current branch:
 from ``current_leaf_message_uuid`` when the conversation names it, else from the last message,
 up through the parents; without those fields, in list order. A conversation with no message left
@@ -73,7 +74,7 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
     yield Conversation(
         source_id=f"{SOURCE}:{ident}",
         title=(exports.clean_text(name.strip()) or None) if isinstance(name, str) else None,
-        messages=messages,
+        messages=exports.fill_times(messages, exports.from_iso(value.get("created_at"))),
         origin=place,
     )
 

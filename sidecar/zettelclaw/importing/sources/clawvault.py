@@ -32,12 +32,13 @@ feelings, ...)
 ================================  =====================================================
 
 A page note's ``content`` is the page's title (frontmatter ``title``, else its first ``#``
-heading, else the file name), or its first line for a quick capture (``note-<ms>``); its
-``detail`` is the page's body. ``subject``: the page's slug for people and projects, else the
-slug of frontmatter ``project`` when there is one. ``at``: frontmatter ``created``, ``date`` or
-``updated`` (a date alone is that day at 00:00 UTC; a time without an offset is taken as UTC),
-else a date or epoch in the file name (``handoff-2026-02-13-1830``, ``note-1707849600000``),
-else None. A transcript's messages all carry the page's time.
+heading) and its ``detail`` the page's body; a page with no title but its file name (or a quick
+capture's ``note-<ms>``) has its body's first line as ``content`` and the rest as ``detail``.
+``subject``: the page's slug for people and projects, else the slug of frontmatter ``project``
+when there is one. ``at``: frontmatter ``created``, ``date`` or ``updated`` (a date alone is that
+day at 00:00 UTC; a time without an offset is taken as UTC), else a date or epoch in the file
+name (``handoff-2026-02-13-1830``, ``note-1707849600000``), else None. A transcript's messages
+all carry the page's time.
 
 ``source_id``: ``clawvault:<path in the vault>#<n>:<hash>``, where ``n`` numbers the items of
 one page (0 for the page itself) and the hash is the page's (an edited page is new); for an
@@ -130,13 +131,17 @@ def read(path: Path) -> Iterator[Item]:
     if not path.is_dir():
         yield Problem(str(path), "not a folder: a ClawVault vault is a folder of pages")
         return
-    for file in _pages(path):
+    unreadable: list[OSError] = []
+    for file in _pages(path, unreadable):
         rel = file.relative_to(path).as_posix()
         page = _load(file, rel)
         if isinstance(page, Problem):
             yield page
         else:
             yield from _items(page)
+    for error in unreadable:
+        where = Path(error.filename).relative_to(path).as_posix() if error.filename else str(path)
+        yield Problem(where, f"folder cannot be read: {error.strerror or error}; left out")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Value], str, int]:
@@ -239,8 +244,8 @@ def _scalar(raw: str, number: int) -> Scalar:
     return plain
 
 
-def _pages(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root):
+def _pages(root: Path, unreadable: list[OSError]) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root, onerror=unreadable.append):
         here = Path(folder)
         rel = here.relative_to(root).parts
         dirs[:] = sorted(name for name in dirs if _walked((*rel, name)))
@@ -296,8 +301,10 @@ def _items(page: _Page) -> Iterator[Item]:
     content, detail = title, _without_title(page.body, title) or None
     if kind == "handoff":
         content, detail = _handoff(page, title)
-    elif _CAPTURE.fullmatch(title) and page.body:
-        content = page.body.splitlines()[0].strip().lstrip("#").strip() or title
+    elif (title == page.stem or _CAPTURE.fullmatch(title)) and detail:
+        # no title but the file's name (or a capture's generated one): the body's first line
+        first, _, rest = detail.partition("\n")
+        content, detail = first.strip().lstrip("#").strip() or title, rest.strip() or None
     yield Note(source_id=_id(page, 0), kind=kind, content=content, at=at, origin=page.rel,
                subject=_subject(page), detail=detail, status=status)
     if kind == "handoff":

@@ -33,7 +33,7 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from zettelclaw.importing.items import Conversation, Item, Problem
+from zettelclaw.importing.items import Conversation, Item, Message, Problem
 
 CHUNK = 1 << 20
 ELEMENT_CAP = 256 << 20  # one conversation
@@ -120,6 +120,19 @@ def clean_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
     return text
+
+
+def fill_times(messages: tuple[Message, ...], start: datetime | None) -> tuple[Message, ...]:
+    """``messages`` with each missing time the time of the message before it (the
+    conversation's ``start`` for the first): a conversation keeps the source's date even when
+    some of its messages carry none."""
+    filled = []
+    last = start
+    for message in messages:
+        last = message.at or last
+        filled.append(message if message.at is not None or last is None
+                      else Message(message.role, message.text, last))
+    return tuple(filled)
 
 
 def from_epoch(value: object) -> datetime | None:

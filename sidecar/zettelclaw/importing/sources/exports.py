@@ -36,7 +36,7 @@ import orjson
 from zettelclaw.importing.items import Conversation, Item, Message, Problem
 
 CHUNK = 1 << 20
-ELEMENT_CAP = 256 << 20  # one conversation
+ELEMENT_CAP = 64 << 20  # one conversation: held whole, and its parse beside it
 MEMBER_CAP = 16 << 30  # one zip member, decompressed: a bound on a zip bomb's work
 SNIFF_BYTES = 256 << 10
 # a file whose first conversations are all unreadable is taken for another kind of file

@@ -16,6 +16,7 @@ import yaml
 
 from zettelclaw.importing.items import Conversation, Item, Note, Problem
 from zettelclaw.importing.sources import clawvault
+from zettelclaw.log.schema import SLUG_RE
 
 
 def page(root: Path, rel: str, text: str | bytes) -> Path:
@@ -57,6 +58,8 @@ def vault(root: Path) -> Path:
          "importance: high\n---\n\nLikes green tea. Reviews on Fridays.\n")
     page(root, "projects/zettelclaw.md",
          "---\ntitle: Zettelclaw\nstatus: active\n---\nMemory for agents.\n")
+    page(root, "people/José_García.md", "Met at the conference.\n")
+    page(root, "people/山田.md", "---\ntitle: 山田\n---\nA colleague.\n")
     page(root, "lessons/untitled.md", "\nAlways stream large files.\n")
     page(root, "facts/office.md", "---\ntitle: The office is in Porto\nproject: Zettelclaw\n---\n")
     page(root, "inbox/note-1707849600000.md",
@@ -108,6 +111,10 @@ def test_each_category_becomes_its_note(tmp_path: Path) -> None:
         "fact", "pedro-project-lead", "Pedro (project lead)",
         "Likes green tea. Reviews on Fridays.")
     assert got["projects/zettelclaw.md"].subject == "zettelclaw"
+    # subjects are slugs the log takes, or none
+    assert got["people/José_García.md"].subject == "jose-garcia"
+    assert got["people/山田.md"].subject is None
+    assert all(SLUG_RE.fullmatch(n.subject) for n in got.values() if n.subject)
     assert got["facts/office.md"].subject == "zettelclaw"
     capture = got["inbox/note-1707849600000.md"]
     assert (capture.content, capture.detail, capture.at) == (

@@ -35,10 +35,11 @@ A page note's ``content`` is the page's title (frontmatter ``title``, else its f
 heading) and its ``detail`` the page's body; a page with no title but its file name (or a quick
 capture's ``note-<ms>``) has its body's first line as ``content`` and the rest as ``detail``.
 ``subject``: the page's slug for people and projects, else the slug of frontmatter ``project``
-when there is one. ``at``: frontmatter ``created``, ``date`` or ``updated`` (a date alone is that
-day at 00:00 UTC; a time without an offset is taken as UTC), else a date or epoch in the file
-name (``handoff-2026-02-13-1830``, ``note-1707849600000``), else None. A transcript's messages
-all carry the page's time.
+when there is one (made a slug the log takes: ``José_García`` -> ``jose-garcia``; none for a
+name without Latin letters). ``at``: frontmatter ``created``, ``date`` or ``updated`` (a date
+alone is that day at 00:00 UTC; a time without an offset is taken as UTC), else a date or epoch
+in the file name (``handoff-2026-02-13-1830``, ``note-1707849600000``), else None. A
+transcript's messages all carry the page's time.
 
 ``source_id``: ``clawvault:<path in the vault>#<n>:<hash>``, where ``n`` numbers the items of
 one page (0 for the page itself) and the hash is the page's (an edited page is new); for an
@@ -59,6 +60,7 @@ import hashlib
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -66,9 +68,12 @@ from pathlib import Path
 from typing import Literal
 
 from zettelclaw.importing.items import Conversation, Item, Message, Note, NoteKind, Problem, Role
+from zettelclaw.log.schema import SLUG_RE
+from zettelclaw.subjects.registry import to_slug
 
 SOURCE = "clawvault"
 PAGE_CAP = 4 << 20
+SLUG_MAX = 80  # log.schema's Slug
 _SKIPPED_DIRS = {"templates", "node_modules"}
 _SKIPPED_LEDGER = {"raw", "reflections", "archive"}
 _KNOWN = {"preferences", "decisions", "patterns", "people", "projects", "goals", "transcripts",
@@ -384,11 +389,14 @@ def _subject(page: _Page) -> str | None:
 
 
 def _slug(text: str) -> str | None:
-    """ClawVault's slug rule (lower case, word characters, spaces to '-'), links unwrapped."""
+    """A subject slug the log takes (``log.schema.SLUG_PATTERN``) from a page's name or a
+    ``project`` link: accents dropped, anything but letters and digits a hyphen; None when
+    nothing is left (a name in a script without Latin letters)."""
     text = text.strip().removeprefix("[[").removesuffix("]]").split("|", 1)[0]
-    text = text.rsplit("/", 1)[-1].lower()
-    slug = re.sub(r"-+", "-", re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", text))).strip("-")
-    return slug or None
+    text = text.rsplit("/", 1)[-1]
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = to_slug(ascii_text)[:SLUG_MAX].rstrip("-")
+    return slug if SLUG_RE.fullmatch(slug) else None
 
 
 def _time(page: _Page) -> datetime | None:

@@ -4,6 +4,10 @@ row_factory), counters the tests read, named tuple fields, the failpoints' docum
 Made with ``vulture sidecar/zettelclaw --min-confidence 60 --make-whitelist``; a line is added
 here only for a name that is used where vulture cannot see it. Not imported, not type-checked."""
 
+# (sidecar/zettelclaw/importing/sources/*.py): each reader's detect, for the importer's
+# auto-detection (importing/registry.py, i33core); read by importing/importer.py (i33core)
+detect
+
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:99)
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:180)
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:300)
@@ -50,6 +54,3 @@ _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signa
 # (sidecar/zettelclaw/importing/items.py): the readers' items, until the importer reads them (issue 33)
 source_id
 origin
-# (sidecar/zettelclaw/importing/sources/*.py): read by importing/importer.py (i33core), which
-# dispatches to each source's read and detect
-detect

@@ -55,7 +55,7 @@ def vault(root: Path) -> Path:
          "  - 'Is ''ijson'' needed?'\n---\n\nLeft off in exports.py.\n")
     page(root, "people/pedro-project-lead.md",
          "---\ntitle: Pedro (project lead)\ndate: 2026-01-20\nrole: project lead\n"
-         "importance: high\n---\n\nLikes green tea. Reviews on Fridays.\n")
+         "importance: high\n---\n\nLikes green tea.\nReviews on Fridays.\nAsks for numbers.\n")
     page(root, "projects/zettelclaw.md",
          "---\ntitle: Zettelclaw\nstatus: active\n---\nMemory for agents.\n")
     page(root, "people/José_García.md", "Met at the conference.\n")
@@ -108,8 +108,8 @@ def test_each_category_becomes_its_note(tmp_path: Path) -> None:
     assert (call.kind, call.status, call.content) == ("task", "open", "Call Pedro back on Friday")
     pedro = got["people/pedro-project-lead.md"]
     assert (pedro.kind, pedro.subject, pedro.content, pedro.detail) == (
-        "fact", "pedro-project-lead", "Pedro (project lead)",
-        "Likes green tea. Reviews on Fridays.")
+        "fact", "pedro-project-lead", "Pedro (project lead): Likes green tea.",
+        "Reviews on Fridays.\nAsks for numbers.")
     assert got["projects/zettelclaw.md"].subject == "zettelclaw"
     # subjects are slugs the log takes, or none
     assert got["people/José_García.md"].subject == "jose-garcia"
@@ -123,7 +123,8 @@ def test_each_category_becomes_its_note(tmp_path: Path) -> None:
     assert (untitled.kind, untitled.content, untitled.detail) == (
         "fact", "Always stream large files.", None)
     summary = got["transcripts/2026-02-14-summary.md"]
-    assert (summary.kind, summary.detail) == ("fact", "We talked about streaming.")
+    assert (summary.kind, summary.content, summary.detail) == (
+        "fact", "Session summary: We talked about streaming.", None)
 
 
 def test_a_handoff_gives_its_decisions_and_questions_too(tmp_path: Path) -> None:

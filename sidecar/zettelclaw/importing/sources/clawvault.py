@@ -32,8 +32,10 @@ feelings, ...)
 ================================  =====================================================
 
 A page note's ``content`` is the page's title (frontmatter ``title``, else its first ``#``
-heading) and its ``detail`` the page's body; a page with no title but its file name (or a quick
-capture's ``note-<ms>``) has its body's first line as ``content`` and the rest as ``detail``.
+heading) and its ``detail`` the page's body; but a fact's page (a person, a project, a
+preference...) says ``Title: first line of the body``, and a page with no title but its file
+name (or a quick capture's ``note-<ms>``) has its body's first line; the rest of the body is
+then the ``detail``.
 ``subject``: the page's slug for people and projects, else the slug of frontmatter ``project``
 when there is one (made a slug the log takes: ``José_García`` -> ``jose-garcia``; none for a
 name without Latin letters). ``at``: frontmatter ``created``, ``date`` or ``updated`` (a date
@@ -306,10 +308,14 @@ def _items(page: _Page) -> Iterator[Item]:
     content, detail = title, _without_title(page.body, title) or None
     if kind == "handoff":
         content, detail = _handoff(page, title)
-    elif (title == page.stem or _CAPTURE.fullmatch(title)) and detail:
-        # no title but the file's name (or a capture's generated one): the body's first line
+    elif detail and (kind == "fact" or title == page.stem or _CAPTURE.fullmatch(title)):
+        # a fact page's title is a name or a topic, what is known of it is in the body; a page
+        # titled only by its file name (or a capture's generated one) says it in its body
         first, _, rest = detail.partition("\n")
-        content, detail = first.strip().lstrip("#").strip() or title, rest.strip() or None
+        first = first.strip().lstrip("#").strip()
+        named = kind == "fact" and title != page.stem and not _CAPTURE.fullmatch(title)
+        content = f"{title}: {first}" if named and first else first or title
+        detail = rest.strip() or None
     yield Note(source_id=_id(page, 0), kind=kind, content=content, at=at, origin=page.rel,
                subject=_subject(page), detail=detail, status=status)
     if kind == "handoff":

@@ -148,8 +148,12 @@ class Extraction:
         def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
             return _fallback_handoff(entries, messages)
 
-        built, report = build_entries(reply, job.session_id, now_timestamp(), current,
-                                      fallback)
+        built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
+                                      current, fallback)
+        if job.imported is not None:
+            # an imported conversation's handoff would become the live one (the last in the
+            # log): the state at the end of a conversation of last year is no handoff for today
+            built = [e for e in built if e.type != "handoff"]
         return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
                 "at": now_timestamp()}
 
@@ -175,8 +179,9 @@ class Extraction:
                           or e in missing]
             # recorded before the sync below, whose change listeners format the receipt line
             # (a finish run again after a crash records the same receipt, not a second one)
-            receipts.record_locked(self.home, job.session_id, landed, source="extraction",
-                                   job_id=job.job_id)
+            if job.imported is None:  # an import's entries are its manifest's, not a receipt
+                receipts.record_locked(self.home, job.session_id, landed,
+                                       source="extraction", job_id=job.job_id)
             if missing:
                 self.store.append_locked(missing)
                 # indexed before the job is gone: the hook, which does not catch up itself
@@ -253,7 +258,8 @@ class Extraction:
                 "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
                 "concurrency": self.config.concurrency, "route": self.router.status(),
                 "admission": self._admission_status(),
-                "transcripts": retention.kept(self.provenance, self.retention.transcript_days)}
+                "transcripts": retention.kept(self.provenance, self.retention.transcript_days),
+                "budget": self.router.budget_status()}
 
     def _admission_status(self) -> dict[str, Any]:
         state = load_state(self.home)

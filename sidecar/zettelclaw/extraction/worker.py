@@ -184,7 +184,9 @@ class Worker:
             if extraction.router.choose().route == "anthropic":
                 await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
             try:
-                reply = await extraction.router.complete(prompt, purpose="extraction")
+                reply = await extraction.router.complete(
+                    prompt, purpose="extraction",
+                    counted_as="import" if job.imported else "extraction")
             except ModelWaiting as exc:
                 extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
                                                          extraction.config.retry_wait_seconds))

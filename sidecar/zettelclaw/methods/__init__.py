@@ -2,7 +2,8 @@
 
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
-``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``). Each module
+``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``), ``importing``
+(``import.*``). Each module
 registers its methods (``methods(agents)``, each handler a module-level function bound to the
 pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
 agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
@@ -25,6 +26,7 @@ from zettelclaw.methods import (
     forget,
     hooks,
     host,
+    importing,
     jobs,
     memory,
     receipts,
@@ -53,4 +55,5 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **host.methods(agents),
         **agents_methods.methods(agents),
         **vault.methods(agents),
+        **importing.methods(agents),
     }

@@ -283,7 +283,8 @@ def _import_command(command: Any) -> None:
     imp.add_argument("--until", metavar="DAY", help="only what is dated on or before DAY")
     imp.add_argument("--budget", type=int, metavar="TOKENS",
                      help="model tokens this import may use (default budget.importTokens)")
-    imp.add_argument("--rollback", metavar="ID", help="remove what import ID wrote")
+    imp.add_argument("--rollback", metavar="ID", help="remove what import ID wrote (`last`: "
+                     "the newest import not rolled back)")
     imp.add_argument("--list", action="store_true", help="list this memory's imports")
     _json_flag(imp)
 

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from zettelclaw import failpoints, lock
 from zettelclaw.config import Config
-from zettelclaw.errors import InvalidParamsError
+from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.forget import service as forget_service
@@ -412,6 +412,12 @@ def _message(message: Any) -> dict[str, Any]:
 def rollback(app: forget_service.App, import_id: str) -> dict[str, Any]:
     """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
     jobs. Its manifest stays, marked rolled back (its items may be imported again)."""
+    if import_id == "last":
+        found = [m for m in manifests.every(app.home)
+                 if m.state not in ("rolledBack",)]
+        if not found:
+            raise NotFoundError("no import to roll back", {"importId": import_id})
+        import_id = found[-1].id
     current = manifests.load(app.home, import_id)
     if current.state == "rolledBack":
         return {"importId": import_id, "state": current.state, "entries": 0,

@@ -28,8 +28,7 @@ class StoredSession:
 @dataclass(frozen=True)
 class StoredEvent:
     seq: int
-    json: str | None  # None: stored compressed (``compressed`` holds the bytes)
-    compressed: bytes | None
+    json: str | None  # None: stored compressed (zstd), which Python 3.11 cannot read
 
 
 class StoreError(Exception):
@@ -61,9 +60,9 @@ def events(path: Path, session_id: str) -> Iterator[StoredEvent]:
     """The session's transcript events, in order."""
     conn = _connect(path)
     try:
-        for seq, text, blob in conn.execute(
-                "SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ?"
+        for seq, text in conn.execute(
+                "SELECT seq, event_json FROM transcript_events WHERE session_id = ?"
                 " ORDER BY seq", (session_id,)):
-            yield StoredEvent(int(seq), text, bytes(blob) if blob is not None else None)
+            yield StoredEvent(int(seq), text)
     finally:
         conn.close()

@@ -386,7 +386,7 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
     last = next((m.at for m in reversed(conversation.messages) if m.at is not None), None)
     answer = app.extraction.intake.accept(HookCall(
         trigger="import", session_id=session, session_key=conversation.session_key,
-        agent_id=current.agent, reason=f"import {current.id}",
+        agent_id=current.agent, reason=f"import {current.id}", channel=conversation.channel,
         messages=[_message(m) for m in conversation.messages], import_id=current.id,
         entries_at=_timestamp(last) if last else None))
     failpoints.reach("import-after-spool")

@@ -40,6 +40,7 @@ class Conversation:
     # the key's scope rules (no cron, group, sub-agent session) apply as they do live.
     session_id: str | None = None
     session_key: str | None = None
+    channel: str | None = None  # the host's channel (telegram, ...): the admission policy's
 
     @property
     def started(self) -> datetime | None:

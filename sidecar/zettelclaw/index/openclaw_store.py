@@ -23,6 +23,7 @@ class StoredSession:
     session_key: str
     created_at: int  # epoch ms
     updated_at: int
+    channel: str | None  # telegram, whatsapp, ... (None: the gateway's own chat)
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,12 @@ def sessions(path: Path) -> list[StoredSession]:
     conn = _connect(path)
     try:
         rows = conn.execute(
-            "SELECT session_id, session_key, created_at, updated_at FROM session_windows"
-            " ORDER BY created_at, session_id").fetchall()
+            "SELECT session_id, session_key, created_at, updated_at, channel"
+            " FROM session_windows ORDER BY created_at, session_id").fetchall()
     finally:
         conn.close()
-    return [StoredSession(str(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0)) for r in rows]
+    return [StoredSession(str(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0),
+                          None if r[4] is None else str(r[4])) for r in rows]
 
 
 def events(path: Path, session_id: str) -> Iterator[StoredEvent]:

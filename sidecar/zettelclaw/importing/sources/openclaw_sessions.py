@@ -73,8 +73,10 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
                                   "the event is not JSON; skipped")
         if problem is not None:
             yield problem
-        conversation = _conversation(raw, agent, session.session_id, session.session_key,
-                                     f"{store.name}, session {session.session_id}")
+        conversation = _conversation(raw, agent, session.session_id,
+                                     session_key=session.session_key,
+                                     origin=f"{store.name}, session {session.session_id}",
+                                     channel=session.channel)
         if conversation is not None:
             yield conversation
 
@@ -95,20 +97,20 @@ def _legacy(directory: Path, agent: str) -> Iterator[Item]:
     for file in sorted(directory.glob("*.jsonl")):
         session_id = file.name.removesuffix(".jsonl")
         conversation = _conversation(list(read_jsonl(file)), agent, session_id,
-                                     keys.get(session_id), file.name)
+                                     session_key=keys.get(session_id), origin=file.name)
         if conversation is not None:
             yield conversation
 
 
-def _conversation(raw: list[Any], agent: str, session_id: str, session_key: str | None,
-                  origin: str) -> Conversation | None:
+def _conversation(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
+                  origin: str, channel: str | None = None) -> Conversation | None:
     messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
                              _at(m.timestamp), m.from_owner) for m in normalize(raw))
     if not messages:
         return None
     return Conversation(source_id=f"openclaw:{agent}:{session_id}", title=None,
                         messages=messages, origin=origin, session_id=session_id,
-                        session_key=session_key)
+                        session_key=session_key, channel=channel)
 
 
 def _at(timestamp: str | None) -> datetime | None:

@@ -134,7 +134,9 @@ def _items(source: Source) -> Iterator[Item]:
 
 
 def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read:
-    taken = imported_keys(home)
+    """``current``: the import going on, whose items (as it holds them now, not as its file
+    last said) count as taken."""
+    taken = imported_keys(home, but=current.id if current is not None else None)
     out = Read()
     for item in _items(source):
         if isinstance(item, Problem):
@@ -159,9 +161,10 @@ def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read
     return out
 
 
-def imported_keys(home: Home) -> set[str]:
-    return {key for m in manifests.every(home) if m.state not in ("rollingBack", "rolledBack")
-            for key in m.items}
+def imported_keys(home: Home, but: str | None = None) -> set[str]:
+    """The keys of the items every import (``but`` that one) took and did not roll back."""
+    return {key for m in manifests.every(home)
+            if m.state not in ("rollingBack", "rolledBack") and m.id != but for key in m.items}
 
 
 # -- the plan ------------------------------------------------------------------------------------
@@ -257,6 +260,11 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     current.state, current.stop_reason = "running", None
     manifests.save(app.home, current)
     deadline = time.monotonic() + slice_seconds
+    if any(r.state == "writing" and r.what == "conversation" for r in current.items.values()):
+        # a job spooled before its messages were recorded as received (a kill between the
+        # two): recorded now, as the worker does at start, so the intake does not spool it twice
+        with lock.exclusive(app.home.lock):
+            app.extraction.intake.recover_locked()
     _redo_unfinished(current)
     found = read(app.home, source, current=current)
     current.problems = [_problem(p) for p in found.problems]

@@ -2,10 +2,11 @@
 
 The estimate is the extraction prompt's size, as ``extraction/service.prompt`` builds it: the
 prompt's template (``prompts/extraction.md``) with the conversation rendered into it (cut to
-``extraction.maxTranscriptChars`` as extraction cuts it), plus an allowance for the related
-entries shown to the model and for the reply; characters / 4 (``llm/usage.estimate_tokens``, the
-rule the router counts a route by when it gives no count). bench/README.md ("Import") compares
-it with what the prompts sent came to.
+``extraction.maxTranscriptChars`` as extraction cuts it), the subjects and the related entries
+it lists (``extraction.relevantEntries`` of them at most, as many as the memory holds, a line
+each), and an allowance for the reply; characters / 4 (``llm/usage.estimate_tokens``, the rule
+the router counts a route by when it gives no count). bench/README.md ("Import") compares it
+with what the prompts sent came to.
 
 Prices (US dollars per million tokens, input / output) are Anthropic's list prices for the
 models named, as published on anthropic.com/pricing (read for this table in November 2026);
@@ -29,7 +30,8 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4-5": (5.0, 25.0),
     "claude-haiku-4-5": (1.0, 5.0),
 }
-RELATED_ALLOWANCE = 1500  # tokens: the related entries and subjects the prompt lists
+ENTRY_LINE = 30  # tokens: a related entry's line in the prompt (id, type, subject, content)
+SUBJECT_LINE = 10  # tokens: a subject's line
 REPLY_ALLOWANCE = 400  # tokens: a reply of a few entries and a handoff
 
 
@@ -50,11 +52,18 @@ def _template_tokens() -> int:
         "transcript": ""}))
 
 
-def conversation(item: Conversation, max_chars: int, template: int | None = None) -> Estimate:
-    """The model tokens extracting ``item`` takes (``template``: the template's, once)."""
+def context_tokens(entries: int, subjects: int, relevant: int) -> int:
+    """What the prompt lists beside the conversation: the subjects, and the related entries
+    (``relevant`` at most; a memory of ``entries`` shows no more than it has)."""
+    return min(entries, relevant) * ENTRY_LINE + subjects * SUBJECT_LINE
+
+
+def conversation(item: Conversation, max_chars: int, base: int | None = None) -> Estimate:
+    """The model tokens extracting ``item`` takes (``base``: the template's and the listed
+    context's, computed once for an import)."""
     text, _ = render(as_transcript(item), max_chars)
-    base = _template_tokens() if template is None else template
-    return Estimate(base + RELATED_ALLOWANCE + estimate_tokens(text), REPLY_ALLOWANCE)
+    fixed = _template_tokens() if base is None else base
+    return Estimate(fixed + estimate_tokens(text), REPLY_ALLOWANCE)
 
 
 def as_transcript(item: Conversation) -> list[Message]:

@@ -39,7 +39,7 @@ from zettelclaw.importing import estimate, registry
 from zettelclaw.importing import manifest as manifests
 from zettelclaw.importing.items import Conversation, Item, Note, Problem
 from zettelclaw.importing.manifest import Manifest, Record
-from zettelclaw.index import entries
+from zettelclaw.index import entries, space
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.log.schema import ID_ALPHABET, ID_LENGTH, Entry, InvalidEntry, validate_entry
@@ -175,7 +175,7 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
     resumed = _unfinished(app.home, source)
     found = read(app.home, source, current=resumed)
     config = app.settings.extraction
-    base = estimate.template_tokens()
+    base = _base_tokens(app)
     est = [estimate.conversation(c, config.max_transcript_chars, base)
            for _, c in found.conversations]
     input_tokens = sum(e.input_tokens for e in est)
@@ -201,6 +201,15 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
         "budget": limit, "fits": not limit or spooled + input_tokens + output_tokens <= limit,
         "resumes": resumed.id if resumed else None,
     }
+
+
+def _base_tokens(app: App) -> int:
+    """The tokens of a prompt without its conversation: the template, the subjects and the
+    related entries this memory would list."""
+    app.freshness.sync()
+    return estimate.template_tokens() + estimate.context_tokens(
+        space.entry_total(app.index), len(app.subjects.load()),
+        app.settings.extraction.relevant_entries)
 
 
 def _problem(problem: Problem) -> dict[str, str]:
@@ -268,7 +277,7 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     _redo_unfinished(current)
     found = read(app.home, source, current=current)
     current.problems = [_problem(p) for p in found.problems]
-    base = estimate.template_tokens()
+    base = _base_tokens(app)
     notes = found.notes
     while notes and time.monotonic() < deadline:
         batch, notes = notes[:NOTE_BATCH], notes[NOTE_BATCH:]

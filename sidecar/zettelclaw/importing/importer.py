@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -128,7 +129,8 @@ def _items(source: Source) -> Iterator[Item]:
     assert source.kind is not None
     try:
         yield from registry.read(source.kind, source.path, agent=source.agent)
-    except (OSError, ValueError, KeyError, TypeError) as exc:  # a reader that gave up mid-way
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        # a reader that gave up mid-way (a truncated zip, a file gone): what it gave is kept
         yield Problem(str(source.path), f"reading stopped: {type(exc).__name__}: {exc}; what "
                       "was read before is imported")
 

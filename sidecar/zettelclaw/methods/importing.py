@@ -13,6 +13,7 @@ import trio
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.importing import importer
+from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     ImportApplyParams,
@@ -59,6 +60,8 @@ async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgr
 async def import_rollback(agents: Agents, params: ImportRollbackParams) -> ImportRolledBack:
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(importer.rollback, app, params.import_id)
+        if found["entries"]:  # what the MEMORY.md block showed may be gone, as after a forget
+            await rebrief(app)
     return ImportRolledBack.model_validate(found)
 
 

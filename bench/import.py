@@ -77,7 +77,7 @@ def notes(tmp: Path, count: int) -> dict[str, Any]:
 
 def conversations(tmp: Path, count: int, prefill: int) -> dict[str, Any]:
     rng = random.Random(2)
-    sessions = []
+    sessions: list[tuple[str, str, str | None, list[dict[str, Any]]]] = []
     for n in range(count):
         sid = f"bench-{n:05d}"
         base = 1_760_000_000_000 + n * 3_600_000

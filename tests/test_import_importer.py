@@ -111,6 +111,8 @@ async def test_plan_apply_again_and_rollback(client: AsyncClient, home: Home, tm
     assert {e["timestamp"][:10] for e in extracted} == {"2026-02-01", "2026-02-02"}
     status = await client.call("status")
     assert status["extraction"]["budget"]["byPurpose"]["import"] == 2 * 20  # the fake's usage
+    # the manifest records them: thousands of imported conversations do not grow state.json
+    assert orjson.loads(home.state.read_bytes())["extractedSessions"] == {}
 
     again = await apply_all(client, source)
     assert again["importId"] is None  # nothing new: no import made

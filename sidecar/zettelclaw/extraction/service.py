@@ -188,9 +188,13 @@ class Extraction:
                 # (index/syncer.py), gives the new handoff once the job is no longer listed
                 self.freshness.sync(locked=True)
             failpoints.reach("after-append")
-            record_locked(self.home, "extractedSessions", job.session_id,
-                          {"entries": len(found), "lastJob": job.job_id},
-                          prune_days=self.config.prune_days, clear=("failedSessions",))
+            # an import's conversation is recorded by its manifest: thousands of them must not
+            # each rewrite state.json, which would grow with every one (unless it failed before)
+            if job.imported is None or job.session_id in (
+                    load_state(self.home).get("failedSessions") or {}):
+                record_locked(self.home, "extractedSessions", job.session_id,
+                              {"entries": len(found), "lastJob": job.job_id},
+                              prune_days=self.config.prune_days, clear=("failedSessions",))
             self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
         self.freshness.sync()

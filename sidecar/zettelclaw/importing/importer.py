@@ -270,7 +270,7 @@ def apply(app: App, source: Source, *, budget: int | None = None,
         current.budget = budget
     current.state, current.stop_reason = "running", None
     manifests.save(app.home, current)
-    deadline = time.monotonic() + slice_seconds
+    started = time.monotonic()
     if any(r.state == "writing" and r.what == "conversation" for r in current.items.values()):
         # a job spooled before its messages were recorded as received (a kill between the
         # two): recorded now, as the worker does at start, so the intake does not spool it twice
@@ -280,6 +280,10 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     found = read(app.home, source, current=current)
     current.problems = [_problem(p) for p in found.problems]
     base = _base_tokens(app)
+    # every slice reads the source again: a large one (a 2 GB export) gets a slice twice as
+    # long as its reading, so that reading never takes more than a third of the time
+    read_seconds = time.monotonic() - started
+    deadline = time.monotonic() + max(slice_seconds, 2 * read_seconds)
     notes = found.notes
     while notes and time.monotonic() < deadline:
         batch, notes = notes[:NOTE_BATCH], notes[NOTE_BATCH:]

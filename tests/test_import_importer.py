@@ -174,3 +174,34 @@ async def test_a_given_budget_stops_cleanly_and_the_rest_goes_on_later(
     more = await apply_all(client, {"path": str(ws), "budget": 10 * one})
     assert more["importId"] == stopped["importId"]
     assert (more["state"], more["conversations"]) == ("done", 3)
+
+
+async def test_a_rollback_while_the_model_answers_leaves_nothing(
+        server_config: ServerConfig, home: Home, tmp_path: Path, fake: FakeAnthropic) -> None:
+    """The job goes while its model call is in flight: the reply must not bring it back. With
+    one call at a time, a second import's entry landing says the first call is over."""
+    first = tmp_path / "first"
+    (first / "memory").mkdir(parents=True)
+    (first / "memory" / "2026-01-01.md").write_text("Prose that the model is asked about.\n")
+    second = tmp_path / "second"
+    (second / "memory").mkdir(parents=True)
+    (second / "memory" / "2026-01-02.md").write_text("Other prose, imported after.\n")
+    fake.add(Reply(text='{"type":"fact","content":"from the rolled back import"}', hold=True))
+    config = replace(server_config,
+                     settings=settings(home, fake, "extraction.concurrency=1"))
+    async with trio.open_nursery() as nursery:
+        ready = await nursery.start(serve, config)
+        async with await AsyncClient.connect(ready.socket) as client:
+            rolled = await apply_all(client, {"path": str(first)})
+            with trio.fail_after(20):
+                while not fake.requests:
+                    await trio.sleep(0.02)
+            await client.call("import.rollback", {"importId": rolled["importId"]})
+            fake.release()
+            await apply_all(client, {"path": str(second)})
+            with trio.fail_after(20):
+                while not [e for e in log(home) if e["content"].startswith("learned")]:
+                    await trio.sleep(0.02)
+            await settled(client)  # (a job's entries land before its file goes)
+            assert not [e for e in log(home) if "rolled back" in e["content"]]
+        nursery.cancel_scope.cancel()

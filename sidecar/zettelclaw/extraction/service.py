@@ -157,11 +157,23 @@ class Extraction:
         return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
                 "at": now_timestamp()}
 
+    def keep_result(self, job: Job) -> bool:
+        """Save the model's result into the job, unless the job was removed while the model
+        answered (a purge of its session, an import's rollback: under the data lock, as they
+        remove it). False: it is gone, and its result must not reach the log."""
+        with lock.exclusive(self.home.lock):
+            if not self.spool.path(job.job_id).exists():
+                return False
+            self.spool.save(job)
+            return True
+
     def finish(self, job: Job) -> int:
         """Append the job's entries that the log lacks, record it, delete it. Idempotent."""
         assert job.result is not None
         found = [validate_entry(e) for e in job.result["entries"]]
         with lock.exclusive(self.home.lock):
+            if not self.spool.path(job.job_id).exists():
+                return 0  # removed since it was read (a purge): nothing of it is appended
             self.freshness.sync(locked=True)
             with self.index.read() as conn:
                 # not in the log yet: neither indexed nor hidden (a hidden entry has no row);

@@ -204,7 +204,10 @@ class Worker:
                                **({"usage": reply.usage} if reply.usage else {})}
             job.result, job.route = result, reply.route
             job.state, job.last_error, job.not_before = "pending", None, None
-            await trio.to_thread.run_sync(extraction.spool.save, job)
+            if not await trio.to_thread.run_sync(extraction.keep_result, job):
+                logger.info("job %s was removed while the model answered (a purge or an "
+                            "import's rollback): its result is dropped", job.job_id)
+                return True
             failpoints.reach("after-result")
         appended = await trio.to_thread.run_sync(extraction.finish, job)
         logger.info("job %s (session %s): %d entries appended (route %s)", job.job_id,

@@ -5,7 +5,7 @@ log, the source's times, a second import adding nothing, the budget, and the rol
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,14 @@ async def settled(client: AsyncClient) -> None:
     with trio.fail_after(20):
         while True:
             if not (await client.call("jobs.list"))["jobs"]:
+                return
+            await trio.sleep(0.02)
+
+
+async def until(check: Callable[[], bool]) -> None:
+    with trio.fail_after(20):
+        while True:
+            if check():
                 return
             await trio.sleep(0.02)
 
@@ -193,15 +201,11 @@ async def test_a_rollback_while_the_model_answers_leaves_nothing(
         ready = await nursery.start(serve, config)
         async with await AsyncClient.connect(ready.socket) as client:
             rolled = await apply_all(client, {"path": str(first)})
-            with trio.fail_after(20):
-                while not fake.requests:
-                    await trio.sleep(0.02)
+            await until(lambda: bool(fake.requests))
             await client.call("import.rollback", {"importId": rolled["importId"]})
             fake.release()
             await apply_all(client, {"path": str(second)})
-            with trio.fail_after(20):
-                while not [e for e in log(home) if e["content"].startswith("learned")]:
-                    await trio.sleep(0.02)
+            await until(lambda: any(e["content"].startswith("learned") for e in log(home)))
             await settled(client)  # (a job's entries land before its file goes)
             assert not [e for e in log(home) if "rolled back" in e["content"]]
         nursery.cancel_scope.cancel()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -22,7 +24,7 @@ from tests.direct import open_app
 from zettelclaw.app import App
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
-from zettelclaw.importing import importer
+from zettelclaw.importing import importer, zstd
 from zettelclaw.importing.items import Conversation, Problem
 from zettelclaw.importing.sources import openclaw_sessions
 
@@ -166,9 +168,20 @@ SESSIONS: list[tuple[str, str, str | None, list[dict[str, Any]]]] = [
 ]
 
 
+def compress(data: bytes) -> bytes:
+    """zstd, as OpenClaw's Node writes it (the zstd command, or a Python zstd module)."""
+    command = shutil.which("zstd")
+    if command is None:
+        pytest.skip("no zstd command to make a compressed event with")
+    return subprocess.run([command, "-c", "-q", "--check"], input=data, capture_output=True,
+                          check=True).stdout
+
+
 def make_store(state: Path, agent: str = "main",
                sessions: list[tuple[str, str, str | None, list[dict[str, Any]]]] = SESSIONS,
                compressed: bool = False) -> Path:
+    """The store; ``compressed``: each event of 1 KiB or more stored zstd-compressed, as
+    OpenClaw stores it when its Node has zstd."""
     path = state / "agents" / agent / "agent" / "openclaw-agent.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)
@@ -188,14 +201,16 @@ def make_store(state: Path, agent: str = "main",
                          " updated_at, channel) VALUES (?, ?, ?, ?, ?)",
                          (sid, key, at, at, channel))
             for seq, value in enumerate(events):
-                conn.execute("INSERT INTO transcript_events (session_id, seq, event_json,"
-                             " created_at) VALUES (?, ?, ?, ?)",
-                             (sid, seq, json.dumps(value), at))
-            if compressed:
-                conn.execute("INSERT INTO transcript_events (session_id, seq, event_json,"
-                             " created_at, event_zstd, event_utf8_bytes, navigation_json)"
-                             " VALUES (?, ?, NULL, ?, ?, 10, ?)",
-                             (sid, len(events), at, b"\x28\xb5\x2f\xfd", NAVIGATION))
+                text = json.dumps(value)
+                if compressed and len(text.encode()) >= 1024:
+                    conn.execute("INSERT INTO transcript_events (session_id, seq, event_json,"
+                                 " created_at, event_zstd, event_utf8_bytes, navigation_json)"
+                                 " VALUES (?, ?, NULL, ?, ?, ?, ?)",
+                                 (sid, seq, at, compress(text.encode()), len(text.encode()),
+                                  NAVIGATION))
+                else:
+                    conn.execute("INSERT INTO transcript_events (session_id, seq, event_json,"
+                                 " created_at) VALUES (?, ?, ?, ?)", (sid, seq, text, at))
     conn.close()
     return path
 
@@ -236,13 +251,38 @@ def test_the_store_is_found_from_the_state_dir_the_agent_dir_or_the_file(tmp_pat
     assert "agent 'nobody'" in problem.message
 
 
-def test_a_compressed_event_is_a_problem_naming_its_session_and_seq(tmp_path: Path) -> None:
-    make_store(tmp_path / "state", sessions=SESSIONS[:1], compressed=True)
+LONG = [event("user", "Here is the whole plan for the move, step by step: " + "pack the "
+               "kitchen, label the boxes, book the van for Saturday. " * 30, 1_767_300_000_000),
+        event("assistant", "Done: " + "the van is booked and the boxes are labelled. " * 30,
+              1_767_300_001_000)]
+
+
+def test_compressed_events_are_read(tmp_path: Path) -> None:
+    make_store(tmp_path / "state", sessions=[("agent:main:main", "long-1", None, LONG)],
+               compressed=True)
+    conn = sqlite3.connect(tmp_path / "state/agents/main/agent/openclaw-agent.sqlite")
+    assert conn.execute("SELECT count(*) FROM transcript_events WHERE event_json IS NULL"
+                        ).fetchone() == (2,)  # both stored compressed, as OpenClaw would
+    conn.close()
+    (found,) = openclaw_sessions.read(tmp_path / "state")
+    assert isinstance(found, Conversation)
+    assert [m.text for m in found.messages] == [LONG[0]["message"]["content"].strip(),
+                                                LONG[1]["message"]["content"][0]["text"].strip()]
+
+
+def test_a_compressed_event_without_a_decoder_is_a_problem_naming_its_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_store(tmp_path / "state",
+               sessions=[("agent:main:main", "long-1", None, [*LONG, *MAIN_EVENTS[1:3]])],
+               compressed=True)
+    monkeypatch.setattr(zstd, "decoder", lambda: None)
     items = list(openclaw_sessions.read(tmp_path / "state"))
     (problem,) = [i for i in items if isinstance(i, Problem)]
-    assert f"session {MAIN_SID}, event {len(MAIN_EVENTS)}" in problem.origin
+    assert "session long-1, event 1" in problem.origin
     assert "zstd" in problem.message
-    assert any(isinstance(i, Conversation) for i in items)  # the rest of it is read
+    (found,) = [i for i in items if isinstance(i, Conversation)]  # the rest of it is read
+    assert [m.text for m in found.messages] == ["hello there, first turn",
+                                                "FAKE_REPLY #1: I read 3 messages."]
 
 
 def test_a_file_that_is_not_a_store_is_a_problem(tmp_path: Path) -> None:

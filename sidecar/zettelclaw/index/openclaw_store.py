@@ -29,7 +29,9 @@ class StoredSession:
 @dataclass(frozen=True)
 class StoredEvent:
     seq: int
-    json: str | None  # None: stored compressed (zstd), which Python 3.11 cannot read
+    json: str | None  # None: stored compressed (OpenClaw zstd-compresses events of 1 KiB
+    compressed: bytes | None  # and more when its Node has zstd): these bytes,
+    size: int | None  # this many bytes of UTF-8 once decompressed
 
 
 class StoreError(Exception):
@@ -62,9 +64,10 @@ def events(path: Path, session_id: str) -> Iterator[StoredEvent]:
     """The session's transcript events, in order."""
     conn = _connect(path)
     try:
-        for seq, text in conn.execute(
-                "SELECT seq, event_json FROM transcript_events WHERE session_id = ?"
-                " ORDER BY seq", (session_id,)):
-            yield StoredEvent(int(seq), text)
+        for seq, text, blob, size in conn.execute(
+                "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events"
+                " WHERE session_id = ? ORDER BY seq", (session_id,)):
+            yield StoredEvent(int(seq), text, None if blob is None else bytes(blob),
+                              None if size is None else int(size))
     finally:
         conn.close()

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from zettelclaw.extraction.transcript import normalize, read_jsonl
+from zettelclaw.importing import zstd
 from zettelclaw.importing.items import Conversation, Item, Message, Problem
 from zettelclaw.index import openclaw_store
 
@@ -61,13 +62,16 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
         raw: list[Any] = []
         problem = None
         for event in openclaw_store.events(store, session.session_id):
-            if event.json is None:
+            text = event.json
+            if text is None and event.compressed is not None:
+                text = zstd.decompress(event.compressed, event.size)
+            if text is None:
                 problem = Problem(f"{store}, session {session.session_id}, event {event.seq}",
-                                  "the event is stored compressed (zstd), which this Python "
-                                  "cannot read; the session's other events are imported")
+                                  f"the event is stored compressed (zstd) and {zstd.MISSING}; "
+                                  "the session's other events are imported")
                 continue
             try:
-                raw.append(orjson.loads(event.json))
+                raw.append(orjson.loads(text))
             except orjson.JSONDecodeError:
                 problem = Problem(f"{store}, session {session.session_id}, event {event.seq}",
                                   "the event is not JSON; skipped")

@@ -45,6 +45,7 @@ _.inter_op_num_threads  # unused attribute (sidecar/zettelclaw/search/local_mode
 _.enable_mem_pattern  # unused attribute (sidecar/zettelclaw/search/local_model.py:92)
 model_config  # unused variable (sidecar/zettelclaw/subjects/registry.py:34)
 _.PURGE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py): the purge's points, named for ZETTELCLAW_FAILPOINT
+_.IMPORT_POINTS  # likewise: an import's points (tests/test_import_crash.py)
 _._something_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator
 _.syncs  # (sidecar/zettelclaw/vault/watch.py): how many syncs and builds the watcher made, what its tests observe
 _.builds  # likewise
@@ -52,6 +53,3 @@ memory_search  # (sidecar/zettelclaw/cli/mcp_server.py): MCP tools, registered b
 memory_remember  # likewise
 memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
-# (sidecar/zettelclaw/importing/items.py): the readers' items, until the importer reads them (issue 33)
-source_id
-origin

@@ -172,8 +172,8 @@ async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at
         most_open = max(most_open, len(pool.open_memories()) + 1)
         return build(memory)
 
-    async def fake_complete(prompt: str, *, purpose: str, anthropic_model: str | None = None
-                            ) -> Completion:
+    async def fake_complete(prompt: str, *, purpose: str, anthropic_model: str | None = None,
+                            counted_as: str | None = None) -> Completion:
         return Completion(text="nothing worth keeping", route="host", model="fake")
 
     def jobs_left() -> int:

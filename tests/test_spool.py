@@ -147,7 +147,8 @@ def test_summary(spool: Spool) -> None:
     assert job.summary() == {"jobId": "job-1", "sessionId": "sess-1", "state": "pending",
                              "trigger": "sessionEnd", "createdAt": "2026-11-21T05:15:00Z",
                              "messages": 2, "attempts": 1, "lastError": "boom",
-                             "hasResult": False, "notBefore": 12.5, "route": None}
+                             "hasResult": False, "notBefore": 12.5, "route": None,
+                             "importId": None}
     with_result = job.model_copy(update={"result": {"entries": []}})
     assert with_result.summary()["hasResult"] is True
 

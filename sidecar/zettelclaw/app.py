@@ -116,9 +116,11 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     return app
 
 
-def build_router(settings: Config) -> Router:
-    """The model routes, one per process: every memory's extraction and briefing use it."""
-    return Router(settings.extraction, HostModels())
+def build_router(settings: Config, root: Home | None = None) -> Router:
+    """The model routes, one per process: every memory's extraction and briefing use it.
+    ``root``: the data directory whose ``usage.json`` counts the day's tokens (llm/usage.py)."""
+    return Router(settings.extraction, HostModels(), budget=settings.budget,
+                  usage_path=None if root is None else root.root / "usage.json")
 
 
 def _mend_home(home: Home) -> None:

@@ -191,6 +191,16 @@ class ArtifactsConfig(_Section):
     publish: bool = False
 
 
+class BudgetConfig(_Section):
+    # Model tokens (prompt and reply, as the route counts them) that background work may use
+    # per UTC day: extraction, the briefing's summaries, imports' extraction (llm/usage.py).
+    # Reached: model calls wait until the next day (jobs stay in the spool). 0: no limit.
+    daily_tokens: int = Field(2_000_000, ge=0, alias="dailyTokens")
+    # An import whose estimate is larger is refused unless `zettelclaw import --budget N`;
+    # an apply stops when the conversations it spooled reach it (importing/). 0: no limit.
+    import_tokens: int = Field(1_000_000, ge=0, alias="importTokens")
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
@@ -201,6 +211,7 @@ class Config(_Section):
     retention: RetentionConfig = RetentionConfig()
     vault: VaultConfig = VaultConfig()
     artifacts: ArtifactsConfig = ArtifactsConfig()
+    budget: BudgetConfig = BudgetConfig()
 
 
 # the sections, from the model itself: a section added to Config is a section of config.json,

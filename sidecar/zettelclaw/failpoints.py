@@ -40,6 +40,13 @@ PURGE_POINTS = (
     "purge-after-index",  # the index is rebuilt and wiped; purge.json not yet removed
 )
 
+#: an import's crash points (importing/importer.py), in the order an item meets them
+IMPORT_POINTS = (
+    "import-after-manifest",  # the items are recorded as being written; nothing written yet
+    "import-after-spool",  # a conversation is spooled; the manifest does not say so yet
+    "import-after-append",  # notes' entries are in the log; the manifest does not say so yet
+)
+
 
 def reach(name: str) -> None:
     if os.environ.get(ENV) == name:

@@ -99,7 +99,7 @@ def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: 
         main_workspace = configured[MAIN]
     roster = Roster(root, main_workspace, share=settings.agents.share, openclaw=configured,
                     reread=openclaw.changed)
-    return Agents(root, roster, settings, build_router(settings), serving=serving,
+    return Agents(root, roster, settings, build_router(settings, root), serving=serving,
                   transcript_roots=transcript_roots,
                   state_dir=resolve_openclaw_state_dir(env))
 

@@ -156,7 +156,8 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
                "agents": _agents, "forget": _forget, "remember": _remember,
-               "receipts": _receipts, "trace": _trace, "vault": _vault}.get(args.command)
+               "receipts": _receipts, "trace": _trace, "vault": _vault,
+               "import": _import}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
@@ -326,6 +327,12 @@ def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     result = backend.call("memory.remember", params)
     show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
     return EXIT_OK
+
+
+def _import(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
+    from zettelclaw.cli import importing
+
+    return importing.run(args, backend, as_json)
 
 
 def _receipts(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:

@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     rename.add_argument("to_slug", metavar="TO")
 
     _write_commands(command)
+    _import_command(command)
 
     jobs = command("jobs", "list extraction jobs that are pending, waiting or failed",
                    "List the extraction jobs in the spool (pending, waiting for the model, or "
@@ -254,6 +255,38 @@ def _write_commands(command: Any) -> None:
     trace.add_argument("-n", type=int, default=10, metavar="N",
                        help="at most N turns (default 10)")
     _json_flag(trace)
+
+
+def _import_command(command: Any) -> None:
+    imp: argparse.ArgumentParser = command(
+        "import", "bring in past history: OpenClaw sessions, memory-core files, exports",
+        "Import a user's history into this memory (docs/13-import.md). SOURCE is PATH (its kind "
+        "told by what it holds) or KIND PATH, KIND one of openclaw (past OpenClaw sessions; "
+        "PATH defaults to OpenClaw's state directory), memory-core (MEMORY.md and memory/*.md; "
+        "PATH defaults to the workspace), chatgpt, claude, clawvault.\n"
+        "\n"
+        "Without --apply it only plans: what would be imported and what it would cost in model "
+        "tokens (and dollars where the price is known); nothing is written. --apply imports: "
+        "notes become entries at once, conversations are spooled for extraction as live ones "
+        "are (`zettelclaw jobs` shows them). Importing the same source again adds nothing; an "
+        "import cut short goes on where it stopped when applied again.\n"
+        "\n"
+        "  zettelclaw import ~/.openclaw/workspace           # plan a memory-core import\n"
+        "  zettelclaw import openclaw --since 2026-01-01 --apply\n"
+        "  zettelclaw import chatgpt ~/Downloads/export.zip --budget 3000000 --apply\n"
+        "  zettelclaw import --list\n"
+        "  zettelclaw import --rollback 20261126T091500-chatgpt-3f9a")
+    imp.add_argument("source", nargs="*", metavar="SOURCE", help="PATH, or KIND PATH")
+    imp.add_argument("--apply", action="store_true", help="import (default: only plan)")
+    imp.add_argument("--since", metavar="DAY", help="only what is dated on or after DAY "
+                     "(YYYY-MM-DD, UTC)")
+    imp.add_argument("--until", metavar="DAY", help="only what is dated on or before DAY")
+    imp.add_argument("--budget", type=int, metavar="TOKENS",
+                     help="model tokens this import may use (default budget.importTokens)")
+    imp.add_argument("--rollback", metavar="ID", help="remove what import ID wrote (`last`: "
+                     "the newest import not rolled back)")
+    imp.add_argument("--list", action="store_true", help="list this memory's imports")
+    _json_flag(imp)
 
 
 def _search_command(command: Any) -> None:

@@ -167,6 +167,9 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
         lines.append(f"transcripts {kept['files']} kept, {_bytes(kept['bytes'])}"
                      + (f", oldest {kept['oldest']}" if kept.get("oldest") else "")
                      + f"; pruned after {kept['retentionDays']} days")
+    budget = state.get("budget")
+    if budget:
+        lines.append(f"budget     {budget_line(budget)}")
     admission = state.get("admission") or {}
     rules = [f"{name} {', '.join(admission[name])}"
              for name in ("channels", "senders", "sessionKeys", "agents") if admission.get(name)]
@@ -188,6 +191,20 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
         lines.append("warning    failed jobs: `zettelclaw jobs` lists them, "
                      "`zettelclaw jobs retry` retries them")
     return lines
+
+
+def budget_line(budget: Mapping[str, Any]) -> str:
+    """Today's model tokens against the daily budget, by purpose."""
+    limit = budget["dailyTokens"]
+    used = f"{budget['usedToday']:,} tokens today ({budget['day']}, UTC)"
+    purposes = ", ".join(f"{k} {v:,}" for k, v in sorted(budget["byPurpose"].items()))
+    line = used + (f": {purposes}" if purposes else "")
+    line += f" of {limit:,} a day" if limit else ", no daily limit"
+    line += (f"; an import may use {budget['importTokens']:,} unless --budget"
+             if budget["importTokens"] else "; imports unlimited")
+    if budget["spent"]:
+        line += "; SPENT: model calls wait until 00:00 UTC (raise budget.dailyTokens)"
+    return line
 
 
 def _route(route: Mapping[str, Any]) -> str:

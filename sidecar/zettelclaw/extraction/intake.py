@@ -41,6 +41,8 @@ class HookCall:
     read_at: float | None = None  # when the host read the transcript (epoch ms), if it says
     channel: str | None = None  # the host's channel (telegram, ...), if it says
     sender_id: str | None = None  # who spoke to the agent, if the host says
+    import_id: str | None = None  # an import's conversation (importing/): its job says so
+    entries_at: str | None = None  # an import's: the time its entries take
 
     def subject(self) -> Subject:
         return Subject(session_key=self.session_key, agent_id=self.agent_id,
@@ -107,7 +109,8 @@ class Intake:
             return {"accepted": True, "skipped": "no user message", "messages": len(new)}
         job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
                   agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
-                  created_at=now_timestamp(), messages=[m.to_json() for m in new])
+                  created_at=now_timestamp(), messages=[m.to_json() for m in new],
+                  imported=call.import_id, entriesAt=call.entries_at)
         self.spool.save(job)
         failpoints.reach("after-spool")
         self.provenance.append(session_id, new, job.job_id, durable=False)

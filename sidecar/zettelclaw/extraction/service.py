@@ -148,16 +148,32 @@ class Extraction:
         def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
             return _fallback_handoff(entries, messages)
 
-        built, report = build_entries(reply, job.session_id, now_timestamp(), current,
-                                      fallback)
+        built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
+                                      current, fallback)
+        if job.imported is not None:
+            # an imported conversation's handoff would become the live one (the last in the
+            # log): the state at the end of a conversation of last year is no handoff for today
+            built = [e for e in built if e.type != "handoff"]
         return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
                 "at": now_timestamp()}
+
+    def keep_result(self, job: Job) -> bool:
+        """Save the model's result into the job, unless the job was removed while the model
+        answered (a purge of its session, an import's rollback: under the data lock, as they
+        remove it). False: it is gone, and its result must not reach the log."""
+        with lock.exclusive(self.home.lock):
+            if not self.spool.path(job.job_id).exists():
+                return False
+            self.spool.save(job)
+            return True
 
     def finish(self, job: Job) -> int:
         """Append the job's entries that the log lacks, record it, delete it. Idempotent."""
         assert job.result is not None
         found = [validate_entry(e) for e in job.result["entries"]]
         with lock.exclusive(self.home.lock):
+            if not self.spool.path(job.job_id).exists():
+                return 0  # removed since it was read (a purge): nothing of it is appended
             self.freshness.sync(locked=True)
             with self.index.read() as conn:
                 # not in the log yet: neither indexed nor hidden (a hidden entry has no row);
@@ -175,17 +191,22 @@ class Extraction:
                           or e in missing]
             # recorded before the sync below, whose change listeners format the receipt line
             # (a finish run again after a crash records the same receipt, not a second one)
-            receipts.record_locked(self.home, job.session_id, landed, source="extraction",
-                                   job_id=job.job_id)
+            if job.imported is None:  # an import's entries are its manifest's, not a receipt
+                receipts.record_locked(self.home, job.session_id, landed,
+                                       source="extraction", job_id=job.job_id)
             if missing:
                 self.store.append_locked(missing)
                 # indexed before the job is gone: the hook, which does not catch up itself
                 # (index/syncer.py), gives the new handoff once the job is no longer listed
                 self.freshness.sync(locked=True)
             failpoints.reach("after-append")
-            record_locked(self.home, "extractedSessions", job.session_id,
-                          {"entries": len(found), "lastJob": job.job_id},
-                          prune_days=self.config.prune_days, clear=("failedSessions",))
+            # an import's conversation is recorded by its manifest: thousands of them must not
+            # each rewrite state.json, which would grow with every one (unless it failed before)
+            if job.imported is None or job.session_id in (
+                    load_state(self.home).get("failedSessions") or {}):
+                record_locked(self.home, "extractedSessions", job.session_id,
+                              {"entries": len(found), "lastJob": job.job_id},
+                              prune_days=self.config.prune_days, clear=("failedSessions",))
             self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
         self.freshness.sync()
@@ -253,7 +274,8 @@ class Extraction:
                 "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
                 "concurrency": self.config.concurrency, "route": self.router.status(),
                 "admission": self._admission_status(),
-                "transcripts": retention.kept(self.provenance, self.retention.transcript_days)}
+                "transcripts": retention.kept(self.provenance, self.retention.transcript_days),
+                "budget": self.router.budget_status()}
 
     def _admission_status(self) -> dict[str, Any]:
         state = load_state(self.home)

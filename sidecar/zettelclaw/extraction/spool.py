@@ -60,6 +60,10 @@ class Job(BaseModel):
     # The route that made its result, or that it waits for or failed on (llm/route.py).
     route: str | None = None
     result: dict[str, Any] | None = None  # {"entries": [...], "report": {...}, "at": ...}
+    # An import's job (importing/): the import's id, and the time its entries take (the
+    # conversation's, not the day it was imported). None for a live conversation's.
+    imported: str | None = None
+    entries_at: str | None = Field(None, alias="entriesAt")
 
     def message_objects(self) -> list[Message]:
         return [Message.from_json(m) for m in self.messages]
@@ -70,7 +74,7 @@ class Job(BaseModel):
                 "messages": len(self.messages), "attempts": self.attempts,
                 "lastError": self.last_error, "hasResult": self.result is not None,
                 "route": self.route,
-                "notBefore": self.not_before}
+                "notBefore": self.not_before, "importId": self.imported}
 
 
 def new_job_id() -> str:

@@ -184,7 +184,9 @@ class Worker:
             if extraction.router.choose().route == "anthropic":
                 await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
             try:
-                reply = await extraction.router.complete(prompt, purpose="extraction")
+                reply = await extraction.router.complete(
+                    prompt, purpose="extraction",
+                    counted_as="import" if job.imported else "extraction")
             except ModelWaiting as exc:
                 extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
                                                          extraction.config.retry_wait_seconds))
@@ -202,7 +204,10 @@ class Worker:
                                **({"usage": reply.usage} if reply.usage else {})}
             job.result, job.route = result, reply.route
             job.state, job.last_error, job.not_before = "pending", None, None
-            await trio.to_thread.run_sync(extraction.spool.save, job)
+            if not await trio.to_thread.run_sync(extraction.keep_result, job):
+                logger.info("job %s was removed while the model answered (a purge or an "
+                            "import's rollback): its result is dropped", job.job_id)
+                return True
             failpoints.reach("after-result")
         appended = await trio.to_thread.run_sync(extraction.finish, job)
         logger.info("job %s (session %s): %d entries appended (route %s)", job.job_id,

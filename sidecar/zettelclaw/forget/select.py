@@ -49,6 +49,21 @@ class Criteria:
 
 
 @dataclass(frozen=True)
+class Written:
+    """What one writer wrote: entries by id, and every entry of the sessions it made (an
+    import's rollback: importing/importer.py)."""
+
+    ids: frozenset[str] = frozenset()
+    sessions: frozenset[str] = frozenset()
+
+    def by(self) -> str:
+        return "import"
+
+    def matches(self, record: dict[str, Any]) -> bool:
+        return record["id"] in self.ids or record["session"] in self.sessions
+
+
+@dataclass(frozen=True)
 class Match:
     id: str
     line: int
@@ -74,7 +89,7 @@ class Scan:
         return [m.id for m in self.matches]
 
 
-def select(home: Home, criteria: Criteria) -> Scan:
+def select(home: Home, criteria: Criteria | Written) -> Scan:
     """The entries ``criteria`` names, with every version of each, in log order."""
     try:
         fd = os.open(home.log, os.O_RDONLY)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from zettelclaw import failpoints, lock
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.forget import purge as purging
-from zettelclaw.forget.select import Criteria, Scan, select
+from zettelclaw.forget.select import Criteria, Scan, Written, select
 from zettelclaw.index import space
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
@@ -106,20 +106,40 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
         if not ids and not by_session:
             return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=[],
                           changed=0, removed=removed.wire())
-        # the sessions' waiting jobs go with their copies: they hold the same conversation
-        purging.write_intent(app.home, ids, sessions, sessions)
-        intent = purging.read_intent(app.home)
-        assert intent is not None
-        # the rows counted before the log changes: once it is rewritten, the index's own
-        # watcher may catch up with it before step 5 counts (which then saw nothing go)
-        app.freshness.sync(locked=True)
-        before = space.entry_total(app.index)
-        purging.run_files_locked(app.home, intent, removed)
-        _index_step(app, removed, before)
-        purging.finish(app.home)
+        _purge_locked(app, ids, sessions, removed)
     removed.seconds = time.monotonic() - started
     return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
                   changed=len(ids), removed=removed.wire())
+
+
+def purge_written(app: App, written: Written) -> Forgotten:
+    """Purge what one writer wrote (an import's rollback): its entries, and its sessions'
+    entries, conversation copies and spooled jobs, waiting or not."""
+    started = time.monotonic()
+    removed = purging.Removed()
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
+        scan = select(app.home, written)
+        sessions = sorted(written.sessions)
+        if scan.ids or sessions:
+            _purge_locked(app, scan.ids, sessions, removed)
+    removed.seconds = time.monotonic() - started
+    return Forgotten(action="purge", dry_run=False, by=written.by(), entries=_entries(scan),
+                     changed=len(scan.ids), removed=removed.wire())
+
+
+def _purge_locked(app: App, ids: list[str], sessions: list[str],
+                  removed: purging.Removed) -> None:
+    # the sessions' waiting jobs go with their copies: they hold the same conversation
+    purging.write_intent(app.home, ids, sessions, sessions)
+    intent = purging.read_intent(app.home)
+    assert intent is not None
+    # the rows counted before the log changes: once it is rewritten, the index's own
+    # watcher may catch up with it before step 5 counts (which then saw nothing go)
+    app.freshness.sync(locked=True)
+    before = space.entry_total(app.index)
+    purging.run_files_locked(app.home, intent, removed)
+    _index_step(app, removed, before)
+    purging.finish(app.home)
 
 
 def _index_step(app: App, removed: purging.Removed, before: int | None = None) -> None:

@@ -23,6 +23,8 @@ class Message:
     role: Role
     text: str
     at: datetime | None  # aware (UTC when the source gives no zone); None when it gives no time
+    # the host's mark (OpenClaw's __openclaw.senderIsOwner) on a user message; None: not said
+    from_owner: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,12 @@ class Conversation:
     title: str | None
     messages: tuple[Message, ...]
     origin: str  # where it was read: "conversations.json, conversation 12 (id ...)"
+    # Only for the host's own sessions (OpenClaw): its session id and key. The import then
+    # spools under that id, so it and the live path (hooks, the sweep) share exactly-once, and
+    # the key's scope rules (no cron, group, sub-agent session) apply as they do live.
+    session_id: str | None = None
+    session_key: str | None = None
+    channel: str | None = None  # the host's channel (telegram, ...): the admission policy's
 
     @property
     def started(self) -> datetime | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import ssl
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zettelclaw import long_lived
 from zettelclaw.config import ExtractionConfig
@@ -59,6 +59,12 @@ def _retry_after(exc: anthropic.APIStatusError) -> float | None:
 
 async def complete(config: ExtractionConfig, prompt: str, model: str | None = None) -> str:
     """The text of the model's reply to ``prompt`` (a single user message)."""
+    return (await complete_with_usage(config, prompt, model))[0]
+
+
+async def complete_with_usage(config: ExtractionConfig, prompt: str, model: str | None = None
+                              ) -> tuple[str, dict[str, Any] | None]:
+    """``complete``, and the API's token counts (``input_tokens``, ``output_tokens``)."""
     if not config.api_key:
         raise ModelWaiting(NO_KEY)
     import anthropic  # preloaded in a thread by the worker: see preload()
@@ -92,4 +98,7 @@ async def complete(config: ExtractionConfig, prompt: str, model: str | None = No
     text = "".join(block.text for block in message.content if block.type == "text")
     if not text.strip():
         raise ModelFailed(f"the model's reply had no text (stop reason {message.stop_reason})")
-    return text
+    usage = getattr(message, "usage", None)
+    counts = ({"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+              if usage is not None else None)
+    return text, counts

@@ -13,12 +13,13 @@ through the same validation; only the transport differs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
 
-from zettelclaw.config import ExtractionConfig
-from zettelclaw.llm import anthropic_client
+from zettelclaw.config import BudgetConfig, ExtractionConfig
+from zettelclaw.llm import anthropic_client, usage
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.host import NO_HOST, Completion, HostModels
 
@@ -32,9 +33,12 @@ class Choice:
 
 
 class Router:
-    def __init__(self, config: ExtractionConfig, hosts: HostModels) -> None:
+    def __init__(self, config: ExtractionConfig, hosts: HostModels, *,
+                 budget: BudgetConfig | None = None, usage_path: Path | None = None) -> None:
         self.config = config
         self.hosts = hosts
+        self.budget = budget or BudgetConfig()
+        self.usage = usage.Usage(usage_path)  # today's tokens, against budget.dailyTokens
         # One router per process, shared by every agent's memory: so ``extraction.concurrency``
         # bounds the model calls of the whole sidecar, not of each agent's extraction loop.
         self.calls = trio.CapacityLimiter(config.concurrency)
@@ -64,24 +68,56 @@ class Router:
         return bool(self.config.api_key) and self.config.route != "host"
 
     async def complete(self, prompt: str, *, purpose: str,
-                       anthropic_model: str | None = None) -> Completion:
+                       anthropic_model: str | None = None, counted_as: str | None = None
+                       ) -> Completion:
+        """``counted_as``: the purpose its tokens count under today (an import's extraction
+        is ``import``), when it is not ``purpose`` (what a host is told)."""
         async with self.calls:
-            return await self._complete(prompt, purpose, anthropic_model)
+            return await self._complete(prompt, purpose, anthropic_model,
+                                        counted_as or purpose)
 
-    async def _complete(self, prompt: str, purpose: str, anthropic_model: str | None
-                        ) -> Completion:
+    async def _complete(self, prompt: str, purpose: str, anthropic_model: str | None,
+                        counted_as: str) -> Completion:
         choice = self.choose()  # once a call may go: the route may have changed meanwhile
         try:
             if choice.route is None:
                 raise ModelWaiting(choice.reason)
+            spent = await trio.to_thread.run_sync(self.spent)
+            if spent is not None:
+                raise ModelWaiting(spent, usage.seconds_to_tomorrow())
             if choice.route == "host":
-                return await self.hosts.complete(prompt, purpose=purpose, config=self.config)
-            model = (anthropic_model or self.config.model).removeprefix("anthropic/")
-            text = await anthropic_client.complete(self.config, prompt, model)
-            return Completion(text, "anthropic", model)
+                reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)
+            else:
+                model = (anthropic_model or self.config.model).removeprefix("anthropic/")
+                text, counts = await anthropic_client.complete_with_usage(self.config, prompt,
+                                                                         model)
+                reply = Completion(text, "anthropic", model, counts)
         except (ModelWaiting, ModelFailed) as exc:
             exc.route = choice.route or self.config.route  # what it waits for: "auto", "host"
             raise
+        tokens = usage.counted_tokens(reply.usage)
+        if tokens is None:  # a route that does not say: counted as an import's plan counts
+            tokens = usage.estimate_tokens(prompt) + usage.estimate_tokens(reply.text)
+        await trio.to_thread.run_sync(self.usage.charge, counted_as, tokens)
+        return reply
+
+    def spent(self) -> str | None:
+        """Why no call may go today (the daily budget is spent), or None."""
+        limit = self.budget.daily_tokens
+        if not limit:
+            return None
+        used = self.usage.read().tokens
+        if used < limit:
+            return None
+        return (f"the daily token budget is spent ({used:,} of budget.dailyTokens {limit:,}); "
+                "model calls resume at 00:00 UTC")
+
+    def budget_status(self) -> dict[str, Any]:
+        day = self.usage.read()
+        return {"dailyTokens": self.budget.daily_tokens, "importTokens":
+                self.budget.import_tokens, "day": day.day, "usedToday": day.tokens,
+                "byPurpose": dict(day.by_purpose), "calls": day.calls,
+                "spent": self.spent() is not None}
 
     def status(self) -> dict[str, Any]:
         choice = self.choose()

@@ -3,7 +3,7 @@
 ``hooks`` (``hook.*``), ``memory`` (``memory.*``), ``subjects`` (``subjects.*``), ``jobs``
 (``jobs.*``), ``briefing`` (``briefing.*``), ``admin`` (``status``, ``index.rebuild``) and
 ``host`` (``host.offer``), ``agents`` (``agents.*``), ``vault`` (``vault.*``), ``artifacts``
-(``artifacts.list``). Each module
+(``artifacts.list``), ``importing`` (``import.*``). Each module
 registers its methods (``methods(agents)``, each handler a module-level function bound to the
 pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
 agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
@@ -27,6 +27,7 @@ from zettelclaw.methods import (
     forget,
     hooks,
     host,
+    importing,
     jobs,
     memory,
     receipts,
@@ -56,4 +57,5 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **agents_methods.methods(agents),
         **vault.methods(agents),
         **artifacts.methods(agents),
+        **importing.methods(agents),
     }

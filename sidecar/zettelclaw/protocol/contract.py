@@ -49,4 +49,8 @@ CONTRACT: dict[str, Signature] = {
     "memory.trace": Signature(p.TraceParams, r.Trace),
     "vault.build": Signature(p.VaultBuildParams, r.VaultBuilt),
     "vault.sync": Signature(p.VaultSyncParams, r.VaultSynced),
+    "import.plan": Signature(p.ImportPlanParams, r.ImportPlan),
+    "import.apply": Signature(p.ImportApplyParams, r.ImportProgress),
+    "import.rollback": Signature(p.ImportRollbackParams, r.ImportRolledBack),
+    "import.list": Signature(p.ImportListParams, r.ImportsList),
 }

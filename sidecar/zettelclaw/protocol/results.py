@@ -245,6 +245,19 @@ class Transcripts(Result):
     retention_days: int
 
 
+class Budget(Result):
+    """Model tokens against the budgets (``budget.*``, llm/usage.py): today's use (UTC) of
+    background work (extraction, the briefing, imports' extraction), by purpose."""
+
+    daily_tokens: int  # the day's limit; 0: none
+    import_tokens: int  # an import's default limit; 0: none
+    day: str
+    used_today: int
+    by_purpose: dict[str, int]
+    calls: int
+    spent: bool  # the day's budget is spent: model calls wait for the next day
+
+
 class ExtractionStatus(Result):
     """``status``'s ``extraction``, also in ``jobs.list``."""
 
@@ -257,6 +270,7 @@ class ExtractionStatus(Result):
     route: Route
     admission: Admission
     transcripts: Transcripts
+    budget: Budget
 
 
 class JobSummary(Result):
@@ -271,6 +285,7 @@ class JobSummary(Result):
     has_result: bool
     route: str | None
     not_before: float | None
+    import_id: str | None  # an import's job (zettelclaw import): its id
 
 
 class JobsList(Result):
@@ -554,3 +569,81 @@ class VaultSynced(Result):
     receipts: list[dict[str, Any]]  # one per edited line: protocol.md names the fields
     corrections: int
     briefing: bool | None = None  # after a hide: the MEMORY.md block was written again
+
+
+# -- import.* ------------------------------------------------------------------------------------
+
+class ImportProblem(Result):
+    origin: str  # the file and the place
+    message: str
+
+
+class ImportCost(Result):
+    model: str
+    usd: float | None  # None: no known price for it
+
+
+class ImportEstimate(Result):
+    input_tokens: int
+    output_tokens: int
+    tokens: int
+    route: Literal["anthropic", "host"] | None  # the route extraction would take now
+    model: str | None  # the Anthropic route's model; None on the host's
+    costs: list[ImportCost]
+    prices: str  # where the prices come from
+
+
+class ImportPlan(Result):
+    kind: str
+    path: str
+    agent: str
+    conversations: int
+    messages: int
+    notes: int
+    total: int  # items in the source, in the date range
+    already_imported: int
+    out_of_range: int
+    problems: list[ImportProblem]
+    estimate: ImportEstimate
+    budget: int  # tokens; 0: no limit
+    fits: bool  # the estimate is within the budget
+    resumes: str | None  # the unfinished import an apply goes on with
+
+
+class ImportProgress(Result):
+    import_id: str | None  # None: nothing new to import, so no import was made
+    state: Literal["running", "stopped", "done"]
+    stop_reason: str | None
+    total: int
+    done: int
+    notes: int  # entries written so far by this import
+    conversations: int  # spooled for extraction so far
+    skipped: int  # items not written (nothing new, out of scope, invalid)
+    spooled_tokens: int
+    budget: int
+    problems: list[ImportProblem]
+
+
+class ImportRolledBack(Result):
+    import_id: str
+    state: Literal["rolledBack"]
+    entries: int  # entries purged
+    removed: dict[str, Any] | None  # the purge's counts (memory.forget's removed)
+
+
+class ImportRow(Result):
+    import_id: str
+    kind: str
+    path: str
+    agent: str
+    state: Literal["running", "stopped", "done", "rollingBack", "rolledBack"]
+    created_at: str
+    updated_at: str
+    notes: int
+    conversations: int
+    spooled_tokens: int
+    budget: int
+
+
+class ImportsList(Result):
+    imports: list[ImportRow]

@@ -13,6 +13,7 @@ export const CLI_COMMANDS = {
     remember: "write one entry to the log now",
     receipts: "list what each conversation wrote to memory, with ids",
     trace: "show what the last agent turns were given before the prompt",
+    import: "bring in past history: OpenClaw sessions, memory-core files, exports",
     jobs: "list extraction jobs that are pending, waiting or failed",
     reindex: "build the search index again from the log and memory files",
     briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",

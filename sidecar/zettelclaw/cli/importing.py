@@ -1,0 +1,163 @@
+"""``zettelclaw import``: plan, apply with progress on stderr, roll back, list."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from zettelclaw.cli.backend import Backend
+from zettelclaw.cli.exits import EXIT_OK, print_json
+from zettelclaw.errors import InvalidParamsError
+from zettelclaw.home import resolve_openclaw_state_dir, resolve_workspace
+
+KINDS = ("openclaw", "memory-core", "chatgpt", "claude", "clawvault")
+
+
+def source_params(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """The ``import.plan``/``import.apply`` params the command line names."""
+    words = list(args.source)
+    kind = words.pop(0) if words and words[0] in KINDS and (len(words) > 1 or
+                                                            not Path(words[0]).exists()) \
+        else None
+    if len(words) > 1:
+        raise InvalidParamsError(f"import takes PATH or KIND PATH, not {' '.join(args.source)}")
+    if words:
+        path = Path(words[0]).expanduser().absolute()
+    elif kind == "openclaw":
+        path = resolve_openclaw_state_dir(env).absolute()
+    elif kind == "memory-core":
+        path = resolve_workspace(getattr(args, "workspace", None), env)
+    else:
+        raise InvalidParamsError("import needs a SOURCE: PATH, or KIND PATH (zettelclaw "
+                                 "import --help)")
+    params: dict[str, Any] = {"path": str(path)}
+    if kind:
+        params["kind"] = kind
+    for name in ("since", "until", "budget"):
+        if getattr(args, name) is not None:
+            params[name] = getattr(args, name)
+    return params
+
+
+def run(args: argparse.Namespace, backend: Backend, as_json: bool,
+        env: Mapping[str, str] = os.environ) -> int:
+    if args.list:
+        result = backend.call("import.list")
+        _show(result, as_json, _listing)
+        return EXIT_OK
+    if args.rollback:
+        result = backend.call("import.rollback", {"importId": args.rollback})
+        _show(result, as_json, lambda r: f"import {r['importId']} rolled back: "
+              f"{r['entries']} entries purged" + (
+                  f", {r['removed']['spool']['jobs']} job(s) and "
+                  f"{r['removed']['transcripts']['files']} conversation copy(ies) removed"
+                  if r.get("removed") else ""))
+        return EXIT_OK
+    params = source_params(args, env)
+    if not args.apply:
+        result = backend.call("import.plan", params)
+        _show(result, as_json, _plan)
+        return EXIT_OK
+    result = _apply(backend, params)
+    _show(result, as_json, _done)
+    return EXIT_OK
+
+
+def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
+    """``import.apply`` slice after slice, drawing done/total, rate and time left on stderr."""
+    started = time.monotonic()
+    first_done: int | None = None
+    tty = sys.stderr.isatty()
+    while True:
+        result: dict[str, Any] = backend.call("import.apply", params)
+        params.pop("budget", None)  # recorded in the import's manifest by the first call
+        done, total = result["done"], result["total"]
+        if first_done is None:
+            first_done = done if result["state"] != "running" else 0
+        elapsed = time.monotonic() - started
+        rate = (done - first_done) / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else None
+        line = (f"importing{' ' + result['importId'] if result['importId'] else ''}: "
+                f"{done}/{total} items"
+                + (f", {rate:.1f}/s" if rate else "")
+                + (f", about {left:.0f} s left" if left is not None and done < total else ""))
+        sys.stderr.write(("\r" + line) if tty else line + "\n")
+        sys.stderr.flush()
+        if result["state"] != "running":
+            if tty:
+                sys.stderr.write("\n")
+            return result
+
+
+def _show(result: Any, as_json: bool, text: Any) -> None:
+    if as_json:
+        print_json(result)
+    else:
+        print(text(result))
+
+
+def _problems(problems: list[dict[str, str]]) -> list[str]:
+    lines = [f"problem    {p['origin']}: {p['message']}" for p in problems[:20]]
+    if len(problems) > 20:
+        lines.append(f"           and {len(problems) - 20} more (--json lists them all)")
+    return lines
+
+
+def _plan(plan: dict[str, Any]) -> str:
+    est = plan["estimate"]
+    lines = [f"source     {plan['kind']} at {plan['path']} (agent {plan['agent']})",
+             f"would add  {plan['conversations']} conversation(s) ({plan['messages']} "
+             f"messages) for extraction, {plan['notes']} note(s) as entries",
+             f"skipped    {plan['alreadyImported']} already imported"
+             + (f", {plan['outOfRange']} outside the dates" if plan["outOfRange"] else "")]
+    lines.append(f"tokens     about {est['tokens']:,} ({est['inputTokens']:,} in, "
+                 f"{est['outputTokens']:,} out)"
+                 + (" on the host's model (priced by its provider)" if est["route"] == "host"
+                    else ""))
+    costs = [f"{c['model']} ${c['usd']:.2f}" for c in est["costs"] if c["usd"] is not None]
+    if costs and est["tokens"]:
+        lines.append(f"cost       {', '.join(costs)} ({est['prices']})")
+    budget = plan["budget"]
+    lines.append(f"budget     {budget:,} tokens" if budget else "budget     no limit")
+    if not plan["fits"]:
+        lines.append(f"warning    over the budget: --apply stops when it is reached; pass "
+                     f"--budget {est['tokens']} (or more) to import it all")
+    if plan["resumes"]:
+        lines.append(f"resumes    import {plan['resumes']}, cut short or stopped at its budget")
+    lines += _problems(plan["problems"])
+    lines.append("nothing was imported: add --apply to import")
+    return "\n".join(lines)
+
+
+def _done(result: dict[str, Any]) -> str:
+    if result["importId"] is None:
+        lines = ["nothing new to import (all of it was imported before)"]
+    else:
+        lines = [f"import {result['importId']}: {result['state']}, {result['notes']} note(s) "
+                 f"written, {result['conversations']} conversation(s) spooled for extraction "
+                 f"(about {result['spooledTokens']:,} tokens), {result['skipped']} skipped"]
+        if result["stopReason"]:
+            lines.append(f"stopped    {result['stopReason']}")
+        if result["conversations"]:
+            lines.append("extraction runs in the sidecar: `zettelclaw jobs` shows what is left")
+        lines.append(f"undo with  zettelclaw import --rollback {result['importId']}")
+    lines += _problems(result["problems"])
+    return "\n".join(lines)
+
+
+def _listing(result: dict[str, Any]) -> str:
+    rows = result["imports"]
+    if not rows:
+        return "no imports"
+    lines = [f"{'IMPORT':<36} {'STATE':<11} {'NOTES':>6} {'CONVS':>6}  PATH"]
+    lines += [f"{r['importId']:<36} {r['state']:<11} {r['notes']:>6} {r['conversations']:>6}  "
+              f"{r['path']}" for r in rows]
+    return "\n".join(lines)
+
+
+

@@ -1,0 +1,465 @@
+"""An import: plan it, apply it (in slices, resumable), roll it back.
+
+Blocking, on one memory (``App``); the ``import.*`` methods run it in a worker thread, in the
+sidecar when one runs (its extraction loop is woken for the jobs), else in the CLI's process on
+the same files under the same data lock (the jobs wait in the spool for the sidecar).
+
+- Conversations go through the live path: ``extraction.intake`` (the admission policy, the scope
+  rules, the scrubber, the message keys that make extraction exactly-once, the spool), with the
+  import's id and the conversation's time in the job: its entries take that time, not today's,
+  and it writes no handoff (the last conversation's handoff stays the live one's).
+- Notes become entries directly (``log.schema.validate_entry``: scrubbed, checked), with the
+  session ``import:<id>``; their ids are derived from the import's id and the note's key, so a
+  write done again after a crash finds them in the log and appends nothing.
+- The manifest (``manifest.py``) records each item before its write and after it; the keys of
+  every import not rolled back are skipped by the next: re-importing adds nothing.
+- Rollback purges (forget/) the entries the import wrote and its sessions' copies and jobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from zettelclaw import failpoints, lock
+from zettelclaw.config import Config
+from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.extraction.intake import HookCall
+from zettelclaw.extraction.service import Extraction
+from zettelclaw.forget import service as forget_service
+from zettelclaw.forget.select import Written
+from zettelclaw.home import Home
+from zettelclaw.importing import estimate, registry
+from zettelclaw.importing import manifest as manifests
+from zettelclaw.importing.items import Conversation, Item, Note, Problem
+from zettelclaw.importing.manifest import Manifest, Record
+from zettelclaw.index import entries, space
+from zettelclaw.index.database import Index
+from zettelclaw.index.freshness import Freshness
+from zettelclaw.log.schema import ID_ALPHABET, ID_LENGTH, Entry, InvalidEntry, validate_entry
+from zettelclaw.log.store import LogStore
+from zettelclaw.subjects.registry import SubjectRegistry
+
+logger = logging.getLogger(__name__)
+
+NOTE_BATCH = 500  # notes written per manifest step (two manifest writes and one append)
+SLICE_SECONDS = 2.0  # an apply call returns after about this long; the caller calls again
+
+
+class App(Protocol):
+    """What of a memory (``app.App``) an import uses."""
+
+    home: Home
+    settings: Config
+    index: Index
+    freshness: Freshness
+    subjects: SubjectRegistry
+    extraction: Extraction
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str | None  # None: told by what the path is (registry.detect)
+    path: Path
+    agent: str
+    since: date | None = None
+    until: date | None = None
+
+    def resolved(self) -> Source:
+        path = self.path.expanduser().absolute()
+        kind = self.kind or registry.detect(path)
+        if kind not in registry.KINDS:
+            registry.reader(kind)  # raises, naming the known kinds
+        if not path.exists():
+            raise InvalidParamsError(f"{path}: no such file or directory",
+                                     [{"field": "path", "message": "not found",
+                                       "type": "value_error"}])
+        return Source(kind, path, self.agent, self.since, self.until)
+
+
+@dataclass
+class Read:
+    """The items of a source, split, with what earlier imports already took left out."""
+
+    conversations: list[tuple[str, Conversation]] = field(default_factory=list)
+    notes: list[tuple[str, Note]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    total: int = 0  # items in the source (in the date range)
+    imported: int = 0  # of them, taken by an import before (or by this one)
+    out_of_range: int = 0
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+def item_key(item: Conversation | Note) -> str:
+    """The source's id and a hash of the content: the same item read again has the same key,
+    an edited one a new key."""
+    if isinstance(item, Conversation):
+        basis = "\x00".join(f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}"
+                            for m in item.messages)
+    else:
+        basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
+                                             item.subject, item.at.isoformat() if item.at
+                                             else ""))
+    digest = hashlib.blake2b(basis.encode(), digest_size=10).hexdigest()
+    return f"{item.source_id}#{digest}"
+
+
+def _when(item: Conversation | Note) -> datetime | None:
+    return item.started if isinstance(item, Conversation) else item.at
+
+
+def _in_range(item: Conversation | Note, source: Source) -> bool:
+    """Items without a time are taken whatever the range (nothing says they are outside)."""
+    moment = _when(item)
+    if moment is None:
+        return True
+    day = moment.astimezone(UTC).date()
+    return not ((source.since and day < source.since) or (source.until and day > source.until))
+
+
+def _items(source: Source) -> Iterator[Item]:
+    assert source.kind is not None
+    try:
+        yield from registry.read(source.kind, source.path, agent=source.agent)
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        # a reader that gave up mid-way (a truncated zip, a file gone): what it gave is kept
+        yield Problem(str(source.path), f"reading stopped: {type(exc).__name__}: {exc}; what "
+                      "was read before is imported")
+
+
+def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read:
+    """``current``: the import going on, whose items (as it holds them now, not as its file
+    last said) count as taken."""
+    taken = imported_keys(home, but=current.id if current is not None else None)
+    out = Read()
+    for item in _items(source):
+        if isinstance(item, Problem):
+            out.problems.append(item)
+            continue
+        if not _in_range(item, source):
+            out.out_of_range += 1
+            continue
+        out.total += 1
+        key = item_key(item)
+        if key in taken or (current is not None and key in current.items):
+            out.imported += 1
+            continue
+        taken.add(key)  # the same item twice in one source is one item
+        if isinstance(item, Conversation):
+            if item.messages:
+                out.conversations.append((key, item))
+            else:
+                out.imported += 1
+        else:
+            out.notes.append((key, item))
+    return out
+
+
+def imported_keys(home: Home, but: str | None = None) -> set[str]:
+    """The keys of the items every import (``but`` that one) took and did not roll back."""
+    return {key for m in manifests.every(home)
+            if m.state not in ("rollingBack", "rolledBack") and m.id != but for key in m.items}
+
+
+# -- the plan ------------------------------------------------------------------------------------
+
+def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
+    """What ``apply`` would do, and what it would cost; writes nothing."""
+    source = source.resolved()
+    resumed = _unfinished(app.home, source)
+    found = read(app.home, source, current=resumed)
+    config = app.settings.extraction
+    base = _base_tokens(app)
+    est = [estimate.conversation(c, config.max_transcript_chars, base)
+           for _, c in found.conversations]
+    input_tokens = sum(e.input_tokens for e in est)
+    output_tokens = sum(e.output_tokens for e in est)
+    limit = _budget(app, budget, resumed)
+    route = app.extraction.router.choose().route
+    costs = [{"model": model, "usd": estimate.cost(model, input_tokens, output_tokens)}
+             for model in estimate.models(config.model_id)]
+    spooled = resumed.spooled_tokens if resumed else 0
+    return {
+        "kind": source.kind, "path": str(source.path), "agent": source.agent,
+        "conversations": len(found.conversations),
+        "messages": sum(len(c.messages) for _, c in found.conversations),
+        "notes": len(found.notes), "total": found.total,
+        "alreadyImported": found.imported, "outOfRange": found.out_of_range,
+        "problems": [_problem(p) for p in found.problems],
+        "estimate": {"inputTokens": input_tokens, "outputTokens": output_tokens,
+                     "tokens": input_tokens + output_tokens,
+                     "route": route, "model": config.model_id if route != "host" else None,
+                     "costs": costs,
+                     "prices": "Anthropic's list prices (anthropic.com/pricing, Nov 2026); "
+                               "the host's model (OpenClaw's) is priced by its provider"},
+        "budget": limit, "fits": not limit or spooled + input_tokens + output_tokens <= limit,
+        "resumes": resumed.id if resumed else None,
+    }
+
+
+def _base_tokens(app: App) -> int:
+    """The tokens of a prompt without its conversation: the template, the subjects and the
+    related entries this memory would list."""
+    app.freshness.sync()
+    return estimate.template_tokens() + estimate.context_tokens(
+        space.entry_total(app.index), len(app.subjects.load()),
+        app.settings.extraction.relevant_entries)
+
+
+def _problem(problem: Problem) -> dict[str, str]:
+    return {"origin": problem.origin, "message": problem.message}
+
+
+def _budget(app: App, budget: int | None, resumed: Manifest | None) -> int:
+    if budget is not None:
+        return budget
+    if resumed is not None and resumed.budget:
+        return resumed.budget
+    return app.settings.budget.import_tokens
+
+
+def _unfinished(home: Home, source: Source) -> Manifest | None:
+    """The last import of this source that did not finish (cut short, or stopped at its
+    budget): an apply goes on with it."""
+    for found in reversed(manifests.every(home)):
+        if found.state in ("running", "stopped") and found.kind == source.kind and \
+                found.path == str(source.path) and found.agent == source.agent:
+            return found
+    return None
+
+
+# -- applying ------------------------------------------------------------------------------------
+
+def apply(app: App, source: Source, *, budget: int | None = None,
+          slice_seconds: float = SLICE_SECONDS) -> dict[str, Any]:
+    """Import for about ``slice_seconds`` (the items of an unfinished import of the same source
+    first), then say how far it got; called again until its ``state`` is not ``running``."""
+    source = source.resolved()
+    current = _unfinished(app.home, source)
+    if current is None:
+        proposal = plan(app, source, budget)
+        if not proposal["conversations"] and not proposal["notes"]:  # no import to make
+            return {"importId": None, "state": "done", "stopReason": None,
+                    "total": proposal["total"], "done": proposal["total"], "notes": 0,
+                    "conversations": 0, "skipped": 0, "spooledTokens": 0,
+                    "budget": proposal["budget"], "problems": proposal["problems"]}
+        if not proposal["fits"] and budget is None:  # a --budget given is taken as meant:
+            # the import stops when it is reached, and goes on when applied again
+            raise InvalidParamsError(
+                f"this import would use about {proposal['estimate']['tokens']:,} model tokens,"
+                f" over the default budget of {proposal['budget']:,} (budget.importTokens); "
+                f"pass --budget {proposal['estimate']['tokens']} (or more) to import it all, "
+                "or a smaller one to import that much now and the rest later",
+                [{"field": "budget", "message": "over budget", "type": "value_error"}])
+        assert source.kind is not None
+        current = Manifest(id=manifests.new_id(source.kind), kind=source.kind,
+                           path=str(source.path), agent=source.agent,
+                           created_at=manifests.now(), updated_at=manifests.now(),
+                           budget=proposal["budget"],
+                           since=source.since.isoformat() if source.since else None,
+                           until=source.until.isoformat() if source.until else None)
+    elif budget is not None:
+        current.budget = budget
+    current.state, current.stop_reason = "running", None
+    manifests.save(app.home, current)
+    started = time.monotonic()
+    if any(r.state == "writing" and r.what == "conversation" for r in current.items.values()):
+        # a job spooled before its messages were recorded as received (a kill between the
+        # two): recorded now, as the worker does at start, so the intake does not spool it twice
+        with lock.exclusive(app.home.lock):
+            app.extraction.intake.recover_locked()
+    _redo_unfinished(current)
+    found = read(app.home, source, current=current)
+    current.problems = [_problem(p) for p in found.problems]
+    base = _base_tokens(app)
+    # every slice reads the source again: a large one (a 2 GB export) gets a slice twice as
+    # long as its reading, so that reading never takes more than a third of the time
+    read_seconds = time.monotonic() - started
+    deadline = time.monotonic() + max(slice_seconds, 2 * read_seconds)
+    notes = found.notes
+    while notes and time.monotonic() < deadline:
+        batch, notes = notes[:NOTE_BATCH], notes[NOTE_BATCH:]
+        _write_notes(app, current, batch)
+    conversations = found.conversations
+    while conversations and not notes and time.monotonic() < deadline:
+        key, conversation = conversations[0]
+        tokens = estimate.conversation(conversation, app.settings.extraction.max_transcript_chars,
+                                       base).tokens
+        if current.budget and current.spooled_tokens + tokens > current.budget:
+            current.state = "stopped"
+            current.stop_reason = (
+                f"the import's budget is reached: {current.spooled_tokens:,} of "
+                f"{current.budget:,} tokens spooled; {len(conversations)} conversation(s) "
+                "left: apply again with a larger --budget to go on")
+            break
+        _spool(app, current, key, conversation, tokens)
+        conversations = conversations[1:]
+    left = len(notes) + len(conversations)
+    if current.state == "running" and left == 0:
+        current.state = "done"
+    manifests.save(app.home, current)
+    return progress(current, found.total, left)
+
+
+def progress(current: Manifest, total: int, left: int) -> dict[str, Any]:
+    records = current.items.values()
+    return {"importId": current.id, "state": current.state, "stopReason": current.stop_reason,
+            "total": total, "done": total - left,
+            "notes": sum(r.what == "note" and bool(r.entries) for r in records),
+            "conversations": sum(r.job_id is not None for r in records),
+            "skipped": sum(r.skipped is not None for r in records),
+            "spooledTokens": current.spooled_tokens, "budget": current.budget,
+            "problems": current.problems}
+
+
+def _redo_unfinished(current: Manifest) -> None:
+    """Items recorded as being written when the import was cut short: their records go, so the
+    items count as new and are written again (a note's entry has the same id, found in the log
+    if it got there; a conversation goes through the intake again, whose message keys know
+    whether it was spooled). What they may have written stays listed for a rollback."""
+    for key, record in list(current.items.items()):
+        if record.state != "writing":
+            continue
+        current.uncertain_entries += [i for i in record.entries
+                                      if i not in current.uncertain_entries]
+        if record.what == "conversation" and record.session not in current.uncertain_sessions:
+            current.uncertain_sessions.append(record.session)
+        logger.info("import %s: %s was cut short; it is written again", current.id,
+                    record.origin)
+        del current.items[key]
+
+
+def _note_id(import_id: str, key: str) -> str:
+    digest = hashlib.blake2b(f"{import_id}\x00{key}".encode(), digest_size=ID_LENGTH).digest()
+    return "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest)
+
+
+def _timestamp(at: datetime | None) -> str:
+    moment = at or datetime.now(UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _write_notes(app: App, current: Manifest, batch: list[tuple[str, Note]]) -> None:
+    session = f"import:{current.id}"
+    made: list[Entry] = []
+    for key, note in batch:
+        record = Record(source_id=note.source_id, what="note", origin=note.origin,
+                        session=session)
+        value: dict[str, Any] = {"id": _note_id(current.id, key), "timestamp": _timestamp(note.at),
+                                 "type": note.kind, "content": note.content, "session": session}
+        if note.detail:
+            value["detail"] = note.detail
+        if note.subject:
+            value["subject"] = note.subject
+        if note.kind == "task":
+            value["status"] = note.status or "open"
+        try:
+            entry = validate_entry(value)
+        except InvalidEntry as exc:
+            record.state, record.skipped = "done", f"not a valid entry: {exc.reason}"
+            current.problems.append({"origin": note.origin, "message": record.skipped})
+        else:
+            record.entries = [entry.id]
+            made.append(entry)
+        current.items[key] = record
+    manifests.save(app.home, current)
+    failpoints.reach("import-after-manifest")
+    _append_missing(app, made)
+    failpoints.reach("import-after-append")
+    for key, _ in batch:
+        current.items[key].state = "done"
+    manifests.save(app.home, current)
+
+
+def _append_missing(app: App, made: list[Entry]) -> int:
+    """Append the entries the log does not hold yet (nor holds hidden), under the data lock."""
+    if not made:
+        return 0
+    with lock.exclusive(app.home.lock):
+        app.freshness.sync(locked=True)
+        with app.index.read() as conn:
+            missing = [e for e in made if entries.get_entry(conn, e.id) is None
+                       and not entries.is_hidden(conn, e.id)]
+        subjects = {e.subject for e in missing if e.subject}
+        if subjects:
+            app.subjects.ensure_locked(subjects)
+        if missing:
+            LogStore(app.home).append_locked(missing)
+            app.freshness.sync(locked=True)
+    return len(missing)
+
+
+def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
+           tokens: int) -> None:
+    digest = hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
+    session = conversation.session_id or f"import:{current.id}:{digest}"
+    record = Record(source_id=conversation.source_id, what="conversation",
+                    origin=conversation.origin, session=session, tokens=tokens)
+    current.items[key] = record
+    manifests.save(app.home, current)
+    failpoints.reach("import-after-manifest")
+    last = next((m.at for m in reversed(conversation.messages) if m.at is not None), None)
+    answer = app.extraction.intake.accept(HookCall(
+        trigger="import", session_id=session, session_key=conversation.session_key,
+        agent_id=current.agent, reason=f"import {current.id}", channel=conversation.channel,
+        messages=[_message(m) for m in conversation.messages], import_id=current.id,
+        entries_at=_timestamp(last) if last else None))
+    failpoints.reach("import-after-spool")
+    record.job_id = answer.get("jobId")
+    if record.job_id is None:
+        record.skipped = str(answer.get("skipped") or "nothing spooled")
+    else:
+        current.spooled_tokens += tokens
+    record.state = "done"
+    manifests.save(app.home, current)
+
+
+def _message(message: Any) -> dict[str, Any]:
+    value: dict[str, Any] = {"role": message.role, "content": message.text,
+                             "timestamp": estimate.iso(message.at)}
+    if message.from_owner is not None:
+        value["__openclaw"] = {"senderIsOwner": message.from_owner}
+    return value
+
+
+# -- rollback and listing ------------------------------------------------------------------------
+
+def rollback(app: forget_service.App, import_id: str) -> dict[str, Any]:
+    """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
+    jobs. Its manifest stays, marked rolled back (its items may be imported again)."""
+    if import_id == "last":
+        found = [m for m in manifests.every(app.home)
+                 if m.state not in ("rolledBack",)]
+        if not found:
+            raise NotFoundError("no import to roll back", {"importId": import_id})
+        import_id = found[-1].id
+    current = manifests.load(app.home, import_id)
+    if current.state == "rolledBack":
+        return {"importId": import_id, "state": current.state, "entries": 0,
+                "removed": None}
+    current.state = "rollingBack"
+    manifests.save(app.home, current)
+    written = Written(ids=frozenset(current.entry_ids()),
+                      sessions=frozenset(current.spooled_sessions()))
+    forgot = forget_service.purge_written(app, written)
+    current.state = "rolledBack"
+    manifests.save(app.home, current)
+    return {"importId": import_id, "state": current.state, "entries": forgot.changed,
+            "removed": forgot.removed}
+
+
+def listing(home: Home) -> list[dict[str, Any]]:
+    return [{"importId": m.id, "kind": m.kind, "path": m.path, "agent": m.agent,
+             "state": m.state, "createdAt": m.created_at, "updatedAt": m.updated_at,
+             "notes": sum(bool(r.entries) for r in m.items.values()),
+             "conversations": sum(r.job_id is not None for r in m.items.values()),
+             "spooledTokens": m.spooled_tokens, "budget": m.budget}
+            for m in manifests.every(home)]

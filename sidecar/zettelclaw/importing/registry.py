@@ -1,0 +1,122 @@
+"""Which reader reads which kind of source, and which kind a path is.
+
+A reader is a module of ``importing/sources/`` with ``read(path) -> Iterator[Item]`` (the
+OpenClaw reader also takes ``agent=``). Modules are imported when used, by name: a kind whose
+module is not in this installation (a reader still being written) is reported, not fatal.
+Adding a reader is one line in ``KINDS`` (and, if its files can be told apart, one rule in
+``detect``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from zettelclaw.errors import InvalidParamsError
+from zettelclaw.importing.items import Item
+
+SOURCES = "zettelclaw.importing.sources"
+KINDS: dict[str, str] = {
+    "openclaw": f"{SOURCES}.openclaw_sessions",  # OpenClaw's past sessions (per agent)
+    "memory-core": f"{SOURCES}.memory_core",  # MEMORY.md and memory/YYYY-MM-DD.md
+    "chatgpt": f"{SOURCES}.chatgpt",  # a ChatGPT export (zip or conversations.json)
+    "claude": f"{SOURCES}.claude",  # a Claude export (zip or conversations.json)
+    "clawvault": f"{SOURCES}.clawvault",  # a ClawVault vault
+}
+PEEK = 1 << 16  # bytes of a JSON export read to tell ChatGPT's from Claude's
+
+Reader = Callable[..., Iterator[Item]]
+
+
+def _invalid(message: str, field: str = "kind") -> InvalidParamsError:
+    return InvalidParamsError(message, [{"field": field, "message": message,
+                                         "type": "value_error"}])
+
+
+def reader(kind: str) -> Reader:
+    """``kind``'s ``read``; InvalidParamsError for a kind unknown or not installed."""
+    name = KINDS.get(kind)
+    if name is None:
+        raise _invalid(f"unknown source kind {kind!r} (known: {', '.join(KINDS)})")
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        raise _invalid(f"this Zettelclaw has no reader for {kind} sources yet") from None
+    read: Reader = module.read
+    return read
+
+
+def read(kind: str, path: Path, *, agent: str) -> Iterator[Item]:
+    """The items of ``path`` as a ``kind`` source (``agent`` for the readers that take one)."""
+    fn = reader(kind)
+    kwargs: dict[str, Any] = {}
+    if "agent" in inspect.signature(fn).parameters:
+        kwargs["agent"] = agent
+    return fn(path, **kwargs)
+
+
+def detect(path: Path) -> str:
+    """The kind of source ``path`` is, by what it holds; InvalidParamsError naming it if none."""
+    if not path.exists():
+        raise _invalid(f"{path}: no such file or directory", "path")
+    kind = _dir_kind(path) if path.is_dir() else _file_kind(path)
+    if kind is None:
+        raise _invalid(f"{path}: cannot tell what kind of source this is; name it: zettelclaw "
+                       f"import KIND PATH (KIND one of {', '.join(KINDS)})", "path")
+    return kind
+
+
+def _dir_kind(path: Path) -> str | None:
+    if (path / "agents").is_dir() or (path / "openclaw-agent.sqlite").exists() or \
+            (path / "agent" / "openclaw-agent.sqlite").exists():
+        return "openclaw"
+    if (path / ".clawvault.json").exists() or (path / ".clawvault").is_dir():
+        return "clawvault"
+    if (path / "MEMORY.md").is_file() or (path / "memory").is_dir():
+        return "memory-core"
+    if (path / "conversations.json").is_file():
+        return _file_kind(path / "conversations.json")
+    return None
+
+
+def _file_kind(path: Path) -> str | None:
+    if path.suffix == ".sqlite":
+        return "openclaw"
+    if path.suffix == ".md":
+        return "memory-core"
+    if path.suffix == ".zip":
+        return _export_kind(path, _zip_head(path))
+    if path.suffix == ".json":
+        with path.open("rb") as f:
+            return _export_kind(path, f.read(PEEK))
+    return None
+
+
+def _zip_head(path: Path) -> bytes:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next((n for n in archive.namelist()
+                         if n.rsplit("/", 1)[-1] == "conversations.json"), None)
+            if name is None:
+                raise _invalid(f"{path}: the zip holds no conversations.json (not a ChatGPT "
+                               "or Claude export)", "path")
+            with archive.open(name) as f:
+                return f.read(PEEK)
+    except zipfile.BadZipFile as exc:
+        raise _invalid(f"{path}: not a readable zip ({exc})", "path") from None
+
+
+def _export_kind(path: Path, head: bytes) -> str:
+    if b'"mapping"' in head or b'"current_node"' in head:
+        return "chatgpt"
+    if b'"chat_messages"' in head:
+        return "claude"
+    raise _invalid(f"{path}: a JSON file of neither a ChatGPT export (conversations with "
+                   "\"mapping\") nor a Claude export (conversations with \"chat_messages\")",
+                   "path")

@@ -1,0 +1,124 @@
+"""OpenClaw's past sessions, from the gateway's transcript store: the same store the plugin's
+sweep reads through OpenClaw's SDK (clients/openclaw/src/transcripts.ts), read here from disk.
+
+``path`` is OpenClaw's state directory (``~/.openclaw``: the agent's store is
+``agents/<agent>/agent/openclaw-agent.sqlite``), an agent's directory, or the ``.sqlite`` file
+itself. An older gateway's layout (``agents/<agent>/sessions/<sessionId>.jsonl`` with
+``sessions.json`` naming each key's session) is read too.
+
+Messages are reduced exactly as a live hook's are (``extraction/transcript.normalize``: user and
+assistant text only, secrets replaced, the owner mark kept), and each conversation carries its
+real session id and key: the importer spools it under that id, so a session both imported and
+later swept or hooked is extracted once (the intake's message keys), and the key's scope rules
+apply (no cron, group or sub-agent session).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from zettelclaw.extraction.transcript import normalize, read_jsonl
+from zettelclaw.importing import zstd
+from zettelclaw.importing.items import Conversation, Item, Message, Problem
+from zettelclaw.index import openclaw_store
+
+STORE_NAME = "openclaw-agent.sqlite"
+
+
+def store_of(path: Path, agent: str) -> Path:
+    """The agent's store (or legacy ``sessions`` directory) under ``path``."""
+    if path.is_file():
+        return path
+    for candidate in (path / "agents" / agent / "agent" / STORE_NAME, path / "agent" / STORE_NAME,
+                      path / STORE_NAME, path / "agents" / agent / "sessions",
+                      path / "sessions"):
+        if candidate.exists():
+            return candidate
+    if (path / "sessions.json").is_file():
+        return path
+    return path / "agents" / agent / "agent" / STORE_NAME
+
+
+def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
+    store = store_of(path, agent)
+    if not store.exists():
+        yield Problem(str(store), f"no OpenClaw session store for agent {agent!r} here "
+                      f"(looked for agents/{agent}/agent/{STORE_NAME} and a sessions/ folder)")
+        return
+    if store.is_dir():
+        yield from _legacy(store, agent)
+        return
+    try:
+        listed = openclaw_store.sessions(store)
+    except openclaw_store.StoreError as exc:
+        yield Problem(str(store), str(exc))
+        return
+    for session in listed:
+        raw: list[Any] = []
+        problem = None
+        for event in openclaw_store.events(store, session.session_id):
+            text = event.json
+            if text is None and event.compressed is not None:
+                text = zstd.decompress(event.compressed, event.size)
+            if text is None:
+                problem = Problem(f"{store}, session {session.session_id}, event {event.seq}",
+                                  f"the event is stored compressed (zstd) and {zstd.MISSING}; "
+                                  "the session's other events are imported")
+                continue
+            try:
+                raw.append(orjson.loads(text))
+            except orjson.JSONDecodeError:
+                problem = Problem(f"{store}, session {session.session_id}, event {event.seq}",
+                                  "the event is not JSON; skipped")
+        if problem is not None:
+            yield problem
+        conversation = _conversation(raw, agent, session.session_id,
+                                     session_key=session.session_key,
+                                     origin=f"{store.name}, session {session.session_id}",
+                                     channel=session.channel)
+        if conversation is not None:
+            yield conversation
+
+
+def _legacy(directory: Path, agent: str) -> Iterator[Item]:
+    keys: dict[str, str] = {}
+    index = directory / "sessions.json"
+    if index.is_file():
+        try:
+            listed = orjson.loads(index.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            yield Problem(str(index), f"not JSON ({exc}); sessions are read without their keys")
+            listed = {}
+        if isinstance(listed, dict):
+            for key, entry in listed.items():
+                if isinstance(entry, dict) and isinstance(entry.get("sessionId"), str):
+                    keys[entry["sessionId"]] = str(key)
+    for file in sorted(directory.glob("*.jsonl")):
+        session_id = file.name.removesuffix(".jsonl")
+        conversation = _conversation(list(read_jsonl(file)), agent, session_id,
+                                     session_key=keys.get(session_id), origin=file.name)
+        if conversation is not None:
+            yield conversation
+
+
+def _conversation(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
+                  origin: str, channel: str | None = None) -> Conversation | None:
+    messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
+                             _at(m.timestamp), m.from_owner) for m in normalize(raw))
+    if not messages:
+        return None
+    return Conversation(source_id=f"openclaw:{agent}:{session_id}", title=None,
+                        messages=messages, origin=origin, session_id=session_id,
+                        session_key=session_key, channel=channel)
+
+
+def _at(timestamp: str | None) -> datetime | None:
+    if timestamp is None:
+        return None
+    moment = datetime.fromisoformat(timestamp)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

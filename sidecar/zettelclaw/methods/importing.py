@@ -1,0 +1,80 @@
+"""``import.*``: bring a user's history in (importing/). Run where the writers are serialized:
+in the sidecar when one answers (its extraction loop is woken for the conversations spooled),
+else in the CLI's process under the same data lock (they wait in the spool for the sidecar).
+``import.apply`` works in slices, so the CLI draws its progress between calls."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from zettelclaw.agents.pool import Agents
+from zettelclaw.errors import InvalidParamsError
+from zettelclaw.importing import importer
+from zettelclaw.methods.forget import rebrief
+from zettelclaw.protocol.dispatcher import Method
+from zettelclaw.protocol.params import (
+    ImportApplyParams,
+    ImportListParams,
+    ImportPlanParams,
+    ImportRollbackParams,
+)
+from zettelclaw.protocol.results import ImportPlan, ImportProgress, ImportRolledBack, ImportsList
+
+
+def _source(params: ImportPlanParams) -> importer.Source:
+    try:
+        since, until = params.days()
+    except ValueError as exc:
+        raise InvalidParamsError(str(exc), [{"field": str(exc).split(":")[0],
+                                              "message": "not a date",
+                                              "type": "value_error"}]) from None
+    if not Path(params.path).is_absolute():
+        raise InvalidParamsError("path must be absolute (the sidecar's working directory is "
+                                 "not the caller's)", [{"field": "path",
+                                                        "message": "not absolute",
+                                                        "type": "value_error"}])
+    return importer.Source(params.kind, Path(params.path), params.agent(), since, until)
+
+
+async def import_plan(agents: Agents, params: ImportPlanParams) -> ImportPlan:
+    source = _source(params)
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(importer.plan, app, source, params.budget)
+    return ImportPlan.model_validate(found)
+
+
+async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgress:
+    source = _source(params)
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(
+            lambda: importer.apply(app, source, budget=params.budget,
+                                   slice_seconds=params.slice_seconds))
+        if found["conversations"]:
+            app.wake()
+    return ImportProgress.model_validate(found)
+
+
+async def import_rollback(agents: Agents, params: ImportRollbackParams) -> ImportRolledBack:
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(importer.rollback, app, params.import_id)
+        if found["entries"]:  # what the MEMORY.md block showed may be gone, as after a forget
+            await rebrief(app)
+    return ImportRolledBack.model_validate(found)
+
+
+async def import_list(agents: Agents, params: ImportListParams) -> ImportsList:
+    async with agents.lease(params.agent()) as app:
+        found = await trio.to_thread.run_sync(importer.listing, app.home)
+    return ImportsList.model_validate({"imports": found})
+
+
+def methods(agents: Agents) -> dict[str, Method]:
+    return {
+        "import.plan": Method(ImportPlanParams, partial(import_plan, agents)),
+        "import.apply": Method(ImportApplyParams, partial(import_apply, agents)),
+        "import.rollback": Method(ImportRollbackParams, partial(import_rollback, agents)),
+        "import.list": Method(ImportListParams, partial(import_list, agents)),
+    }

@@ -4,11 +4,6 @@ row_factory), counters the tests read, named tuple fields, the failpoints' docum
 Made with ``vulture sidecar/zettelclaw --min-confidence 60 --make-whitelist``; a line is added
 here only for a name that is used where vulture cannot see it. Not imported, not type-checked."""
 
-# (sidecar/zettelclaw/importing/sources/*.py): each reader's detect, what a path looks like,
-# for the importer's auto-detection (i33core's importing/registry.py may call it; only the tests
-# do so far)
-detect
-
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:99)
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:180)
 _.opened  # unused attribute (sidecar/zettelclaw/agents/pool.py:300)

@@ -27,7 +27,6 @@ KINDS: dict[str, str] = {
     "claude": f"{SOURCES}.claude",  # a Claude export (zip or conversations.json)
     "clawvault": f"{SOURCES}.clawvault",  # a ClawVault vault
 }
-PEEK = 1 << 16  # bytes of a JSON export read to tell ChatGPT's from Claude's
 
 Reader = Callable[..., Iterator[Item]]
 
@@ -62,26 +61,39 @@ def read(kind: str, path: Path, *, agent: str) -> Iterator[Item]:
 
 
 def detect(path: Path) -> str:
-    """The kind of source ``path`` is, by what it holds; InvalidParamsError naming it if none."""
+    """The kind of source ``path`` is, by what it holds; InvalidParamsError naming it if none.
+
+    The readers that can tell their own files (``detect`` in their module: the exports and the
+    vault) are asked first, in ``KINDS``' order; OpenClaw's store and memory-core's files are
+    told by their names here, since their readers take any such path."""
     if not path.exists():
         raise _invalid(f"{path}: no such file or directory", "path")
-    kind = _dir_kind(path) if path.is_dir() else _file_kind(path)
-    if kind is None:
-        raise _invalid(f"{path}: cannot tell what kind of source this is; name it: zettelclaw "
-                       f"import KIND PATH (KIND one of {', '.join(KINDS)})", "path")
-    return kind
+    for kind, name in KINDS.items():
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        tell: Callable[[Path], str | None] | None = getattr(module, "detect", None)
+        if tell is not None and tell(path) == kind:
+            return kind
+    found = _dir_kind(path) if path.is_dir() else _file_kind(path)
+    if found is None:
+        raise _invalid(f"{path}: cannot tell what kind of source this is (a ChatGPT or Claude "
+                       "export's zip or conversations.json, a ClawVault vault, an OpenClaw "
+                       "state folder or session store, a workspace with MEMORY.md or memory/); "
+                       f"name it: zettelclaw import KIND PATH (KIND one of {', '.join(KINDS)})",
+                       "path")
+    return found
 
 
 def _dir_kind(path: Path) -> str | None:
     if (path / "agents").is_dir() or (path / "openclaw-agent.sqlite").exists() or \
             (path / "agent" / "openclaw-agent.sqlite").exists():
         return "openclaw"
-    if (path / ".clawvault.json").exists() or (path / ".clawvault").is_dir():
-        return "clawvault"
     if (path / "MEMORY.md").is_file() or (path / "memory").is_dir():
         return "memory-core"
-    if (path / "conversations.json").is_file():
-        return _file_kind(path / "conversations.json")
     return None
 
 
@@ -90,33 +102,20 @@ def _file_kind(path: Path) -> str | None:
         return "openclaw"
     if path.suffix == ".md":
         return "memory-core"
-    if path.suffix == ".zip":
-        return _export_kind(path, _zip_head(path))
-    if path.suffix == ".json":
-        with path.open("rb") as f:
-            return _export_kind(path, f.read(PEEK))
+    if path.suffix in (".zip", ".json"):
+        raise _invalid(_not_an_export(path), "path")
     return None
 
 
-def _zip_head(path: Path) -> bytes:
-    try:
-        with zipfile.ZipFile(path) as archive:
-            name = next((n for n in archive.namelist()
-                         if n.rsplit("/", 1)[-1] == "conversations.json"), None)
-            if name is None:
-                raise _invalid(f"{path}: the zip holds no conversations.json (not a ChatGPT "
-                               "or Claude export)", "path")
-            with archive.open(name) as f:
-                return f.read(PEEK)
-    except zipfile.BadZipFile as exc:
-        raise _invalid(f"{path}: not a readable zip ({exc})", "path") from None
-
-
-def _export_kind(path: Path, head: bytes) -> str:
-    if b'"mapping"' in head or b'"current_node"' in head:
-        return "chatgpt"
-    if b'"chat_messages"' in head:
-        return "claude"
-    raise _invalid(f"{path}: a JSON file of neither a ChatGPT export (conversations with "
-                   "\"mapping\") nor a Claude export (conversations with \"chat_messages\")",
-                   "path")
+def _not_an_export(path: Path) -> str:
+    """Why a zip or JSON file no export reader claimed is not one, for the message."""
+    if path.suffix == ".zip":
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+        except (zipfile.BadZipFile, OSError) as exc:
+            return f"{path}: not a readable zip ({exc}); download the export again"
+        if not any(n.rsplit("/", 1)[-1].startswith("conversations") for n in names):
+            return f"{path}: the zip holds no conversations.json (not a ChatGPT or Claude export)"
+    return (f"{path}: a JSON file of neither a ChatGPT export (conversations with \"mapping\") "
+            "nor a Claude export (conversations with \"chat_messages\")")

@@ -9,7 +9,8 @@ the router counts a route by when it gives no count). bench/README.md ("Import")
 with what the prompts sent came to.
 
 Prices (US dollars per million tokens, input / output) are Anthropic's list prices for the
-models named, as published on anthropic.com/pricing (read for this table in November 2026);
+models named, as platform.claude.com/docs/about-claude/pricing lists them (checked against it
+for this table in November 2026: Opus 4.5 $5/$25, Sonnet 4.5 and 4.6 $3/$15, Haiku 4.5 $1/$5);
 a model not listed, or the host's model (OpenClaw's), has no price: the plan says so.
 """
 

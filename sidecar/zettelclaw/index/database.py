@@ -170,6 +170,9 @@ class Index:
         try:
             conn = self._connect()
             version = self._version(conn)
+            if version == 4:  # the chunks' words only changed: no need to embed all again
+                self._to_5(conn)
+                version = SCHEMA_VERSION  # and what was added since 4 was released, below
             if version == SCHEMA_VERSION:
                 if not has_hidden_table(conn):
                     with transaction(conn):
@@ -182,9 +185,6 @@ class Index:
                             counts.store(conn, *counts.count(conn))
                         if not subject_counts.kept(conn):  # or before subjects' were
                             subject_counts.create(conn)
-                return conn
-            if version == 4:  # the chunks' words only changed: no need to embed all again
-                self._to_5(conn)
                 return conn
             if version is None:
                 # A new file, or one another process is creating right now: never delete it,

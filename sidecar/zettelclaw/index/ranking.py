@@ -7,7 +7,9 @@ entries count more than old ones, but decay is gentle (a year-old entry keeps ov
 weight), because the log never forgets and search must still find old things. Semantic
 similarity, when there is one, is made relative to the query's closest text (as keyword quality
 is relative to its best BM25) and fused with keyword quality by a weighted sum, never below
-KEYWORD_ALONE of the keyword quality alone. Every score is in [0, 1], higher is better.
+KEYWORD_ALONE of the keyword quality alone; the keyword part weighs more when the query's best
+keyword match holds most of the query (``keyword_share``). Every score is in [0, 1], higher is
+better.
 
 Why the floor under the keyword part generalises: a cosine similarity says how close two texts
 are in meaning, not how much of the question a text holds. A text of a few words (a greeting, a
@@ -45,6 +47,18 @@ RECENCY_FLOOR = 0.6
 # measured with tests/quality for the int8 and the torch model alike (a sweep of both knobs;
 # tuned on that corpus, so the next corpus may move it).
 KEYWORD_SHARE = 0.3
+# ... when the query's best keyword match holds at most this much of it (its keyword quality:
+# the IDF-weighted share of the query's words it holds, times its BM25 relative to the best);
+# above, the share rises in proportion, to KEYWORD_SHARE_MOST for a match of every word. How
+# much of the query the words found is evidence of how far to trust them, per query: a
+# paraphrase's best keyword match holds 0.12-0.35 of it (tests/quality) and keeps 0.3, while a
+# question whose words an entry holds gets its keyword matches ordered more by their words
+# than by a slightly closer meaning. LoCoMo tuning half: MRR 0.492 -> 0.508, recall@5 0.602 ->
+# 0.604; tests/quality unchanged (0.821 / 0.616); from 0.4 instead of 0.5 it cost the
+# paraphrases' MRR (0.616 -> 0.601); KEYWORD_SHARE 0.4-0.5 for every query cost them more
+# (bench/README.md, LoCoMo round 3).
+KEYWORD_TRUSTED_FROM = 0.5
+KEYWORD_SHARE_MOST = 0.6
 # A match's hybrid quality is at least this much of its keyword quality alone: an entry that
 # holds the query's words (the best BM25, every word) stays near the top however close in
 # meaning a short text is that shares none of them ("Joanna: Later, take care!" has cosine
@@ -111,14 +125,22 @@ def damped_similarity(similarity: float, words: int) -> float:
     return SIMILARITY_FLOOR + (similarity - SIMILARITY_FLOOR) * words / FULL_WORDS
 
 
-def fuse(keyword: float, semantic: float | None, best: float) -> float:
+def keyword_share(best_keyword: float) -> float:
+    """The keyword part's weight in ``fuse`` for a query whose best keyword match has quality
+    ``best_keyword``: KEYWORD_SHARE up to KEYWORD_TRUSTED_FROM, then rising in proportion to
+    KEYWORD_SHARE_MOST at 1."""
+    above = (best_keyword - KEYWORD_TRUSTED_FROM) / (1.0 - KEYWORD_TRUSTED_FROM)
+    return KEYWORD_SHARE + (KEYWORD_SHARE_MOST - KEYWORD_SHARE) * min(max(above, 0.0), 1.0)
+
+
+def fuse(keyword: float, semantic: float | None, best: float,
+         share: float = KEYWORD_SHARE) -> float:
     """Hybrid match quality: keyword relevance and cosine similarity, the latter relative to
-    ``best``, the query's highest similarity among the texts ranked; never below
-    KEYWORD_ALONE of the keyword relevance."""
+    ``best``, the query's highest similarity among the texts ranked, weighed ``share`` to the
+    rest (``keyword_share``); never below KEYWORD_ALONE of the keyword relevance."""
     if semantic is None:
         return keyword
-    return max(KEYWORD_SHARE * keyword
-               + (1.0 - KEYWORD_SHARE) * relative_similarity(semantic, best),
+    return max(share * keyword + (1.0 - share) * relative_similarity(semantic, best),
                KEYWORD_ALONE * keyword)
 
 

@@ -97,8 +97,14 @@ class Update:
         epoch = str(self.index.meta(conn).get("terms_epoch", ""))
         for number, known in enumerate(self.epochs):
             if known != epoch:  # a new SQLite index: the shard starts over, in the same commit
+                given = self.writers[number]
+                if given is not None:  # documents given in this update (a follower's, before
+                    # SQLite was built anew): delete_all_documents leaves a writer's uncommitted
+                    # documents, so they go first, or every entry would be held twice
+                    given.rollback()
                 self._writer(number).delete_all_documents()
                 self.epochs[number], self.fed[number] = epoch, 0
+                self.in_replaced.clear()  # every line is given again
 
     def _redo(self, conn: sqlite3.Connection) -> None:
         """Index again the entries changed in place that the writers may have: each is deleted

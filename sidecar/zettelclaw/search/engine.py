@@ -219,18 +219,19 @@ class Engine:
         _damp_short_texts(conn, entries)
         ranked += chunks.values()
         best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
+        share = ranking.keyword_share(max((c.keyword for c in ranked), default=0.0))
         asked = dates.window(request.query, now) if request.query else None
         for line, c in entries.items():
             if c.meta is None:  # a vector candidate the filters leave out
                 continue
             kind, status, ts = c.meta
-            match = ranking.fuse(c.keyword, c.semantic, best)
+            match = ranking.fuse(c.keyword, c.semantic, best, share)
             if asked is not None and not asked[0] <= ts < asked[1]:
                 match *= ranking.OUTSIDE_TIME_ASKED
             scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
         outside = ranking.OUTSIDE_TIME_ASKED if asked is not None else 1.0  # a file has no time
         for chunk_id, c in chunks.items():
-            scored.append((outside * ranking.fuse(c.keyword, c.semantic, best)
+            scored.append((outside * ranking.fuse(c.keyword, c.semantic, best, share)
                            / ranking.MAX_TYPE_WEIGHT, "file", chunk_id, c))
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))

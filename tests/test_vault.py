@@ -26,7 +26,7 @@ from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.vault import blocks
 from zettelclaw.vault import sync as vault_sync
-from zettelclaw.vault.build import build
+from zettelclaw.vault.build import SkippedPage, build
 from zettelclaw.vault.state import load
 
 WriteLog = Callable[..., list[dict[str, Any]]]
@@ -229,7 +229,7 @@ def test_a_page_the_person_wrote_is_left_alone(app: App, write_log: WriteLog) ->
     story(write_log)
     report = build(app)
     assert (root / AUTH).read_text() == "# Mine\n"
-    assert {"page": AUTH, "reason": "a page the build did not write"} in report.skipped_pages
+    assert SkippedPage(AUTH, "a page the build did not write") in report.skipped_pages
     assert (root / DAY1).is_file()
 
 
@@ -277,7 +277,7 @@ def test_the_vault_is_never_written_through_a_link_nor_inside_the_workspace(
     os.symlink(outside, root / "03 Journal")
     report = build(app)  # the journals are reported and left out; the rest is built
     assert list(outside.iterdir()) == []
-    assert {"page": DAY1, "reason": "not a regular file"} in report.skipped_pages
+    assert SkippedPage(DAY1, "not a regular file") in report.skipped_pages
     assert (root / AUTH).is_file()
     for inside in (app.workspace, app.workspace / "memory" / "vault", app.workspace.parent):
         with pytest.raises(PathNotAllowedError, match="workspace"):

@@ -466,7 +466,8 @@ async def test_a_stale_copy_of_a_job_never_runs_it_twice(
         extraction = app.extraction
         answer = await trio.to_thread.run_sync(extraction.intake.accept, HookCall(
             trigger="sessionEnd", session_id="s-21", session_key=MAIN, messages=STRETCH_1))
-        stale = extraction.spool.load(answer["jobId"])  # the loop's snapshot: no result yet
+        assert answer.job_id is not None
+        stale = extraction.spool.load(answer.job_id)  # the loop's snapshot: no result yet
         assert stale is not None
         worker = Worker(extraction)
         worker._sdk_ready.set()

@@ -50,6 +50,18 @@ class Flag:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ModelReport:
+    """Whether the model answered, how many summaries and flags it gave, why it was not asked
+    (``skipped``) or what failed (``error``)."""
+
+    used: bool
+    summaries: int
+    contradictions: int
+    error: str | None = None
+    skipped: str | None = None
+
+
 @dataclass(frozen=True)
 class ModelStep:
     summaries: dict[str, str] = field(default_factory=dict)
@@ -57,6 +69,11 @@ class ModelStep:
     used: bool = False  # the model answered at least one call
     error: str | None = None
     skipped: str | None = None
+
+    def report(self) -> ModelReport:
+        return ModelReport(used=self.used, summaries=len(self.summaries),
+                           contradictions=len(self.flags), error=self.error,
+                           skipped=self.skipped)
 
     def to_json(self) -> dict[str, Any]:
         value: dict[str, Any] = {"used": self.used, "summaries": len(self.summaries),

@@ -83,9 +83,22 @@ class Router:
             exc.route = choice.route or self.config.route  # what it waits for: "auto", "host"
             raise
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RouteStatus:
         choice = self.choose()
-        return {"setting": self.config.route, "active": choice.route, "reason": choice.reason,
-                "anthropicModel": self.config.model_id,
-                "hostModel": self.config.host_model or "the agent's own",
-                "hosts": self.hosts.describe()}
+        return RouteStatus(setting=self.config.route, active=choice.route,
+                           reason=choice.reason, anthropic_model=self.config.model_id,
+                           host_model=self.config.host_model or "the agent's own",
+                           hosts=self.hosts.describe())
+
+
+@dataclass(frozen=True, slots=True)
+class RouteStatus:
+    """The route setting, the route the next call takes (None: none now) and why, and the
+    hosts that offer ``llm.complete`` (each as it described itself in ``host.offer``)."""
+
+    setting: str
+    active: str | None
+    reason: str
+    anthropic_model: str
+    host_model: str
+    hosts: list[dict[str, Any]]

@@ -23,10 +23,13 @@ from zettelclaw.index import entries
 from zettelclaw.index.ingest import Progress
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.methods.agents import LISTED_AGENTS, agent_rows
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
 from zettelclaw.protocol.results import (
+    BriefingStatus,
     EntryCounts,
+    ExtractionStatus,
     IndexStatus,
     InvalidLines,
     LogStatus,
@@ -54,7 +57,8 @@ async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) 
         def read() -> Status:  # one thread hand-off: under load each waits its turn
             return Status.model_validate({
                 **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
-                "extraction": app.extraction.status(), "briefing": app.briefing.status(),
+                "extraction": from_domain(ExtractionStatus, app.extraction.status()),
+                "briefing": from_domain(BriefingStatus, app.briefing.status()),
                 "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
                 "agentsTotal": len(agents.roster.agents()),
                 "workspaceConflicts": agents.roster.conflicts(), "server": server})

@@ -14,16 +14,18 @@ created. A hook that carries ``workspaceDir`` also tells where that agent's work
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from functools import partial
-from typing import Any
 
 import trio
 
 from zettelclaw.agent_ids import MAIN, AgentIdError
 from zettelclaw.agents.pool import Agents
-from zettelclaw.extraction.intake import HookCall
+from zettelclaw.extraction.intake import Accepted, HookCall
+from zettelclaw.extraction.service import HostSession
 from zettelclaw.methods import turn
 from zettelclaw.methods.agents import register_workspace
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
@@ -46,8 +48,7 @@ async def transcript(agents: Agents, trigger: str, params: HookTranscriptParams)
                     read_at=params.read_at_ms(), channel=params.channel,
                     sender_id=params.sender_id)
     async with agents.lease(agent, create=True) as app:  # the host's agent: created
-        result = Intake.model_validate(
-            await trio.to_thread.run_sync(app.extraction.intake.accept, call))
+        result = intake_result(await trio.to_thread.run_sync(app.extraction.intake.accept, call))
         if result.job_id is not None:
             app.wake()
             # one line per conversation handed over: what a missing extraction is
@@ -57,24 +58,30 @@ async def transcript(agents: Agents, trigger: str, params: HookTranscriptParams)
     return result
 
 
+def intake_result(accepted: Accepted) -> Intake:
+    """The wire form: ``accepted`` always true (the hook was heard), the rest when known."""
+    return Intake(accepted=True, **{k: v for k, v in asdict(accepted).items() if v is not None})
+
+
 async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
-    by_agent: dict[str, list[dict[str, Any]]] = {}
-    unnamed: list[dict[str, Any]] = []
+    by_agent: dict[str, list[HostSession]] = {}
+    unnamed: list[SweepSkip] = []
     for session in params.sessions:
         try:
             agent = session.agent()
         except AgentIdError as exc:  # that one session is skipped, named; the rest go on
-            unnamed.append({"sessionId": session.session_id, "reason": str(exc)})
+            unnamed.append(SweepSkip(session_id=session.session_id, reason=str(exc)))
             continue
-        by_agent.setdefault(agent, []).append(session.model_dump(by_alias=True))
+        by_agent.setdefault(agent, []).append(HostSession(
+            session_id=session.session_id, session_key=session.session_key,
+            agent_id=session.agent_id, updated_at=session.updated_at_ms()))
     if not by_agent:
         by_agent[MAIN] = []  # still retry main's failed jobs
-    merged = Sweep(sessions=[], skipped=[SweepSkip.model_validate(u) for u in unnamed],
-                   retried=[], errors=[])
+    merged = Sweep(sessions=[], skipped=unnamed, retried=[], errors=[])
     for agent, sessions in sorted(by_agent.items()):
         try:
             async with agents.lease(agent, create=True) as app:
-                result = Sweep.model_validate(
+                result = from_domain(Sweep,
                     await trio.to_thread.run_sync(app.extraction.sweep, sessions))
                 if result.retried:
                     app.wake()

@@ -14,9 +14,18 @@ from zettelclaw.forget import service as forget_service
 from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import VaultBuildParams, VaultSyncParams
-from zettelclaw.protocol.results import VaultBuilt, VaultSynced
-from zettelclaw.vault.build import build
+from zettelclaw.protocol.results import SkippedPage, VaultBuilt, VaultSynced
+from zettelclaw.vault.build import Report, build
 from zettelclaw.vault.sync import sync
+
+
+def vault_built(report: Report) -> VaultBuilt:
+    return VaultBuilt(vault=report.vault, entries=report.entries, lines_added=report.lines_added,
+                      pages_created=len(report.pages_created),
+                      pages_updated=len(report.pages_updated),
+                      skipped_pages=[SkippedPage(page=s.page, reason=s.reason)
+                                     for s in report.skipped_pages],
+                      moved_aside=report.moved_aside, seconds=round(report.seconds, 3))
 
 
 def vault_path(value: str | None) -> Path | None:
@@ -31,7 +40,7 @@ async def vault_build(agents: Agents, params: VaultBuildParams) -> VaultBuilt:
         report = await trio.to_thread.run_sync(
             lambda: build(app, vault_path(params.path), from_scratch=params.from_scratch,
                           force=params.force))
-        return VaultBuilt.model_validate(report.wire())
+        return vault_built(report)
 
 
 async def vault_sync(agents: Agents, params: VaultSyncParams) -> VaultSynced:

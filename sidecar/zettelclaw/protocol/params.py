@@ -238,6 +238,9 @@ class GatewaySession(AgentParams):
     def _agent_named(self) -> GatewaySession:
         return self  # one session naming no agent is skipped by name, not the whole sweep
 
+    def updated_at_ms(self) -> float | None:
+        return self.updated_at if isinstance(self.updated_at, float) else None
+
 
 class GatewayStartParams(Params):
     sessions: Annotated[list[GatewaySession], Field(max_length=100_000)] = []

@@ -1,0 +1,43 @@
+"""The one crossing from the domain's dataclasses (snake_case) to the protocol's result models
+(camelCase on the wire).
+
+The domain names its fields as the result models do, so a model is built from a dataclass by
+attribute (``from_attributes``), nested dataclasses included. A None the domain gives for a field
+the model leaves out when unknown (an optional field whose default is None) is left out, as a
+handler that builds the model by hand leaves it unset; a field without a default is sent, null
+or not.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from zettelclaw.protocol.results import Result
+
+R = TypeVar("R", bound=Result)
+
+
+def from_domain(model: type[R], value: object) -> R:
+    built = model.model_validate(value, from_attributes=True)
+    _unset_unknown(built)
+    return built
+
+
+def _unset_unknown(value: Any) -> None:
+    if isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        unknown = {name for name, field in fields.items()
+                   if not field.is_required() and field.default is None
+                   and getattr(value, name) is None}
+        object.__setattr__(value, "__pydantic_fields_set__",
+                           value.model_fields_set - unknown)
+        for name in fields:
+            _unset_unknown(getattr(value, name))
+    elif isinstance(value, list):
+        for item in value:
+            _unset_unknown(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _unset_unknown(item)

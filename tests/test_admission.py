@@ -64,8 +64,8 @@ def test_a_refused_conversation_leaves_nothing_but_the_reason(
     assert result == Accepted(skipped=f"admission policy: {reason}")
     assert nothing_kept(home)
     state = load_state(home)
-    assert state["skippedSessions"]["s1"]["reason"] == f"admission policy: {reason}"
-    assert state["admissionRefused"] == 1
+    assert state.skipped_sessions["s1"].reason == f"admission policy: {reason}"
+    assert state.admission_refused == 1
 
 
 def test_refused_before_the_transcript_is_read(home: Home) -> None:
@@ -82,7 +82,7 @@ def test_what_matches_no_rule_is_extracted(home: Home) -> None:
     result = taker.accept(call(session_key="agent:main:telegram:direct:42", channel="telegram",
                                sender_id="+4420"))
     assert result.messages == 2
-    assert "admissionRefused" not in load_state(home)
+    assert load_state(home).admission_refused == 0
 
 
 def test_missing_metadata_matches_nothing_and_matching_is_case_sensitive() -> None:
@@ -97,7 +97,7 @@ def test_each_refusal_is_counted(home: Home) -> None:
     refuser = intake(home, agents=["family"])
     for _ in range(3):
         refuser.accept(call(agent_id="family", session_key="agent:family:main"))
-    assert load_state(home)["admissionRefused"] == 3
+    assert load_state(home).admission_refused == 3
 
 
 def test_the_setting_from_file_and_command_line(home: Home) -> None:

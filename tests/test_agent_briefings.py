@@ -49,5 +49,5 @@ async def test_each_memory_is_briefed_into_its_own_workspace(home: Home, workspa
     when = datetime(2030, 1, 1, 3, tzinfo=UTC)
     briefings.record_next(when)
     for root in (home, Home(home.root / "agents" / "work")):
-        assert record.load(root)["nextRun"] == briefings.stamp(when.timestamp())
+        assert record.load(root).next_run == briefings.stamp(when.timestamp())
     pool.close_all()

@@ -31,6 +31,7 @@ from zettelclaw.briefing.summaries import NO_KEY, ModelReport
 from zettelclaw.config import Config, load_config
 from zettelclaw.errors import MarkersError, PathNotAllowedError
 from zettelclaw.home import Home
+from zettelclaw.state import BriefingRecord, LastResult, ModelRun
 from zettelclaw.workspace.markers import BEGIN, END
 
 Make = Callable[..., Briefing]
@@ -77,10 +78,10 @@ async def test_memory_md_is_created_when_missing(make: Make, workspace: Path,
                   "stale": SectionCount(2, 2), "contradictions": SectionCount(0, 0)},
         model=ModelReport(used=False, summaries=0, contradictions=0, skipped=NO_KEY),
         memory_md_lines=20, warnings=[])
-    assert record.load(home) == {"lastRun": "2026-02-21T03:00:00-05:00", "lastResult": {
-        "ok": True, "trigger": "manual", "path": str(path), "changed": True, "lines": 18,
-        "cut": False, "model": {"used": False, "summaries": 0, "contradictions": 0,
-                                "skipped": NO_KEY}}}
+    assert record.load(home) == BriefingRecord(
+        last_run="2026-02-21T03:00:00-05:00", last_result=LastResult(
+            ok=True, trigger="manual", path=str(path), changed=True, lines=18, cut=False,
+            model=ModelRun(used=False, summaries=0, contradictions=0, skipped=NO_KEY)))
 
 
 async def test_manual_content_is_kept_around_and_between_runs(make: Make,
@@ -118,7 +119,7 @@ async def test_a_dry_run_writes_and_records_nothing(make: Make, workspace: Path,
     assert (result.dry_run, result.changed, result.written) == (True, True, False)
     assert result.block == "".join(f"{line}\n" for line in data.DETERMINISTIC)
     assert not (workspace / "MEMORY.md").exists()
-    assert record.load(home) == {}
+    assert record.load(home) == BriefingRecord()
 
 
 async def test_max_lines_cuts_the_block_with_a_last_line(make: Make, workspace: Path) -> None:
@@ -223,10 +224,11 @@ async def test_malformed_markers_leave_the_file_alone(make: Make, workspace: Pat
     with pytest.raises(MarkersError):
         await briefing.generate()
     assert path.read_text() == f"{MANUAL}{BEGIN}\n- half a block\n"
-    saved = record.load(home)["lastResult"]
-    assert saved["ok"] is False
-    assert "without an END" in saved["error"]
-    assert briefing.status().warnings == [f"the last briefing failed: {saved['error']}"]
+    saved = record.load(home).last_result
+    assert saved is not None
+    assert saved.ok is False
+    assert "without an END" in str(saved.error)
+    assert briefing.status().warnings == [f"the last briefing failed: {saved.error}"]
 
 
 async def test_another_workspace_dir(make: Make, workspace: Path, tmp_path: Path) -> None:
@@ -259,6 +261,6 @@ async def test_status_shows_the_last_and_the_next_run(make: Make, workspace: Pat
     status = briefing.status()
     assert status.last_run == "2026-02-21T03:00:00-05:00"
     assert status.last_result is not None
-    assert status.last_result["ok"] is True
+    assert status.last_result.ok is True
     assert status.memory_md_lines == 20
     assert make("cron.schedule=off").status().next_run is None

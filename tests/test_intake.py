@@ -32,7 +32,7 @@ from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
 from zettelclaw.extraction.transcript import normalize
 from zettelclaw.home import Home
-from zettelclaw.state import load_state
+from zettelclaw.state import Skipped, load_state
 
 SID = "5f0c7a1e-2b8d-4c61-9e3f-0a1b2c3d4e5f"
 T0 = 1795234915000
@@ -105,9 +105,8 @@ def call(**fields: Any) -> HookCall:
     return HookCall(**values)
 
 
-def skipped_sessions(home: Home) -> dict[str, Any]:
-    skipped: dict[str, Any] = load_state(home).get("skippedSessions", {})
-    return skipped
+def skipped_sessions(home: Home) -> dict[str, Skipped]:
+    return load_state(home).skipped_sessions
 
 
 # -- new and repeated stretches ----------------------------------------------------------------
@@ -185,9 +184,9 @@ def test_automated_sessions_are_skipped_and_recorded(intake: Intake, home: Home,
     assert intake.spool.jobs() == []
     assert intake.provenance.keys(SID) == set()
     record = skipped_sessions(home)[SID]
-    assert reason in record["reason"]
-    assert key in record["reason"]
-    assert "at" in record
+    assert reason in str(record.reason)
+    assert key in str(record.reason)
+    assert record.at is not None
 
 
 def test_configured_skip_session_types(home: Home, roots: Path) -> None:
@@ -196,7 +195,7 @@ def test_configured_skip_session_types(home: Home, roots: Path) -> None:
     skipped = intake.accept(call(session_key="agent:main:telegram:direct:123",
                                  messages=conversation()))
     assert skipped.skipped == "telegram session"
-    assert "telegram session" in skipped_sessions(home)[SID]["reason"]
+    assert "telegram session" in str(skipped_sessions(home)[SID].reason)
     # cron is no longer in the list: a cron session is extracted
     taken = intake.accept(call(session_id="cron-run", session_key="agent:main:cron:nightly",
                                messages=conversation()))
@@ -218,7 +217,7 @@ def test_a_stretch_without_a_user_message_is_skipped_but_received(intake: Intake
     assert intake.spool.jobs() == []
     assert len(intake.provenance.keys(SID)) == 2
     assert [r["job"] for r in intake.provenance.messages(SID)] == [None, None]
-    assert "no user message" in skipped_sessions(home)[SID]["reason"]
+    assert "no user message" in str(skipped_sessions(home)[SID].reason)
     assert (intake.accept(call(messages=only_assistant)).skipped or "").startswith("nothing new")
     # the user's messages come later: only they make the job
     result = intake.accept(call(messages=conversation()))

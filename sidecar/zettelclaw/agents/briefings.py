@@ -62,7 +62,7 @@ class AgentBriefings:
         for memory in self.memories():
             home = memory_home(self.agents.root, memory)
             with lock.exclusive(home.lock):
-                record.save_locked(home, {"nextRun": value})
+                record.next_locked(home, value)
 
     async def generate(self, *, trigger: str, wait: float) -> AllRan:
         done: list[BriefingRun] = []

@@ -76,7 +76,7 @@ class Scheduler:
             logger.info("briefing: cron.schedule is off; it runs only when asked")
             return
         saved = await trio.to_thread.run_sync(record.load, briefing.home)
-        if self.due_at_start(saved.get("lastRun")):
+        if self.due_at_start(saved.last_run):
             await self._run("start")
         while True:
             upcoming = briefing.next_run()

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -28,6 +27,7 @@ from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
 from zettelclaw.index.syncer import INDEX_WAIT_SECONDS, Syncer
 from zettelclaw.llm.route import Router
+from zettelclaw.state import LastResult
 from zettelclaw.workspace import markers, memory_md
 
 logger = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ class BriefingStatus:
     schedule: str
     timezone: str
     last_run: str | None
-    last_result: dict[str, Any] | None
+    last_result: LastResult | None  # as state.json keeps it
     next_run: str | None
     model: str | None
     memory_md: str | None
@@ -120,8 +120,8 @@ class Briefing:
             except (ZettelclawError, OSError) as exc:
                 if not dry_run:
                     message = exc.message if isinstance(exc, ZettelclawError) else str(exc)
-                    await trio.to_thread.run_sync(self._record, now, {
-                        "ok": False, "trigger": trigger, "error": message})
+                    await trio.to_thread.run_sync(self._record, now, LastResult(
+                        ok=False, trigger=trigger, error=message))
                 raise
 
     def _sections(self, now: float) -> sections.Sections:
@@ -163,22 +163,20 @@ class Briefing:
                           for key in render.ORDER},
                 model=step.report(), memory_md_lines=total_lines, warnings=warnings)
             if not dry_run:
-                record.save_locked(self.home, {"lastRun": self.stamp(run.now), "lastResult": {
-                    "ok": True, "trigger": run.trigger, "path": str(target.path),
-                    "changed": changed, "lines": len(block.lines), "cut": block.cut,
-                    "model": step.to_json()}})
+                record.ran_locked(self.home, self.stamp(run.now), LastResult(
+                    ok=True, trigger=run.trigger, path=str(target.path), changed=changed,
+                    lines=len(block.lines), cut=block.cut, model=step.record()))
         for warning in warnings:
             logger.warning("briefing: %s", warning)
         return result
 
-    def _record(self, now: float, result: dict[str, Any]) -> None:
+    def _record(self, now: float, result: LastResult) -> None:
         with lock.exclusive(self.home.lock):
-            record.save_locked(self.home, {"lastRun": self.stamp(now), "lastResult": result})
+            record.ran_locked(self.home, self.stamp(now), result)
 
     def record_next(self, when: datetime | None) -> None:
         with lock.exclusive(self.home.lock):
-            record.save_locked(self.home, {"nextRun": None if when is None
-                                           else self.stamp(when.timestamp())})
+            record.next_locked(self.home, None if when is None else self.stamp(when.timestamp()))
 
     # -- status --------------------------------------------------------------------------------
 
@@ -202,12 +200,12 @@ class Briefing:
         warnings = []
         if lines is not None and lines > LOADED_LINES:
             warnings.append(too_long(lines))
-        last = saved.get("lastResult")
-        if isinstance(last, dict) and last.get("ok") is False:
-            warnings.append(f"the last briefing failed: {last.get('error')}")
+        last = saved.last_result
+        if last is not None and not last.ok:
+            warnings.append(f"the last briefing failed: {last.error}")
         return BriefingStatus(
             schedule=self.config.cron.schedule, timezone=schedule.zone_name(self.zone),
-            last_run=saved.get("lastRun"), last_result=last,
+            last_run=saved.last_run, last_result=last,
             next_run=None if upcoming is None else self.stamp(upcoming.timestamp()),
             model=self._model(), memory_md=path, memory_md_lines=lines, warnings=warnings)
 

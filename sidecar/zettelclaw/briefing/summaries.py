@@ -31,6 +31,7 @@ from zettelclaw.index.digest import Item
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.json_objects import scan
 from zettelclaw.llm.route import NO_ROUTE_AUTO, Router
+from zettelclaw.state import ModelRun
 
 logger = logging.getLogger(__name__)
 
@@ -75,14 +76,10 @@ class ModelStep:
                            contradictions=len(self.flags), error=self.error,
                            skipped=self.skipped)
 
-    def to_json(self) -> dict[str, Any]:
-        value: dict[str, Any] = {"used": self.used, "summaries": len(self.summaries),
-                                 "contradictions": len(self.flags)}
-        if self.error is not None:
-            value["error"] = self.error
-        if self.skipped is not None:
-            value["skipped"] = self.skipped
-        return value
+    def record(self) -> ModelRun:
+        """As state.json keeps it."""
+        return ModelRun(used=self.used, summaries=len(self.summaries),
+                        contradictions=len(self.flags), error=self.error, skipped=self.skipped)
 
 
 def model_name(config: Config) -> str:

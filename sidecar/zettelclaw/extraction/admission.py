@@ -25,7 +25,6 @@ from zettelclaw.config import AdmissionConfig
 from zettelclaw.session_keys import DIRECT_PARTS, SHARED_PARTS
 
 REASON_PREFIX = "admission policy"
-REFUSED_COUNT = "admissionRefused"  # state.json: how many hooks the policy refused, ever
 _CHAT_PARTS = DIRECT_PARTS | SHARED_PARTS
 
 

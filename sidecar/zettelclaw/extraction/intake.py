@@ -19,8 +19,8 @@ from typing import Any
 from zettelclaw import failpoints, lock
 from zettelclaw.config import AdmissionConfig, ExtractionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
-from zettelclaw.extraction.admission import REFUSED_COUNT, Admission, Subject
-from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.admission import Admission, Subject
+from zettelclaw.extraction.bookkeeping import skipped_locked
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
 from zettelclaw.extraction.transcript import Message, normalize, read_jsonl, transcript_file
@@ -77,8 +77,8 @@ class Intake:
         refusal = self.admission.refusal(call.subject())
         if refusal is not None:  # before the transcript is read: nothing of it is kept
             with lock.exclusive(self.home.lock):
-                record_locked(self.home, "skippedSessions", session_id, {"reason": refusal},
-                              prune_days=self.config.prune_days, count=REFUSED_COUNT)
+                skipped_locked(self.home, session_id, refusal,
+                               prune_days=self.config.prune_days, refused=True)
                 if call.read_at is not None:  # a channel or sender the sweep cannot see:
                     # it leaves the session out until the host has newer activity in it
                     self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
@@ -158,8 +158,7 @@ class Intake:
             self._skip_locked(session_id, reason)
 
     def _skip_locked(self, session_id: str, reason: str) -> None:
-        record_locked(self.home, "skippedSessions", session_id, {"reason": reason},
-                      prune_days=self.config.prune_days)
+        skipped_locked(self.home, session_id, reason, prune_days=self.config.prune_days)
 
     def recover_locked(self) -> int:
         """After a crash between spooling a job and recording its messages as received:

@@ -18,8 +18,8 @@ from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction import retention
-from zettelclaw.extraction.admission import REASON_PREFIX, REFUSED_COUNT, AdmissionStatus, Subject
-from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
+from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import build_entries
 from zettelclaw.extraction.pause import ModelPause
@@ -254,9 +254,8 @@ class Extraction:
                 # (index/syncer.py), gives the new handoff once the job is no longer listed
                 self.freshness.sync(locked=True)
             failpoints.reach("after-append")
-            record_locked(self.home, "extractedSessions", job.session_id,
-                          {"entries": len(found), "lastJob": job.job_id},
-                          prune_days=self.config.prune_days, clear=("failedSessions",))
+            extracted_locked(self.home, job.session_id, entries=len(found), job_id=job.job_id,
+                             prune_days=self.config.prune_days)
             self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
         self.freshness.sync()
@@ -271,9 +270,9 @@ class Extraction:
             job.state = "failed"
             job.not_before = None
             with lock.exclusive(self.home.lock):
-                record_locked(self.home, "failedSessions", job.session_id,
-                              {"error": reason, "retries": job.attempts - 1,
-                               "jobId": job.job_id}, prune_days=self.config.prune_days)
+                failed_locked(self.home, job.session_id, error=reason,
+                              retries=job.attempts - 1, job_id=job.job_id,
+                              prune_days=self.config.prune_days)
                 self.spool.save(job)
             return
         job.state = "pending"
@@ -329,12 +328,9 @@ class Extraction:
 
     def _admission_status(self) -> AdmissionStatus:
         state = load_state(self.home)
-        refused = state.get(REFUSED_COUNT)
-        skipped = state.get("skippedSessions") or {}
-        sessions = sum(1 for r in skipped.values() if isinstance(r, dict)
-                       and str(r.get("reason", "")).startswith(REASON_PREFIX))
-        return self.intake.admission.status(refused if isinstance(refused, int) else 0,
-                                            sessions)
+        sessions = sum(1 for r in state.skipped_sessions.values()
+                       if (r.reason or "").startswith(REASON_PREFIX))
+        return self.intake.admission.status(state.admission_refused, sessions)
 
     # -- the gateway sweep ---------------------------------------------------------------------
 

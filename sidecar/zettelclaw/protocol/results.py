@@ -409,11 +409,24 @@ class SearchStatus(Result):
     candidate_window: int
 
 
+class BriefingLastResult(Result):
+    """The last run as state.json keeps it: what it wrote, or (``ok`` false) what failed."""
+
+    ok: bool
+    trigger: str | None = None
+    path: str | None = None
+    changed: bool | None = None
+    lines: int | None = None
+    cut: bool | None = None
+    model: BriefingModel | None = None
+    error: str | None = None
+
+
 class BriefingStatus(Result):
     schedule: str
     timezone: str
     last_run: str | None
-    last_result: dict[str, Any] | None  # the last run's record in state.json, as saved
+    last_result: BriefingLastResult | None
     next_run: str | None
     model: str | None
     memory_md: str | None

@@ -1,5 +1,5 @@
-"""The one crossing from the domain's dataclasses (snake_case) to the protocol's result models
-(camelCase on the wire).
+"""The edge's two crossings: the host's facts in (``heard``), and the domain's dataclasses
+(snake_case) out as the protocol's result models (camelCase on the wire, ``from_domain``).
 
 The domain names its fields as the result models do, so a model is built from a dataclass by
 attribute (``from_attributes``), nested dataclasses included. A None the domain gives for a field
@@ -10,13 +10,27 @@ or not.
 
 from __future__ import annotations
 
+import time
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from zettelclaw.agents.pool import Agents
+from zettelclaw.protocol.params import AudienceParams
 from zettelclaw.protocol.results import Result
 
 R = TypeVar("R", bound=Result)
+
+
+A = TypeVar("A", bound=AudienceParams)
+
+
+def heard(agents: Agents, params: A) -> A:
+    """The params of a call on behalf of a chat, with what the host said of the session's turn
+    on a call of its own (``hook.turnFacts``) where this call says nothing."""
+    session_id = getattr(params, "session_id", None)
+    return params.completed(agents.turn_facts.of(params.session_key, session_id,
+                                                 time.monotonic()))
 
 
 def from_domain(model: type[R], value: object) -> R:

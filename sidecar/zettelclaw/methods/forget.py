@@ -16,6 +16,7 @@ from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.errors import RestrictedError
 from zettelclaw.forget import service
 from zettelclaw.forget.select import Criteria
+from zettelclaw.methods.edge import heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
 from zettelclaw.protocol.results import Forgot, ForgotEntry
@@ -29,7 +30,7 @@ def _allowed(params: AudienceParams) -> None:
 
 
 async def forget(agents: Agents, params: ForgetParams) -> Forgot:
-    _allowed(params)
+    _allowed(heard(agents, params))
     criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
                         subject=params.subject, text=params.text)
     async with agents.lease(params.agent()) as app:
@@ -41,7 +42,7 @@ async def forget(agents: Agents, params: ForgetParams) -> Forgot:
 
 
 async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(
             lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))

@@ -14,6 +14,7 @@ created. A hook that carries ``workspaceDir`` also tells where that agent's work
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import asdict
 from functools import partial
 
@@ -25,14 +26,22 @@ from zettelclaw.extraction.intake import Accepted, HookCall
 from zettelclaw.extraction.service import HostSession
 from zettelclaw.methods import turn
 from zettelclaw.methods.agents import register_workspace
-from zettelclaw.methods.edge import from_domain
+from zettelclaw.methods.edge import from_domain, heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
     GatewayStartParams,
     HookTranscriptParams,
+    TurnFactsParams,
 )
-from zettelclaw.protocol.results import Intake, PromptContext, Sweep, SweepError, SweepSkip
+from zettelclaw.protocol.results import (
+    FactsNoted,
+    Intake,
+    PromptContext,
+    Sweep,
+    SweepError,
+    SweepSkip,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -108,11 +117,22 @@ async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
 
 
 async def before_prompt_build(agents: Agents, params: BeforePromptBuildParams) -> PromptContext:
+    params = heard(agents, params)
     agent = params.agent()
     await register_workspace(agents, agent, params.workspace_dir)
     async with agents.lease(agent, create=params.workspace_dir is not None) as app:
         await app.syncer.fresh_for_hook()  # never waits for a catch-up (index/syncer.py)
         return PromptContext(prepend_context=turn.prepend(app, params))
+
+
+async def turn_facts(agents: Agents, params: TurnFactsParams) -> FactsNoted:
+    """Note the host's facts of a turn for the session's calls that come without them (the
+    prompt hook has neither the owner nor the group bit); what they mean is decided when a
+    call uses them (``AudienceParams.restriction``)."""
+    agents.turn_facts.note(params.session_key, time.monotonic(), is_group=params.is_group,
+                           chat_type=params.chat_type, sender_is_owner=params.sender_is_owner,
+                           session_id=params.session_id)
+    return FactsNoted(noted=True)
 
 
 def methods(agents: Agents) -> dict[str, Method]:
@@ -121,6 +141,7 @@ def methods(agents: Agents) -> dict[str, Method]:
         "hook.beforeReset": Method(HookTranscriptParams,
                                    partial(transcript, agents, "beforeReset")),
         "hook.gatewayStart": Method(GatewayStartParams, partial(gateway_start, agents)),
+        "hook.turnFacts": Method(TurnFactsParams, partial(turn_facts, agents)),
         "hook.beforePromptBuild": Method(BeforePromptBuildParams,
                                          partial(before_prompt_build, agents)),
     }

@@ -20,6 +20,7 @@ from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
+from zettelclaw.methods.edge import heard
 from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
@@ -56,7 +57,7 @@ def request_of(params: SearchParams) -> Request:
 
 async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchParams
                  ) -> SearchResult | Wire[SearchResult]:
-    reason = params.restriction()
+    reason = heard(agents, params).restriction()
     if reason is not None:  # a chat others can read, or someone else's: nothing is shown
         return restricted(reason)
     async with agents.lease(params.agent()) as app:
@@ -71,7 +72,7 @@ async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchP
 
 
 async def get(agents: Agents, params: GetParams) -> EntryWithChain | TextSlice:
-    reason = params.restriction()
+    reason = heard(agents, params).restriction()
     if reason is not None:
         raise RestrictedError(f"memory is not available in this chat: {reason}",
                               {"reason": reason})

@@ -10,6 +10,7 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import RestrictedError
+from zettelclaw.methods.edge import heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ReceiptsParams, TraceParams
 from zettelclaw.protocol.results import Receipts, Trace
@@ -24,7 +25,7 @@ def _allowed(params: AudienceParams) -> None:
 
 
 async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         await app.syncer.fresh()
 
@@ -36,7 +37,7 @@ async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
 
 
 async def trace(agents: Agents, params: TraceParams) -> Trace:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         turns = app.trace.last(params.limit) if app.trace is not None else []
         return Trace(turns=turns)

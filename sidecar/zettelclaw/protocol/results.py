@@ -182,6 +182,12 @@ class Intake(Result):
     messages: int | None = None
 
 
+class FactsNoted(Result):
+    """``hook.turnFacts``: the facts are noted for the session's next calls."""
+
+    noted: bool
+
+
 class After(Result):
     key: str | None
     timestamp: str | None

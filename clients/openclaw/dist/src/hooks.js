@@ -1,8 +1,8 @@
 // OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
-// reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
+// reset or a session's end, the group bit before dispatch (hook.turnFacts), the sweep at gateway start. Nothing
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
-import { noteFact, promptParams } from "./audience.js";
+import { dispatchFacts, promptParams } from "./audience.js";
 import { refusedForGood } from "./rpc.js";
 import { compact, describe, outageLogger } from "./settings.js";
 import { conversation, transcriptMessages } from "./transcripts.js";
@@ -43,11 +43,20 @@ export function registerHooks(shim, runSweep) {
             return undefined;
         }
     }, { timeoutMs: timeoutMs + 1000 });
-    api.on("before_dispatch", (event) => {
-        if (typeof event.isGroup === "boolean")
-            noteFact(event.sessionKey, { isGroup: event.isGroup });
+    // The group bit reaches the sidecar before the turn's prompt hook asks: awaited here.
+    api.on("before_dispatch", async (event) => {
+        const facts = dispatchFacts(event);
+        if (!facts)
+            return undefined;
+        try {
+            await client().call("hook.turnFacts", facts, timeoutMs);
+            outage.ok();
+        }
+        catch (error) {
+            outage.fail("the chat's group bit not passed on", error);
+        }
         return undefined;
-    });
+    }, { timeoutMs: timeoutMs + 1000 });
     // readAt: taken before the transcript is read (here or by OpenClaw for the event), so that a
     // message written meanwhile is newer than it and the sweep still sends it (protocol.md).
     api.on("before_reset", async (event, ctx) => {

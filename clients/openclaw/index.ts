@@ -14,6 +14,7 @@ import type { OpenClawPluginApi, OpenClawPluginToolContext } from "openclaw/plug
 import { toolAudience, toolFacts, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
+import { request } from "./src/protocol.ts";
 import { memoryRuntime } from "./src/memory_runtime.ts";
 import { RpcClient, sharedClient } from "./src/rpc.ts";
 import { registerService } from "./src/service.ts";
@@ -62,7 +63,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         (ctx: OpenClawPluginToolContext) => {
           // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
           const facts = toolFacts(ctx as ToolCtx);
-          if (facts) void shim.client().call("hook.turnFacts", facts, timeoutMs).catch(() => undefined);
+          if (facts) void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
           return memoryTools(shim.client, toolAudience(ctx as ToolCtx), ctx.sessionId);
         },
         { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },

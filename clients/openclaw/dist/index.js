@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { toolAudience, toolFacts } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
+import { request } from "./src/protocol.js";
 import { memoryRuntime } from "./src/memory_runtime.js";
 import { RpcClient, sharedClient } from "./src/rpc.js";
 import { registerService } from "./src/service.js";
@@ -47,7 +48,7 @@ export function createPlugin(deps = {}) {
                 // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
                 const facts = toolFacts(ctx);
                 if (facts)
-                    void shim.client().call("hook.turnFacts", facts, timeoutMs).catch(() => undefined);
+                    void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
                 return memoryTools(shim.client, toolAudience(ctx), ctx.sessionId);
             }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
             api.registerMemoryCapability({

@@ -4,6 +4,7 @@
 // (the owner bit to the tool factory, the group bit to before_dispatch) is passed from there with
 // hook.turnFacts, and the sidecar keeps it for that session's later calls (protocol.md).
 
+import type { BeforePromptBuildParams, TurnFactsParams } from "./protocol_types.ts";
 import { compact } from "./settings.ts";
 
 const id = (value: unknown) => (typeof value === "string" || typeof value === "number" ? value : undefined);
@@ -22,7 +23,7 @@ export type AgentCtx = {
 };
 
 /** hook.beforePromptBuild's params from the hook ctx, as the host gives them. */
-export function promptParams(ctx: AgentCtx): Record<string, unknown> {
+export function promptParams(ctx: AgentCtx): BeforePromptBuildParams {
   return compact({
     sessionKey: ctx.sessionKey,
     sessionId: ctx.sessionId,
@@ -56,15 +57,15 @@ export function toolAudience(ctx: ToolCtx): Record<string, unknown> {
 }
 
 /** hook.turnFacts's params from the tool factory's ctx, which alone has the owner bit; undefined: nothing to note. */
-export function toolFacts(ctx: ToolCtx): Record<string, unknown> | undefined {
+export function toolFacts(ctx: ToolCtx): TurnFactsParams | undefined {
   if (!ctx.sessionKey || bit(ctx.senderIsOwner) === undefined) return undefined;
-  return compact({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, agentId: ctx.agentId, senderIsOwner: ctx.senderIsOwner });
+  return compact({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, agentId: ctx.agentId, senderIsOwner: bit(ctx.senderIsOwner) });
 }
 
 export type DispatchEvent = { sessionKey?: string; isGroup?: unknown; senderId?: unknown; channel?: string };
 
 /** hook.turnFacts's params from before_dispatch's event, which alone has the group bit; undefined: nothing to note. */
-export function dispatchFacts(event: DispatchEvent): Record<string, unknown> | undefined {
+export function dispatchFacts(event: DispatchEvent): TurnFactsParams | undefined {
   if (!event.sessionKey || bit(event.isGroup) === undefined) return undefined;
-  return compact({ sessionKey: event.sessionKey, isGroup: event.isGroup, senderId: id(event.senderId), channel: event.channel });
+  return compact({ sessionKey: event.sessionKey, isGroup: bit(event.isGroup), senderId: id(event.senderId), channel: event.channel });
 }

@@ -4,6 +4,8 @@
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 
 import { dispatchFacts, promptParams, type AgentCtx, type DispatchEvent } from "./audience.ts";
+import { request } from "./protocol.ts";
+import type { HookTranscriptParams } from "./protocol_types.ts";
 import { refusedForGood } from "./rpc.ts";
 import { compact, describe, outageLogger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
@@ -14,9 +16,9 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
   const outage = outageLogger(log);
 
   // Send one stretch of conversation for extraction. Never throws.
-  async function deliver(method: "hook.sessionEnd" | "hook.beforeReset", params: Record<string, unknown>) {
+  async function deliver(method: "hook.sessionEnd" | "hook.beforeReset", params: HookTranscriptParams) {
     try {
-      await client().call(method, compact(params), timeoutMs);
+      await request(client(), method, compact(params), timeoutMs);
       outage.ok();
     } catch (error) {
       outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
@@ -39,11 +41,7 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
     "before_prompt_build",
     async (_event, ctx) => {
       try {
-        const answer = await client().call<{ prependContext?: string | null }>(
-          "hook.beforePromptBuild",
-          promptParams(ctx as AgentCtx),
-          timeoutMs,
-        );
+        const answer = await request(client(), "hook.beforePromptBuild", promptParams(ctx as AgentCtx), timeoutMs);
         outage.ok();
         return answer?.prependContext ? { prependContext: answer.prependContext } : undefined;
       } catch (error) {
@@ -61,7 +59,7 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
       const facts = dispatchFacts(event as DispatchEvent);
       if (!facts) return undefined;
       try {
-        await client().call("hook.turnFacts", facts, timeoutMs);
+        await request(client(), "hook.turnFacts", facts, timeoutMs);
         outage.ok();
       } catch (error) {
         outage.fail("the chat's group bit not passed on", error);

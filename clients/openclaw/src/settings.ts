@@ -41,8 +41,8 @@ export function zettelclawCommand(config: PluginConfig): string[] {
 }
 
 /** The params without their undefined and null fields (the sidecar rejects unknown nulls). */
-export function compact(params: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
+export function compact<T extends object>(params: T): T {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null)) as T;
 }
 
 export function describe(error: unknown): string {

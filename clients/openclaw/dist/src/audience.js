@@ -33,11 +33,11 @@ export function toolAudience(ctx) {
 export function toolFacts(ctx) {
     if (!ctx.sessionKey || bit(ctx.senderIsOwner) === undefined)
         return undefined;
-    return compact({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, agentId: ctx.agentId, senderIsOwner: ctx.senderIsOwner });
+    return compact({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, agentId: ctx.agentId, senderIsOwner: bit(ctx.senderIsOwner) });
 }
 /** hook.turnFacts's params from before_dispatch's event, which alone has the group bit; undefined: nothing to note. */
 export function dispatchFacts(event) {
     if (!event.sessionKey || bit(event.isGroup) === undefined)
         return undefined;
-    return compact({ sessionKey: event.sessionKey, isGroup: event.isGroup, senderId: id(event.senderId), channel: event.channel });
+    return compact({ sessionKey: event.sessionKey, isGroup: bit(event.isGroup), senderId: id(event.senderId), channel: event.channel });
 }

@@ -3,6 +3,7 @@
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 import { dispatchFacts, promptParams } from "./audience.js";
+import { request } from "./protocol.js";
 import { refusedForGood } from "./rpc.js";
 import { compact, describe, outageLogger } from "./settings.js";
 import { conversation, transcriptMessages } from "./transcripts.js";
@@ -12,7 +13,7 @@ export function registerHooks(shim, runSweep) {
     // Send one stretch of conversation for extraction. Never throws.
     async function deliver(method, params) {
         try {
-            await client().call(method, compact(params), timeoutMs);
+            await request(client(), method, compact(params), timeoutMs);
             outage.ok();
         }
         catch (error) {
@@ -34,7 +35,7 @@ export function registerHooks(shim, runSweep) {
     }
     api.on("before_prompt_build", async (_event, ctx) => {
         try {
-            const answer = await client().call("hook.beforePromptBuild", promptParams(ctx), timeoutMs);
+            const answer = await request(client(), "hook.beforePromptBuild", promptParams(ctx), timeoutMs);
             outage.ok();
             return answer?.prependContext ? { prependContext: answer.prependContext } : undefined;
         }
@@ -49,7 +50,7 @@ export function registerHooks(shim, runSweep) {
         if (!facts)
             return undefined;
         try {
-            await client().call("hook.turnFacts", facts, timeoutMs);
+            await request(client(), "hook.turnFacts", facts, timeoutMs);
             outage.ok();
         }
         catch (error) {

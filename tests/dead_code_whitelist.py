@@ -50,3 +50,4 @@ _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signa
 # (sidecar/zettelclaw/importing/items.py): the readers' items, until the importer reads them (issue 33)
 source_id
 origin
+last_job  # (sidecar/zettelclaw/state.py): state.json's record of a session's last job, for people reading the file

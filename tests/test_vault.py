@@ -23,7 +23,9 @@ from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.forget.service import hide_for_vault
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.protocol.results import VaultSynced
 from zettelclaw.vault import blocks
 from zettelclaw.vault import sync as vault_sync
 from zettelclaw.vault.build import SkippedPage, build
@@ -37,8 +39,9 @@ DAY1 = "03 Journal/2026-02-20.md"
 
 
 def sync(app: Any, root: Path | None = None) -> dict[str, Any]:
-    """``vault sync`` as methods/vault.py runs it: hiding through forget's hide."""
-    return vault_sync.sync(app, root, hide=hide_for_vault)
+    """``vault sync`` as methods/vault.py runs it (hiding through forget's hide), answered as the
+    method answers it."""
+    return from_domain(VaultSynced, vault_sync.sync(app, root, hide=hide_for_vault)).wire()
 
 
 @pytest.fixture

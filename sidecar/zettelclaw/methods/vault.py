@@ -11,6 +11,7 @@ import trio
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.forget import service as forget_service
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.methods.forget import rebrief
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import VaultBuildParams, VaultSyncParams
@@ -47,9 +48,10 @@ async def vault_sync(agents: Agents, params: VaultSyncParams) -> VaultSynced:
     async with agents.lease(params.agent()) as app:
         result = await trio.to_thread.run_sync(
             lambda: sync(app, vault_path(params.path), hide=forget_service.hide_for_vault))
-        if any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"]):
-            result["briefing"] = await rebrief(app)  # as memory.forget does after a hide
-        return VaultSynced.model_validate(result)
+        synced = from_domain(VaultSynced, result)
+        if result.hid():  # as memory.forget does after a hide
+            synced = synced.model_copy(update={"briefing": await rebrief(app)})
+        return synced
 
 
 def methods(agents: Agents) -> dict[str, Method]:

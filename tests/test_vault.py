@@ -619,8 +619,8 @@ def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
     (root / AUTH).write_text(text + "- my note: see the backoff\n")
     answer = purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
     assert answer.changed == 2  # the fact and its correction
-    assert answer.removed is not None
-    assert answer.removed["vault"] == {"pages": 3, "lines": 4}  # two journals, the topic page
+    assert answer.removed is not None  # vault: two journals, the topic page
+    assert (answer.removed.vault_pages, answer.removed.vault_lines) == (3, 4)
     after = pages(root)
     assert not any("Backoff is" in t for t in after.values())
     assert "- my note: see the backoff" in after[AUTH]

@@ -27,7 +27,6 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -66,14 +65,6 @@ class Removed:
     vault_lines: int = 0
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
-
-    def wire(self) -> dict[str, Any]:
-        return {"log": {"lines": self.log_lines, "bytes": self.log_bytes},
-                "transcripts": {"files": self.transcripts, "bytes": self.transcript_bytes},
-                "spool": {"jobs": self.spool_jobs, "entries": self.spool_entries},
-                "vault": {"pages": self.vault_pages, "lines": self.vault_lines},
-                "index": {"rows": self.index_rows, "vectors": self.vectors},
-                "seconds": round(self.seconds, 3)}
 
 
 def write_intent(home: Home, ids: list[str], sessions: list[str], drop_jobs: list[str]) -> None:

@@ -425,7 +425,7 @@ def test_counts(build: Build) -> None:
         invalid = query.invalid_lines(conn, 2)
         every = query.invalid_lines(conn, 10)
     assert counts == query.Counts(total=5, by_type={"fact": 2, "task": 2, "decision": 1},
-                                  replaced=1, invalid_lines=3, first_invalid_line=3)
+                                  replaced=1, invalid_lines=3)
     assert [i["line"] for i in invalid] == [3, 7]
     assert [i["line"] for i in every] == [3, 7, 8]
     assert invalid[0]["excerpt"] == "junk"
@@ -436,7 +436,7 @@ def test_counts_of_an_empty_index(build: Build) -> None:
     index = build()
     with index.read() as conn:
         assert query.counts(conn) == query.Counts(total=0, by_type={}, replaced=0,
-                                                  invalid_lines=0, first_invalid_line=None)
+                                                  invalid_lines=0)
 
 
 def test_subject_stats_count_current_entries_and_the_newest(build: Build) -> None:

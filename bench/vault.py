@@ -88,7 +88,7 @@ def run(entries: int) -> dict[str, Any]:
             figures: dict[str, Any] = {"entries": entries}
             figures["index_s"], _ = timed(app.freshness.sync)
             figures["first_build_s"], first = timed(lambda: build(app))
-            figures["pages"] = first.wire()["pagesCreated"]
+            figures["pages"] = len(first.pages_created)
             figures["lines"] = first.lines_added
             figures["vault_mb"] = round(sum(p.stat().st_size for p in (home.root / "vault")
                                             .rglob("*.md")) / 2**20, 1)

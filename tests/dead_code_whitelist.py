@@ -48,3 +48,4 @@ memory_search  # (sidecar/zettelclaw/cli/mcp_server.py): MCP tools, registered b
 memory_remember  # likewise
 memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
+last_job  # (sidecar/zettelclaw/state.py): state.json's record of a session's last job, for people reading the file

@@ -13,9 +13,10 @@ import pytest
 from tests.direct import open_app, open_pool
 from zettelclaw.config import AdmissionConfig, Config, ExtractionConfig, load_config
 from zettelclaw.errors import DataDirError
-from zettelclaw.extraction.admission import Admission, Subject
-from zettelclaw.extraction.intake import HookCall, Intake
+from zettelclaw.extraction.admission import Admission, AdmissionStatus, Subject
+from zettelclaw.extraction.intake import Accepted, HookCall, Intake
 from zettelclaw.extraction.provenance import Provenance
+from zettelclaw.extraction.service import HostSession, Skipped
 from zettelclaw.extraction.spool import Spool
 from zettelclaw.home import Home
 from zettelclaw.methods import hooks as hook_methods
@@ -60,11 +61,11 @@ def nothing_kept(home: Home) -> bool:
 def test_a_refused_conversation_leaves_nothing_but_the_reason(
         home: Home, policy: dict[str, Any], fields: dict[str, Any], reason: str) -> None:
     result = intake(home, **policy).accept(call(**fields))
-    assert result == {"accepted": True, "skipped": f"admission policy: {reason}"}
+    assert result == Accepted(skipped=f"admission policy: {reason}")
     assert nothing_kept(home)
     state = load_state(home)
-    assert state["skippedSessions"]["s1"]["reason"] == f"admission policy: {reason}"
-    assert state["admissionRefused"] == 1
+    assert state.skipped_sessions["s1"].reason == f"admission policy: {reason}"
+    assert state.admission_refused == 1
 
 
 def test_refused_before_the_transcript_is_read(home: Home) -> None:
@@ -72,7 +73,7 @@ def test_refused_before_the_transcript_is_read(home: Home) -> None:
     result = intake(home, agents=["family"]).accept(
         call(agent_id="family", session_key=None, messages=None,
              transcript_path="/nonexistent/x.jsonl"))
-    assert result["skipped"].startswith("admission policy: agent family")
+    assert (result.skipped or "").startswith("admission policy: agent family")
 
 
 def test_what_matches_no_rule_is_extracted(home: Home) -> None:
@@ -80,8 +81,8 @@ def test_what_matches_no_rule_is_extracted(home: Home) -> None:
                    sessionKeys=["agent:*:scratch-*"], agents=["family"])
     result = taker.accept(call(session_key="agent:main:telegram:direct:42", channel="telegram",
                                sender_id="+4420"))
-    assert result["messages"] == 2
-    assert "admissionRefused" not in load_state(home)
+    assert result.messages == 2
+    assert load_state(home).admission_refused == 0
 
 
 def test_missing_metadata_matches_nothing_and_matching_is_case_sensitive() -> None:
@@ -96,7 +97,7 @@ def test_each_refusal_is_counted(home: Home) -> None:
     refuser = intake(home, agents=["family"])
     for _ in range(3):
         refuser.accept(call(agent_id="family", session_key="agent:family:main"))
-    assert load_state(home)["admissionRefused"] == 3
+    assert load_state(home).admission_refused == 3
 
 
 def test_the_setting_from_file_and_command_line(home: Home) -> None:
@@ -121,15 +122,15 @@ def test_the_sweep_does_not_ask_for_a_refused_session(home: Home, workspace: Pat
                                     "admission.agents=family"))
     try:
         answer = app.extraction.sweep([
-            {"sessionId": "a", "sessionKey": "agent:main:whatsapp:direct:+1555"},
-            {"sessionId": "b", "sessionKey": "agent:family:main"},
-            {"sessionId": "c", "sessionKey": "agent:main:main"}])
+            HostSession("a", session_key="agent:main:whatsapp:direct:+1555"),
+            HostSession("b", session_key="agent:family:main"),
+            HostSession("c", session_key="agent:main:main")])
     finally:
         app.close()
-    assert [s["sessionId"] for s in answer["sessions"]] == ["c"]
-    assert answer["skipped"] == [
-        {"sessionId": "a", "reason": "admission policy: channel whatsapp matches 'whatsapp'"},
-        {"sessionId": "b", "reason": "admission policy: agent family matches 'family'"}]
+    assert [s.session_id for s in answer.sessions] == ["c"]
+    assert answer.skipped == [
+        Skipped("a", "admission policy: channel whatsapp matches 'whatsapp'"),
+        Skipped("b", "admission policy: agent family matches 'family'")]
 
 
 async def test_the_hook_passes_channel_and_sender_to_the_policy(home: Home,
@@ -148,16 +149,16 @@ async def test_the_hook_passes_channel_and_sender_to_the_policy(home: Home,
 def test_status_shows_the_policy_and_the_refusals(home: Home, workspace: Path) -> None:
     app = open_app(home, workspace, settings=_policy(home, "admission.agents=family,guest-*"))
     try:
-        assert app.extraction.status()["admission"] == {
-            "channels": [], "senders": [], "sessionKeys": [], "agents": ["family", "guest-*"],
-            "refused": 0, "refusedSessions": 0}
+        assert app.extraction.status().admission == AdmissionStatus(
+            channels=[], senders=[], session_keys=[], agents=["family", "guest-*"],
+            refused=0, refused_sessions=0)
         for sid in ("s1", "s2", "s1"):
             app.extraction.intake.accept(call(session_id=sid, agent_id="guest-1",
                                               session_key="agent:guest-1:main"))
-        status = app.extraction.status()["admission"]
+        status = app.extraction.status().admission
     finally:
         app.close()
-    assert (status["refused"], status["refusedSessions"]) == (3, 2)
+    assert (status.refused, status.refused_sessions) == (3, 2)
 
 
 def test_a_refusal_the_sweep_cannot_see_is_not_asked_for_again(home: Home,
@@ -167,13 +168,13 @@ def test_a_refusal_the_sweep_cannot_see_is_not_asked_for_again(home: Home,
     app = open_app(home, workspace, settings=_policy(home, "admission.channels=signal"))
     try:
         refused = app.extraction.intake.accept(call(channel="signal", read_at=1_795_000_500_000))
-        assert refused["skipped"].startswith("admission policy: channel signal")
-        sweep = app.extraction.sweep([{"sessionId": "s1", "sessionKey": "agent:main:main",
-                                       "updatedAt": 1_795_000_400_000}])
-        assert sweep["sessions"] == []
-        later = app.extraction.sweep([{"sessionId": "s1", "sessionKey": "agent:main:main",
-                                       "updatedAt": 1_795_000_600_000}])
-        assert [s["sessionId"] for s in later["sessions"]] == ["s1"]
+        assert (refused.skipped or "").startswith("admission policy: channel signal")
+        sweep = app.extraction.sweep([HostSession("s1", session_key="agent:main:main",
+                                                  updated_at=1_795_000_400_000)])
+        assert sweep.sessions == []
+        later = app.extraction.sweep([HostSession("s1", session_key="agent:main:main",
+                                                  updated_at=1_795_000_600_000)])
+        assert [s.session_id for s in later.sessions] == ["s1"]
     finally:
         app.close()
     # kept: the .seen mark (a time), no word of the conversation

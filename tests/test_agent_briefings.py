@@ -39,7 +39,7 @@ async def test_each_memory_is_briefed_into_its_own_workspace(home: Home, workspa
     briefings = AgentBriefings(pool)
     assert briefings.memories() == ["main", "nowhere", "work"]
     result = await briefings.generate(trigger="schedule", wait=10.0)
-    assert result["memories"] == 2
+    assert result.memories == 2
     main_md, work_md = (workspace / "MEMORY.md").read_text(), (work_ws / "MEMORY.md").read_text()
     assert "water the garden" in main_md
     assert "ledger" not in main_md
@@ -49,5 +49,5 @@ async def test_each_memory_is_briefed_into_its_own_workspace(home: Home, workspa
     when = datetime(2030, 1, 1, 3, tzinfo=UTC)
     briefings.record_next(when)
     for root in (home, Home(home.root / "agents" / "work")):
-        assert record.load(root)["nextRun"] == briefings.stamp(when.timestamp())
+        assert record.load(root).next_run == briefings.stamp(when.timestamp())
     pool.close_all()

@@ -55,3 +55,43 @@ async def test_nobody_else_does(server: Ready, secret: dict[str, Any],
         assert refused.value.data["reason"] == found["restricted"]["reason"]
         with pytest.raises(RestrictedError):
             await client.call("memory.get", {"path": "MEMORY.md", **audience})
+
+
+# -- hook.turnFacts: what the host said of a session's turn, for its calls that come without it --
+
+
+async def test_a_noted_group_bit_keeps_memory_out_of_a_group_routed_into_main(
+        server: Ready, secret: dict[str, Any]) -> None:
+    """OpenClaw's prompt hook carries no group bit; before_dispatch does, on a call of its own."""
+    main = {"sessionKey": "agent:main:main"}
+    async with await AsyncClient.connect(server.socket) as client:
+        assert (await client.call("hook.turnFacts", {**main, "isGroup": True})) == {"noted": True}
+        found = await client.call("memory.search", {"query": "safe combination", **main})
+        assert found["mode"] == "restricted"
+        assert "group chat" in found["restricted"]["reason"]
+        # a fact the call carries wins over the noted one
+        own = await client.call("memory.search", {"query": "safe combination", **main,
+                                                  "isGroup": False})
+        assert [r["id"] for r in own["results"]] == [secret["id"]]
+        # another session key is not touched by it
+        other = await client.call("memory.search", {"query": "safe combination",
+                                                     "sessionKey": "agent:main:scratch-1"})
+        assert [r["id"] for r in other["results"]] == [secret["id"]]
+
+
+async def test_a_noted_owner_bit_stands_for_its_session_only(
+        server: Ready, secret: dict[str, Any]) -> None:
+    """A DM session kept apart shows memory only to the owner: the tool factory knows the
+    owner bit, the prompt hook does not; a new session under the same key is not told it."""
+    dm = {"sessionKey": "agent:main:telegram:direct:42"}
+    async with await AsyncClient.connect(server.socket) as client:
+        before = await client.call("memory.search", {"query": "safe combination", **dm})
+        assert before["mode"] == "restricted"
+        await client.call("hook.turnFacts", {**dm, "sessionId": "s-1", "senderIsOwner": True})
+        found = await client.call("memory.get", {"path": secret["id"], **dm})
+        assert found["entry"]["id"] == secret["id"]
+        note = {"type": "fact", "content": "the boiler is serviced in May"}
+        kept = await client.call("memory.remember", {**note, **dm, "sessionId": "s-1"})
+        assert kept["entry"]["session"] == "s-1"
+        with pytest.raises(RestrictedError):
+            await client.call("memory.remember", {**note, **dm, "sessionId": "s-2"})

@@ -1,10 +1,9 @@
-"""extraction/bookkeeping.py: per-session records in state.json, merged, cleared and pruned.
+"""extraction/bookkeeping.py: per-session records in state.json, added up, cleared and pruned.
 
-Covers record_locked: extractedSessions merges updates and adds up entries and jobs across calls
-(with a fresh "at"); other sections merge without counters; ``clear`` removes the session from the
-named sections and leaves other sessions alone; records older than prune_days (or with an
-unreadable "at") are dropped from every section as the file is written, recent ones kept; other
-keys of state.json survive.
+Covers extracted_locked (entries and jobs added up across calls, a fresh "at", the session's
+failure cleared), failed_locked, skipped_locked (the admission count), and pruning: records older
+than prune_days (or with an unreadable or no "at") are dropped from every section as the file is
+written, recent ones kept; other keys of state.json survive.
 """
 
 from __future__ import annotations
@@ -12,69 +11,66 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from zettelclaw.extraction.bookkeeping import record_locked
+import orjson
+
+from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, skipped_locked
 from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_timestamp
-from zettelclaw.state import load_state, save_state_locked
+from zettelclaw.state import load_state
 
 
 def ago(days: float) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def record(home: Home, section: str, sid: str, update: dict[str, Any], **kw: Any) -> None:
-    record_locked(home, section, sid, update, prune_days=kw.pop("prune_days", 30), **kw)
+def write(home: Home, raw: dict[str, Any]) -> None:
+    home.state.write_bytes(orjson.dumps(raw))
 
 
 def test_extracted_sessions_add_up_entries_and_jobs(home: Home) -> None:
-    record(home, "extractedSessions", "s1", {"entries": 3, "lastJob": "job-1"})
-    record(home, "extractedSessions", "s1", {"entries": 4, "lastJob": "job-2"})
-    record(home, "extractedSessions", "s1", {"lastJob": "job-3"})
-    rec = load_state(home)["extractedSessions"]["s1"]
-    assert rec["entries"] == 7
-    assert rec["jobs"] == 3
-    assert rec["lastJob"] == "job-3"
-    assert datetime.now(UTC) - parse_timestamp(rec["at"]) < timedelta(minutes=5)
+    extracted_locked(home, "s1", entries=3, job_id="job-1", prune_days=30)
+    extracted_locked(home, "s1", entries=4, job_id="job-2", prune_days=30)
+    extracted_locked(home, "s1", entries=0, job_id="job-3", prune_days=30)
+    rec = load_state(home).extracted_sessions["s1"]
+    assert (rec.entries, rec.jobs, rec.last_job) == (7, 3, "job-3")
+    assert rec.at is not None
+    assert datetime.now(UTC) - parse_timestamp(rec.at) < timedelta(minutes=5)
 
 
 def test_extracted_sessions_are_counted_per_session(home: Home) -> None:
-    record(home, "extractedSessions", "s1", {"entries": 2})
-    record(home, "extractedSessions", "s2", {"entries": 5})
-    sessions = load_state(home)["extractedSessions"]
-    assert (sessions["s1"]["entries"], sessions["s1"]["jobs"]) == (2, 1)
-    assert (sessions["s2"]["entries"], sessions["s2"]["jobs"]) == (5, 1)
+    extracted_locked(home, "s1", entries=2, job_id="j", prune_days=30)
+    extracted_locked(home, "s2", entries=5, job_id="j", prune_days=30)
+    sessions = load_state(home).extracted_sessions
+    assert (sessions["s1"].entries, sessions["s1"].jobs) == (2, 1)
+    assert (sessions["s2"].entries, sessions["s2"].jobs) == (5, 1)
 
 
-def test_other_sections_merge_without_counters(home: Home) -> None:
-    record(home, "failedSessions", "s1", {"error": "timeout", "jobId": "job-1"})
-    record(home, "failedSessions", "s1", {"error": "500"})
-    rec = load_state(home)["failedSessions"]["s1"]
-    assert rec["error"] == "500"
-    assert rec["jobId"] == "job-1"
-    assert "jobs" not in rec
-    assert "entries" not in rec
+def test_a_failure_is_replaced_by_the_next(home: Home) -> None:
+    failed_locked(home, "s1", error="timeout", retries=1, job_id="job-1", prune_days=30)
+    failed_locked(home, "s1", error="500", retries=1, job_id="job-2", prune_days=30)
+    rec = load_state(home).failed_sessions["s1"]
+    assert (rec.error, rec.job_id, rec.retries) == ("500", "job-2", 1)
 
 
-def test_clear_removes_the_session_from_other_sections(home: Home) -> None:
-    record(home, "failedSessions", "s1", {"error": "timeout"})
-    record(home, "skippedSessions", "s1", {"reason": "no user message"})
-    record(home, "failedSessions", "s2", {"error": "timeout"})
-    record(home, "extractedSessions", "s1", {"entries": 1},
-           clear=("failedSessions", "skippedSessions"))
+def test_an_extraction_clears_the_sessions_failure(home: Home) -> None:
+    failed_locked(home, "s1", error="timeout", retries=1, job_id="j", prune_days=30)
+    failed_locked(home, "s2", error="timeout", retries=1, job_id="j", prune_days=30)
+    extracted_locked(home, "s1", entries=1, job_id="j2", prune_days=30)
     state = load_state(home)
-    assert "s1" in state["extractedSessions"]
-    assert "s1" not in state["failedSessions"]
-    assert "s1" not in state["skippedSessions"]
-    assert "s2" in state["failedSessions"]
+    assert "s1" in state.extracted_sessions
+    assert set(state.failed_sessions) == {"s2"}
 
 
-def test_clear_of_a_section_that_is_not_there(home: Home) -> None:
-    record(home, "extractedSessions", "s1", {"entries": 1}, clear=("noSuchSection",))
-    assert load_state(home)["extractedSessions"]["s1"]["entries"] == 1
+def test_a_refusal_is_counted_with_its_reason(home: Home) -> None:
+    skipped_locked(home, "s1", "admission policy: agent x", prune_days=30, refused=True)
+    skipped_locked(home, "s2", "cron session", prune_days=30)
+    state = load_state(home)
+    assert state.admission_refused == 1
+    assert state.skipped_sessions["s2"].reason == "cron session"
 
 
 def test_old_records_are_pruned(home: Home) -> None:
-    save_state_locked(home, {
+    write(home, {
         "version": 1,
         "extractedSessions": {"old": {"at": ago(40), "entries": 1, "jobs": 1},
                               "recent": {"at": ago(5), "entries": 2, "jobs": 1},
@@ -85,24 +81,23 @@ def test_old_records_are_pruned(home: Home) -> None:
         "skippedSessions": {"old": {"at": ago(365), "reason": "cron session"}},
         "futureField": {"kept": True},
     })
-    record(home, "skippedSessions", "new", {"reason": "hook session"})
+    skipped_locked(home, "new", "hook session", prune_days=30)
     state = load_state(home)
-    assert set(state["extractedSessions"]) == {"recent"}
-    assert set(state["failedSessions"]) == {"recent"}
-    assert set(state["skippedSessions"]) == {"new"}
-    assert state["futureField"] == {"kept": True}
-    assert state["version"] == 1
+    assert set(state.extracted_sessions) == {"recent"}
+    assert set(state.failed_sessions) == {"recent"}
+    assert set(state.skipped_sessions) == {"new"}
+    assert orjson.loads(home.state.read_bytes())["futureField"] == {"kept": True}
+    assert state.version == 1
 
 
 def test_prune_days_is_honoured(home: Home) -> None:
-    save_state_locked(home, {"extractedSessions": {"a": {"at": ago(3)}, "b": {"at": ago(1)}}})
-    record(home, "failedSessions", "c", {"error": "x"}, prune_days=2)
-    assert set(load_state(home)["extractedSessions"]) == {"b"}
+    write(home, {"extractedSessions": {"a": {"at": ago(3)}, "b": {"at": ago(1)}}})
+    failed_locked(home, "c", error="x", retries=1, job_id="j", prune_days=2)
+    assert set(load_state(home).extracted_sessions) == {"b"}
 
 
 def test_a_pruned_session_starts_counting_again(home: Home) -> None:
-    save_state_locked(home, {"extractedSessions": {"s1": {"at": ago(40), "entries": 9,
-                                                          "jobs": 4}}})
-    record(home, "extractedSessions", "s1", {"entries": 1})
-    rec = load_state(home)["extractedSessions"]["s1"]
-    assert (rec["entries"], rec["jobs"]) == (1, 1)
+    write(home, {"extractedSessions": {"s1": {"at": ago(40), "entries": 9, "jobs": 4}}})
+    extracted_locked(home, "s1", entries=1, job_id="j", prune_days=30)
+    rec = load_state(home).extracted_sessions["s1"]
+    assert (rec.entries, rec.jobs) == (1, 1)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import trio
 import trio.lowlevel
@@ -29,10 +30,17 @@ from zettelclaw.briefing.scheduler import MAX_NAP, Scheduler
 from zettelclaw.briefing.service import Briefing
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
+from zettelclaw.state import BriefingRecord, LastResult
 from zettelclaw.workspace.markers import BEGIN
 
 HOUR = 3600.0
 FIRST_3AM = NOW + 24 * HOUR  # NOW is 03:00 in Detroit: the next run is a day later
+
+
+def last_result(home: Home) -> LastResult:
+    found = record.load(home).last_result
+    assert found is not None, "a run was recorded"
+    return found
 
 
 class Clock:
@@ -71,7 +79,7 @@ def make(home: Home, workspace: Path, write_log: Callable[..., Any]
         briefing = Briefing(home, workspace, config, app.syncer, app.router, clock=clock.time)
         if last_run is not None:
             with lock.exclusive(home.lock):
-                record.save_locked(home, {"lastRun": briefing.stamp(last_run)})
+                record.ran_locked(home, briefing.stamp(last_run), LastResult(ok=True))
         return Scheduler(briefing, sleep=clock.sleep), clock
 
     yield build
@@ -93,16 +101,16 @@ async def test_a_first_start_runs_then_the_schedule_takes_over(
     async with trio.open_nursery() as nursery:
         await nursery.start(scheduler.run)
         await until(lambda: scheduler.runs == 1)
-        assert record.load(home)["lastResult"]["trigger"] == "start"
-        assert record.load(home)["lastRun"] == "2026-02-21T03:00:00-05:00"
+        assert last_result(home).trigger == "start"
+        assert record.load(home).last_run == "2026-02-21T03:00:00-05:00"
         assert (workspace / "MEMORY.md").read_text().startswith(BEGIN)
         clock.held.set()
         await until(lambda: scheduler.runs == 2
-                    and record.load(home).get("nextRun") == "2026-02-23T03:00:00-05:00")
+                    and record.load(home).next_run == "2026-02-23T03:00:00-05:00")
         nursery.cancel_scope.cancel()
     saved = record.load(home)
-    assert saved["lastRun"] == "2026-02-22T03:00:00-05:00"
-    assert saved["lastResult"]["trigger"] == "schedule"
+    assert saved.last_run == "2026-02-22T03:00:00-05:00"
+    assert last_result(home).trigger == "schedule"
     assert max(clock.naps) <= MAX_NAP
     assert sum(clock.naps) == FIRST_3AM - NOW
 
@@ -115,8 +123,8 @@ async def test_a_recent_run_means_no_run_at_start(
         await until(lambda: scheduler.runs == 1)
         nursery.cancel_scope.cancel()
     saved = record.load(home)
-    assert saved["lastResult"]["trigger"] == "schedule"
-    assert saved["lastRun"] == "2026-02-22T03:00:00-05:00"
+    assert last_result(home).trigger == "schedule"
+    assert saved.last_run == "2026-02-22T03:00:00-05:00"
 
 
 async def test_a_run_older_than_a_day_runs_at_start(
@@ -132,7 +140,7 @@ async def test_a_run_older_than_a_day_runs_at_start(
         await nursery.start(scheduler.run)
         await until(lambda: scheduler.runs == 1)
         nursery.cancel_scope.cancel()
-    assert record.load(home)["lastResult"]["trigger"] == "start"
+    assert last_result(home).trigger == "start"
 
 
 async def test_a_machine_that_slept_through_the_time_runs_once_on_waking(
@@ -142,9 +150,9 @@ async def test_a_machine_that_slept_through_the_time_runs_once_on_waking(
     async with trio.open_nursery() as nursery:
         await nursery.start(scheduler.run)
         await until(lambda: scheduler.runs == 1)
-        await until(lambda: record.load(home).get("nextRun") == "2026-02-23T03:00:00-05:00")
+        await until(lambda: record.load(home).next_run == "2026-02-23T03:00:00-05:00")
         nursery.cancel_scope.cancel()
-    assert record.load(home)["lastRun"] == "2026-02-22T09:01:00-05:00"
+    assert record.load(home).last_run == "2026-02-22T09:01:00-05:00"
 
 
 async def test_a_failed_run_is_recorded_and_the_schedule_goes_on(
@@ -155,9 +163,8 @@ async def test_a_failed_run_is_recorded_and_the_schedule_goes_on(
         await nursery.start(scheduler.run)
         await until(lambda: scheduler.runs == 2)
         nursery.cancel_scope.cancel()
-    saved = record.load(home)
-    assert saved["lastResult"]["ok"] is False
-    assert saved["lastResult"]["trigger"] == "schedule"
+    assert last_result(home).ok is False
+    assert last_result(home).trigger == "schedule"
     assert (workspace / "MEMORY.md").read_text() == f"{BEGIN}\nno end marker\n"
 
 
@@ -168,5 +175,6 @@ async def test_off_schedules_nothing(make: Callable[..., tuple[Scheduler, Clock]
         await nursery.start(scheduler.run)
     assert scheduler.runs == 0
     assert clock.naps == []
-    assert record.load(home) == {"nextRun": None}
+    assert record.load(home) == BriefingRecord()
+    assert orjson.loads(home.state.read_bytes()) == {"version": 1}
     assert not (workspace / "MEMORY.md").exists()

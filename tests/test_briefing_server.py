@@ -39,6 +39,7 @@ from zettelclaw.errors import (
 )
 from zettelclaw.home import Home
 from zettelclaw.serve import Ready, ServerConfig, serve
+from zettelclaw.state import LastResult
 from zettelclaw.workspace.markers import BEGIN, END
 
 ZONE_NAME = "America/Detroit"
@@ -193,10 +194,10 @@ async def test_serve_runs_the_briefing_at_start(start: Callable[..., Any], works
                                                 home: Home) -> None:
     async with trio.open_nursery() as nursery:
         client = await start(nursery, schedule=True)
-        await until(lambda: record.load(home).get("nextRun") is not None)
+        await until(lambda: record.load(home).next_run is not None)
         status = (await client.call("status"))["briefing"]
         assert status["lastResult"]["trigger"] == "start"
-        assert status["nextRun"] == record.load(home)["nextRun"]
+        assert status["nextRun"] == record.load(home).next_run
         await client.aclose()
         nursery.cancel_scope.cancel()
     assert (workspace / "MEMORY.md").read_text() == "".join(
@@ -206,13 +207,14 @@ async def test_serve_runs_the_briefing_at_start(start: Callable[..., Any], works
 async def test_serve_skips_the_start_run_after_a_recent_one(
         start: Callable[..., Any], workspace: Path, home: Home) -> None:
     with lock.exclusive(home.lock):
-        record.save_locked(home, {"lastRun": datetime.now(ZONE).isoformat(timespec="seconds")})
+        record.ran_locked(home, datetime.now(ZONE).isoformat(timespec="seconds"),
+                          LastResult(ok=True, trigger="schedule"))
     async with trio.open_nursery() as nursery:
         client = await start(nursery, schedule=True)
-        await until(lambda: record.load(home).get("nextRun") is not None)
+        await until(lambda: record.load(home).next_run is not None)
         await client.aclose()
         nursery.cancel_scope.cancel()
-    assert "lastResult" not in record.load(home)
+    assert record.load(home).last_result == LastResult(ok=True, trigger="schedule")
     assert not (workspace / "MEMORY.md").exists()
 
 

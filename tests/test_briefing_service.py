@@ -26,11 +26,12 @@ from tests.direct import open_app
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.app import App
 from zettelclaw.briefing import record
-from zettelclaw.briefing.service import Briefing
-from zettelclaw.briefing.summaries import NO_KEY
+from zettelclaw.briefing.service import Briefing, BriefingRun, BriefingStatus, SectionCount
+from zettelclaw.briefing.summaries import NO_KEY, ModelReport
 from zettelclaw.config import Config, load_config
 from zettelclaw.errors import MarkersError, PathNotAllowedError
 from zettelclaw.home import Home
+from zettelclaw.state import BriefingRecord, LastResult, ModelRun
 from zettelclaw.workspace.markers import BEGIN, END
 
 Make = Callable[..., Briefing]
@@ -69,19 +70,18 @@ async def test_memory_md_is_created_when_missing(make: Make, workspace: Path,
     result = await make().generate()
     path = workspace / "MEMORY.md"
     assert path.read_text() == file_with(*data.DETERMINISTIC)
-    assert result == {
-        "path": str(path), "dryRun": False, "changed": True, "written": True,
-        "block": "".join(f"{line}\n" for line in data.DETERMINISTIC),
-        "lines": 18, "cut": False,
-        "sections": {"active": {"shown": 2, "total": 2}, "decisions": {"shown": 2, "total": 2},
-                     "pending": {"shown": 2, "total": 2}, "questions": {"shown": 1, "total": 1},
-                     "stale": {"shown": 2, "total": 2},
-                     "contradictions": {"shown": 0, "total": 0}},
-        "model": {"used": False, "summaries": 0, "contradictions": 0, "skipped": NO_KEY},
-        "memoryMdLines": 20, "warnings": []}
-    assert record.load(home) == {"lastRun": "2026-02-21T03:00:00-05:00", "lastResult": {
-        "ok": True, "trigger": "manual", "path": str(path), "changed": True, "lines": 18,
-        "cut": False, "model": result["model"]}}
+    assert result == BriefingRun(
+        path=str(path), dry_run=False, changed=True, written=True,
+        block="".join(f"{line}\n" for line in data.DETERMINISTIC), lines=18, cut=False,
+        sections={"active": SectionCount(2, 2), "decisions": SectionCount(2, 2),
+                  "pending": SectionCount(2, 2), "questions": SectionCount(1, 1),
+                  "stale": SectionCount(2, 2), "contradictions": SectionCount(0, 0)},
+        model=ModelReport(used=False, summaries=0, contradictions=0, skipped=NO_KEY),
+        memory_md_lines=20, warnings=[])
+    assert record.load(home) == BriefingRecord(
+        last_run="2026-02-21T03:00:00-05:00", last_result=LastResult(
+            ok=True, trigger="manual", path=str(path), changed=True, lines=18, cut=False,
+            model=ModelRun(used=False, summaries=0, contradictions=0, skipped=NO_KEY)))
 
 
 async def test_manual_content_is_kept_around_and_between_runs(make: Make,
@@ -97,7 +97,7 @@ async def test_manual_content_is_kept_around_and_between_runs(make: Make,
     text = text.replace("## Stale", "## Stale (edited by hand)") + "\n## Notes\nverbatim  \t\n"
     path.write_bytes(text.encode())
     result = await briefing.generate()
-    assert result["changed"]
+    assert result.changed
     assert path.read_text() == (file_with(*data.DETERMINISTIC, before=edited + "\n")
                                 + "\n## Notes\nverbatim  \t\n")
 
@@ -108,7 +108,7 @@ async def test_an_unchanged_block_is_not_rewritten(make: Make, workspace: Path) 
     path = workspace / "MEMORY.md"
     before = path.stat()
     result = await briefing.generate()
-    assert (result["changed"], result["written"]) == (False, False)
+    assert (result.changed, result.written) == (False, False)
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
@@ -116,22 +116,22 @@ async def test_an_unchanged_block_is_not_rewritten(make: Make, workspace: Path) 
 async def test_a_dry_run_writes_and_records_nothing(make: Make, workspace: Path,
                                                     home: Home) -> None:
     result = await make().generate(dry_run=True)
-    assert (result["dryRun"], result["changed"], result["written"]) == (True, True, False)
-    assert result["block"] == "".join(f"{line}\n" for line in data.DETERMINISTIC)
+    assert (result.dry_run, result.changed, result.written) == (True, True, False)
+    assert result.block == "".join(f"{line}\n" for line in data.DETERMINISTIC)
     assert not (workspace / "MEMORY.md").exists()
-    assert record.load(home) == {}
+    assert record.load(home) == BriefingRecord()
 
 
 async def test_max_lines_cuts_the_block_with_a_last_line(make: Make, workspace: Path) -> None:
     result = await make("briefing.maxLines=10").generate()
-    assert result["cut"]
-    assert result["lines"] == 10
+    assert result.cut
+    assert result.lines == 10
     lines = (workspace / "MEMORY.md").read_text().splitlines()
     assert lines[0] == BEGIN
     assert lines[-1] == END
     assert len(lines) == 12
     assert lines[-2].startswith("_Not shown: 1 active subject, 1 recent decision, ")
-    assert result["sections"]["stale"] == {"shown": 0, "total": 2}
+    assert result.sections["stale"] == SectionCount(shown=0, total=2)
 
 
 def tasks(n: int) -> list[dict[str, Any]]:
@@ -145,10 +145,10 @@ async def test_the_block_is_held_so_that_memory_md_fits_in_200_lines(
     path.write_text("".join(f"manual line {i}\n" for i in range(150)))
     result = await make(log=tasks(100)).generate()
     # 150 manual lines, a blank line, two markers: 47 lines are left for the block
-    assert result["lines"] == 47
-    assert result["memoryMdLines"] == 200
-    assert result["cut"]
-    assert result["warnings"] == [
+    assert result.lines == 47
+    assert result.memory_md_lines == 200
+    assert result.cut
+    assert result.warnings == [
         "the block was held to 47 lines (briefing.maxLines is 80) so that MEMORY.md fits in "
         "the 200 lines OpenClaw loads"]
 
@@ -159,13 +159,13 @@ async def test_a_manual_part_too_long_for_200_lines_is_warned_about(
     path.write_text("".join(f"manual line {i}\n" for i in range(195)))
     briefing = make(log=tasks(100))
     result = await briefing.generate()
-    assert result["lines"] == 10  # never fewer
-    assert result["memoryMdLines"] == 208
-    assert result["warnings"][-1] == ("MEMORY.md is 208 lines; OpenClaw loads only the first "
+    assert result.lines == 10  # never fewer
+    assert result.memory_md_lines == 208
+    assert result.warnings[-1] == ("MEMORY.md is 208 lines; OpenClaw loads only the first "
                                       "200: shorten the part outside the briefing markers")
     status = briefing.status()
-    assert status["memoryMdLines"] == 208
-    assert status["warnings"] == [result["warnings"][-1]]
+    assert status.memory_md_lines == 208
+    assert status.warnings == [result.warnings[-1]]
 
 
 @pytest.fixture
@@ -187,7 +187,7 @@ async def test_the_model_writes_summaries_and_flags(make: Make, workspace: Path,
              Reply(text=orjson.dumps({"older": "d0000000sync", "newer": "d000000queue",
                                       "reason": "retry count"}).decode()))
     result = await make(env=model_env(fake)).generate()
-    assert result["model"] == {"used": True, "summaries": 1, "contradictions": 1}
+    assert result.model == ModelReport(used=True, summaries=1, contradictions=1)
     active = ["## Active", "- auth-migration — Retries done; backfill next",
               data.SECTIONS["active"][2]]
     sections = dict(data.SECTIONS, active=active)
@@ -203,15 +203,15 @@ async def test_a_model_failure_leaves_the_deterministic_block(
         make: Make, workspace: Path, fake: FakeAnthropic, replies: list[Reply]) -> None:
     fake.add(*replies)
     result = await make(env=model_env(fake)).generate()
-    assert "error" in result["model"]
-    assert result["written"]
+    assert result.model.error is not None
+    assert result.written
     assert (workspace / "MEMORY.md").read_text() == file_with(*data.DETERMINISTIC)
 
 
 async def test_no_api_key_calls_no_model(make: Make, workspace: Path,
                                          fake: FakeAnthropic) -> None:
     result = await make(env={"ANTHROPIC_BASE_URL": fake.url}).generate()
-    assert result["model"]["skipped"] == NO_KEY
+    assert result.model.skipped == NO_KEY
     assert fake.requests == []
     assert (workspace / "MEMORY.md").read_text() == file_with(*data.DETERMINISTIC)
 
@@ -224,17 +224,18 @@ async def test_malformed_markers_leave_the_file_alone(make: Make, workspace: Pat
     with pytest.raises(MarkersError):
         await briefing.generate()
     assert path.read_text() == f"{MANUAL}{BEGIN}\n- half a block\n"
-    saved = record.load(home)["lastResult"]
-    assert saved["ok"] is False
-    assert "without an END" in saved["error"]
-    assert briefing.status()["warnings"] == [f"the last briefing failed: {saved['error']}"]
+    saved = record.load(home).last_result
+    assert saved is not None
+    assert saved.ok is False
+    assert "without an END" in str(saved.error)
+    assert briefing.status().warnings == [f"the last briefing failed: {saved.error}"]
 
 
 async def test_another_workspace_dir(make: Make, workspace: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     result = await make().generate(str(other))
-    assert result["path"] == str(other / "MEMORY.md")
+    assert result.path == str(other / "MEMORY.md")
     assert (other / "MEMORY.md").read_text() == file_with(*data.DETERMINISTIC)
     assert not (workspace / "MEMORY.md").exists()
     assert sorted(os.listdir(other)) == ["MEMORY.md"]
@@ -252,13 +253,14 @@ async def test_a_link_leading_outside_is_refused(make: Make, workspace: Path,
 
 async def test_status_shows_the_last_and_the_next_run(make: Make, workspace: Path) -> None:
     briefing = make()
-    assert briefing.status() == {
-        "schedule": "0 3 * * *", "timezone": data.ZONE, "lastRun": None, "lastResult": None,
-        "nextRun": "2026-02-22T03:00:00-05:00", "model": None,
-        "memoryMd": str(workspace / "MEMORY.md"), "memoryMdLines": None, "warnings": []}
+    assert briefing.status() == BriefingStatus(
+        schedule="0 3 * * *", timezone=data.ZONE, last_run=None, last_result=None,
+        next_run="2026-02-22T03:00:00-05:00", model=None,
+        memory_md=str(workspace / "MEMORY.md"), memory_md_lines=None, warnings=[])
     await briefing.generate()
     status = briefing.status()
-    assert status["lastRun"] == "2026-02-21T03:00:00-05:00"
-    assert status["lastResult"]["ok"] is True
-    assert status["memoryMdLines"] == 20
-    assert make("cron.schedule=off").status()["nextRun"] is None
+    assert status.last_run == "2026-02-21T03:00:00-05:00"
+    assert status.last_result is not None
+    assert status.last_result.ok is True
+    assert status.memory_md_lines == 20
+    assert make("cron.schedule=off").status().next_run is None

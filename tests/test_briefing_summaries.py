@@ -76,7 +76,7 @@ async def test_summaries_and_flags_with_what_the_prompts_hold(
                               "zettelclaw": "Moving to Bun"}
     assert [(f.slug, f.older.id, f.newer.id, f.reason) for f in step.flags] == [
         ("auth-migration", "d0000000sync", "d000000queue", "retry count")]
-    assert step.to_json() == {"used": True, "summaries": 2, "contradictions": 1}
+    assert step.report() == model.ModelReport(used=True, summaries=2, contradictions=1)
 
     summary_prompt, flag_prompt = fake.prompts()
     assert [r["model"] for r in fake.requests] == ["claude-test", "claude-test"]
@@ -184,8 +184,8 @@ async def test_no_api_key_calls_nothing(home: Home, fake: FakeAnthropic,
                                         fixed: Sections) -> None:
     step = await run(fixed, settings(home, fake, key=False))
     assert step == model.ModelStep(skipped=model.NO_KEY)
-    assert step.to_json() == {"used": False, "summaries": 0, "contradictions": 0,
-                              "skipped": model.NO_KEY}
+    assert step.report() == model.ModelReport(used=False, summaries=0, contradictions=0,
+                                              skipped=model.NO_KEY)
     assert fake.requests == []
 
 

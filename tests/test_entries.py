@@ -424,8 +424,8 @@ def test_counts(build: Build) -> None:
         counts = query.counts(conn)
         invalid = query.invalid_lines(conn, 2)
         every = query.invalid_lines(conn, 10)
-    assert counts == {"total": 5, "byType": {"fact": 2, "task": 2, "decision": 1},
-                      "replaced": 1, "invalidLines": 3, "firstInvalidLine": 3}
+    assert counts == query.Counts(total=5, by_type={"fact": 2, "task": 2, "decision": 1},
+                                  replaced=1, invalid_lines=3)
     assert [i["line"] for i in invalid] == [3, 7]
     assert [i["line"] for i in every] == [3, 7, 8]
     assert invalid[0]["excerpt"] == "junk"
@@ -435,8 +435,8 @@ def test_counts(build: Build) -> None:
 def test_counts_of_an_empty_index(build: Build) -> None:
     index = build()
     with index.read() as conn:
-        assert query.counts(conn) == {"total": 0, "byType": {}, "replaced": 0,
-                                      "invalidLines": 0, "firstInvalidLine": None}
+        assert query.counts(conn) == query.Counts(total=0, by_type={}, replaced=0,
+                                                  invalid_lines=0)
 
 
 def test_subject_stats_count_current_entries_and_the_newest(build: Build) -> None:

@@ -260,18 +260,24 @@ async def test_purge_counts_the_index_rows_it_removed_even_when_the_index_caught
     assert answer["removed"]["index"]["rows"] == 3
 
 
-async def test_hide_deletes_the_words_and_rewrites_the_briefing(
-        pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
+@pytest.fixture
+async def briefed_fig(pool: Agents, write_log: Any, workspace: Path) -> dict[str, Any]:
+    """Two garden decisions of today, and a briefing in MEMORY.md that shows the fig's."""
     from zettelclaw.log.schema import now_timestamp
     fig = entry("decision", "water the fig tree weekly", subject="garden",
                 timestamp=now_timestamp())
     keep = entry("decision", "mulch the roses in spring", subject="garden",
                  timestamp=now_timestamp())
     write_log(keep, fig)
-    d = calls(pool)
     (workspace / "MEMORY.md").write_text("# Mine\n")
-    await d.call("briefing.generate", {})
+    await calls(pool).call("briefing.generate", {})
     assert "fig tree" in (workspace / "MEMORY.md").read_text()
+    return fig
+
+
+async def test_hide_deletes_the_words_and_rewrites_the_briefing(
+        pool: Agents, briefed_fig: dict[str, Any], workspace: Path) -> None:
+    d = calls(pool)
     async with pool.lease("main") as app:
         before = {line for line, _ in app.freshness.terms.documents()}
     answer = await d.call("memory.forget", {"subject": "garden", "text": "fig"})
@@ -330,17 +336,9 @@ async def test_purge_by_id_drops_its_conversation_copy_and_waiting_job(
 
 
 async def test_a_line_struck_in_the_vault_hides_the_entry_and_rewrites_the_briefing(
-        pool: Agents, write_log: Any, home: Home, workspace: Path) -> None:
-    from zettelclaw.log.schema import now_timestamp
-    fig = entry("decision", "water the fig tree weekly", subject="garden",
-                timestamp=now_timestamp())
-    keep = entry("decision", "mulch the roses in spring", subject="garden",
-                 timestamp=now_timestamp())
-    write_log(keep, fig)
+        pool: Agents, briefed_fig: dict[str, Any], home: Home, workspace: Path) -> None:
+    fig = briefed_fig
     d = calls(pool)
-    (workspace / "MEMORY.md").write_text("# Mine\n")
-    await d.call("briefing.generate", {})
-    assert "fig tree" in (workspace / "MEMORY.md").read_text()
     await d.call("vault.build", {})
     page = home.root / "vault" / "01 Notes" / "Garden.md"
     page.write_text(page.read_text().replace("water the fig tree weekly",

@@ -74,13 +74,13 @@ async def test_an_offer_lasts_as_long_as_its_connection(app: App) -> None:
     assert result["accepted"] == ["llm.complete"]
     assert result["ignored"] == ["tea.make"]
     assert result["route"]["active"] == "host"
-    assert router.status()["hosts"] == [{"client": {"name": "openclaw", "version": "2026.9.6"},
+    assert router.status().hosts == [{"client": {"name": "openclaw", "version": "2026.9.6"},
                                          "model": "fake/fake-model"}]
     assert woken == [1]  # the waiting jobs were told
     peer.close()
     await withdraw_offers(router, peer)
     assert router.choose().route is None
-    assert router.status()["hosts"] == []
+    assert router.status().hosts == []
 
 
 async def test_an_empty_offer_withdraws_the_connections_earlier_one(app: App) -> None:

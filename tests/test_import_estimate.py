@@ -33,7 +33,8 @@ def prompt_tokens(home: Home, workspace: Path, item: Conversation) -> tuple[int,
         answer = app.extraction.intake.accept(HookCall(
             trigger="import", session_id="import:t:1",
             messages=[importer._message(m) for m in item.messages]))
-        job = app.extraction.spool.load(answer["jobId"])
+        assert answer.job_id is not None
+        job = app.extraction.spool.load(answer.job_id)
         assert job is not None
         return estimated, estimate_tokens(app.extraction.prompt(job))
     finally:

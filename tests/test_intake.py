@@ -27,12 +27,12 @@ import pytest
 from zettelclaw import lock
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
-from zettelclaw.extraction.intake import HookCall, Intake
+from zettelclaw.extraction.intake import Accepted, HookCall, Intake
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
 from zettelclaw.extraction.transcript import normalize
 from zettelclaw.home import Home
-from zettelclaw.state import load_state
+from zettelclaw.state import Skipped, load_state
 
 SID = "5f0c7a1e-2b8d-4c61-9e3f-0a1b2c3d4e5f"
 T0 = 1795234915000
@@ -105,9 +105,8 @@ def call(**fields: Any) -> HookCall:
     return HookCall(**values)
 
 
-def skipped_sessions(home: Home) -> dict[str, Any]:
-    skipped: dict[str, Any] = load_state(home).get("skippedSessions", {})
-    return skipped
+def skipped_sessions(home: Home) -> dict[str, Skipped]:
+    return load_state(home).skipped_sessions
 
 
 # -- new and repeated stretches ----------------------------------------------------------------
@@ -115,10 +114,9 @@ def skipped_sessions(home: Home) -> dict[str, Any]:
 
 def test_a_new_stretch_becomes_a_job(intake: Intake) -> None:
     result = intake.accept(call(messages=conversation()))
-    assert result["accepted"] is True
-    assert result["messages"] == 4
+    assert result.messages == 4
     [job] = intake.spool.jobs()
-    assert result["jobId"] == job.job_id
+    assert result.job_id == job.job_id
     assert [(m["role"], m["text"]) for m in job.messages] == EXPECTED
     assert (job.session_id, job.session_key, job.agent_id, job.trigger, job.reason) == (
         SID, "agent:main:main", "main", "beforeReset", "new")
@@ -130,44 +128,43 @@ def test_a_new_stretch_becomes_a_job(intake: Intake) -> None:
 def test_the_same_stretch_again_is_nothing_new(intake: Intake) -> None:
     first = intake.accept(call(messages=conversation()))
     again = intake.accept(call(trigger="sessionEnd", messages=conversation()))
-    assert again["accepted"] is True
-    assert again["skipped"].startswith("nothing new")
-    assert again["messages"] == 0
-    assert "jobId" not in again
-    assert [j.job_id for j in intake.spool.jobs()] == [first["jobId"]]
+    assert (again.skipped or "").startswith("nothing new")
+    assert again.messages == 0
+    assert again.job_id is None
+    assert [j.job_id for j in intake.spool.jobs()] == [first.job_id]
     assert len(intake.provenance.messages(SID)) == 4
 
 
 def test_the_same_stretch_as_events_is_nothing_new(intake: Intake) -> None:
     intake.accept(call(messages=conversation()))
     again = intake.accept(call(trigger="sessionEnd", messages=as_events(conversation())))
-    assert again["skipped"].startswith("nothing new")
+    assert (again.skipped or "").startswith("nothing new")
     assert len(intake.spool.jobs()) == 1
 
 
 def test_events_first_then_objects_is_nothing_new_too(intake: Intake) -> None:
     first = intake.accept(call(messages=as_events(conversation())))
-    assert first["messages"] == 4
-    assert intake.accept(call(messages=conversation()))["skipped"].startswith("nothing new")
+    assert first.messages == 4
+    assert (intake.accept(call(messages=conversation())).skipped or "").startswith("nothing new")
 
 
 def test_a_later_stretch_makes_a_job_of_only_the_new_messages(intake: Intake) -> None:
     first = intake.accept(call(messages=conversation()))
     second = intake.accept(call(trigger="sessionEnd",
                                 messages=conversation() + later_messages()))
-    assert second["messages"] == 2
+    assert second.messages == 2
     jobs = intake.spool.jobs()
-    assert [j.job_id for j in jobs] == [first["jobId"], second["jobId"]]
+    assert [j.job_id for j in jobs] == [first.job_id, second.job_id]
     assert [(m["role"], m["text"]) for m in jobs[1].messages] == [
         ("assistant", "Switched to OIDC."), ("user", "Thanks, rotate the secret tomorrow.")]
     records = intake.provenance.messages(SID)
-    assert [r["job"] for r in records] == [first["jobId"]] * 4 + [second["jobId"]] * 2
+    assert [r["job"] for r in records] == [first.job_id] * 4 + [second.job_id] * 2
 
 
 def test_sessions_are_kept_apart(intake: Intake) -> None:
     intake.accept(call(messages=conversation()))
     other = intake.accept(call(session_id="another-session", messages=conversation()))
-    assert other["messages"] == 4
+    assert other.messages == 4
     assert len(intake.spool.jobs()) == 2
 
 
@@ -183,13 +180,13 @@ def test_sessions_are_kept_apart(intake: Intake) -> None:
 def test_automated_sessions_are_skipped_and_recorded(intake: Intake, home: Home, key: str,
                                                      reason: str) -> None:
     result = intake.accept(call(session_key=key, messages=conversation()))
-    assert result == {"accepted": True, "skipped": reason}
+    assert result == Accepted(skipped=reason)
     assert intake.spool.jobs() == []
     assert intake.provenance.keys(SID) == set()
     record = skipped_sessions(home)[SID]
-    assert reason in record["reason"]
-    assert key in record["reason"]
-    assert "at" in record
+    assert reason in str(record.reason)
+    assert key in str(record.reason)
+    assert record.at is not None
 
 
 def test_configured_skip_session_types(home: Home, roots: Path) -> None:
@@ -197,41 +194,41 @@ def test_configured_skip_session_types(home: Home, roots: Path) -> None:
     intake = Intake(home, config, Provenance(home), Spool(home), [roots])
     skipped = intake.accept(call(session_key="agent:main:telegram:direct:123",
                                  messages=conversation()))
-    assert skipped["skipped"] == "telegram session"
-    assert "telegram session" in skipped_sessions(home)[SID]["reason"]
+    assert skipped.skipped == "telegram session"
+    assert "telegram session" in str(skipped_sessions(home)[SID].reason)
     # cron is no longer in the list: a cron session is extracted
     taken = intake.accept(call(session_id="cron-run", session_key="agent:main:cron:nightly",
                                messages=conversation()))
-    assert taken["messages"] == 4
+    assert taken.messages == 4
     assert "cron-run" not in skipped_sessions(home)
 
 
 def test_the_main_session_and_no_key_are_not_skipped(intake: Intake) -> None:
-    assert "jobId" in intake.accept(call(messages=conversation()))
-    assert "jobId" in intake.accept(call(session_id="s2", session_key=None,
-                                         messages=conversation()))
+    assert intake.accept(call(messages=conversation())).job_id is not None
+    assert intake.accept(call(session_id="s2", session_key=None,
+                              messages=conversation())).job_id is not None
 
 
 def test_a_stretch_without_a_user_message_is_skipped_but_received(intake: Intake,
                                                                   home: Home) -> None:
     only_assistant = [m for m in conversation() if m["role"] == "assistant"]
     result = intake.accept(call(messages=only_assistant))
-    assert result == {"accepted": True, "skipped": "no user message", "messages": 2}
+    assert result == Accepted(skipped="no user message", messages=2)
     assert intake.spool.jobs() == []
     assert len(intake.provenance.keys(SID)) == 2
     assert [r["job"] for r in intake.provenance.messages(SID)] == [None, None]
-    assert "no user message" in skipped_sessions(home)[SID]["reason"]
-    assert intake.accept(call(messages=only_assistant))["skipped"].startswith("nothing new")
+    assert "no user message" in str(skipped_sessions(home)[SID].reason)
+    assert (intake.accept(call(messages=only_assistant)).skipped or "").startswith("nothing new")
     # the user's messages come later: only they make the job
     result = intake.accept(call(messages=conversation()))
-    assert result["messages"] == 2
+    assert result.messages == 2
     [job] = intake.spool.jobs()
     assert [m["role"] for m in job.messages] == ["user", "user"]
 
 
 def test_an_empty_stretch_is_nothing_new(intake: Intake) -> None:
     result = intake.accept(call(messages=[]))
-    assert result["skipped"].startswith("nothing new")
+    assert (result.skipped or "").startswith("nothing new")
     assert intake.spool.jobs() == []
 
 
@@ -259,17 +256,17 @@ def test_a_transcript_path_inside_a_root(intake: Intake, roots: Path) -> None:
     with path.open("ab") as f:
         f.write(b"not json\n")
     result = intake.accept(call(trigger="sessionEnd", transcript_path=str(path)))
-    assert result["messages"] == 4
+    assert result.messages == 4
     [job] = intake.spool.jobs()
     assert [(m["role"], m["text"]) for m in job.messages] == EXPECTED
     # the same conversation inline afterwards is nothing new
-    assert intake.accept(call(messages=conversation()))["skipped"].startswith("nothing new")
+    assert (intake.accept(call(messages=conversation())).skipped or "").startswith("nothing new")
 
 
 def test_inline_messages_win_over_a_path(intake: Intake, roots: Path) -> None:
     result = intake.accept(call(messages=conversation(),
                                 transcript_path=str(roots / "nowhere.jsonl")))
-    assert result["messages"] == 4
+    assert result.messages == 4
 
 
 def test_the_reset_rotation_is_used_when_the_file_is_gone(intake: Intake, roots: Path) -> None:
@@ -277,7 +274,7 @@ def test_the_reset_rotation_is_used_when_the_file_is_gone(intake: Intake, roots:
     write_jsonl(sessions / f"{SID}.jsonl.reset.2026-11-21T05-00-00.000Z",
                 as_events(conversation()))
     result = intake.accept(call(transcript_path=str(sessions / f"{SID}.jsonl")))
-    assert result["messages"] == 4
+    assert result.messages == 4
 
 
 def test_a_missing_transcript_is_not_found(intake: Intake, roots: Path) -> None:
@@ -340,7 +337,7 @@ def test_a_root_given_through_a_symlink_still_works(home: Home, roots: Path,
     alias.symlink_to(roots)
     intake = Intake(home, ExtractionConfig(), Provenance(home), Spool(home), [alias])
     path = write_jsonl(roots / "main" / "sessions" / f"{SID}.jsonl", as_events(conversation()))
-    assert intake.accept(call(transcript_path=str(path)))["messages"] == 4
+    assert intake.accept(call(transcript_path=str(path))).messages == 4
 
 
 # -- recovery ----------------------------------------------------------------------------------
@@ -362,7 +359,7 @@ def test_recover_records_a_spooled_jobs_messages(intake: Intake, home: Home) -> 
         assert intake.recover_locked() == 0
     assert len(intake.provenance.messages(SID)) == 4
     # the host delivers the same stretch again after the restart: nothing new, no second job
-    assert intake.accept(call(messages=conversation()))["skipped"].startswith("nothing new")
+    assert (intake.accept(call(messages=conversation())).skipped or "").startswith("nothing new")
     assert [j.job_id for j in intake.spool.jobs()] == [job.job_id]
 
 
@@ -398,8 +395,8 @@ def test_group_and_channel_sessions_are_not_extracted(intake: Intake, home: Home
     """Others speak there: their words must not become the owner's memory, nor a group's
     handoff the one injected into the owner's private session."""
     answer = intake.accept(call(session_key=key, messages=[said("meet on Friday?", 1)]))
-    assert "jobId" not in answer
-    assert answer["skipped"] == reason
+    assert answer.job_id is None
+    assert answer.skipped == reason
     assert not intake.spool.jobs()
     assert SID in skipped_sessions(home)
 
@@ -411,12 +408,12 @@ def test_a_stretch_where_someone_else_speaks_is_not_extracted_nor_kept(
     owner = said("remind me to water the plants", 1, owner=True)
     stranger = said("my bank pin is 4711", 2, owner=False)
     answer = intake.accept(call(messages=[owner, stranger]))
-    assert "jobId" not in answer
-    assert "someone other than the owner" in answer["skipped"]
+    assert answer.job_id is None
+    assert "someone other than the owner" in str(answer.skipped)
     assert not intake.spool.jobs()
     assert not intake.provenance.path(SID).exists(), "nothing of it is kept"
     alone = intake.accept(call(session_id="other-session", messages=[owner]))
-    assert alone["jobId"], "the owner's own words are extracted"
+    assert alone.job_id, "the owner's own words are extracted"
 
 
 # -- readAt: the transcript was read then (the sweep leaves the session out until it is active) --
@@ -426,7 +423,7 @@ def test_read_at_is_remembered_whatever_the_stretch_brings(intake: Intake) -> No
     intake.accept(call(messages=conversation(), read_at=T0 + 10_000))
     assert intake.provenance.seen(SID) == T0 + 10_000
     result = intake.accept(call(messages=conversation(), read_at=T0 + 20_000))
-    assert result["skipped"].startswith("nothing new")
+    assert (result.skipped or "").startswith("nothing new")
     assert intake.provenance.seen(SID) == T0 + 20_000  # read again: still worth remembering
     intake.accept(call(messages=conversation()))  # a host that does not say
     assert intake.provenance.seen(SID) == T0 + 20_000

@@ -105,13 +105,13 @@ async def test_entry_now_reads_an_entry_on_the_loop(pool: Agents, write_log: Any
         await app.syncer.fresh()
         found = memory_methods.entry_now(app, first["id"])
         assert found is not None
-        assert found.entry["content"] == "the fig needs sun"
-        assert [e["id"] for e in found.replaced_by] == [fixed["id"]]
+        assert found.entry.content == "the fig needs sun"
+        assert [e.id for e in found.replaced_by] == [fixed["id"]]
         with pytest.raises(NotFoundError):
             memory_methods.entry_now(app, "nosuchid0000")
         assert memory_methods.entry_now(app, "MEMORY.md") is None, "a file: a thread's read"
     answer = await _get(pool)(GetParams.model_validate({"path": fixed["id"]}))
-    assert answer.entry["content"] == "the fig needs full sun"
+    assert answer.entry.content == "the fig needs full sun"
 
 
 async def test_entry_now_declines_a_busy_index_or_a_spent_budget(
@@ -125,7 +125,7 @@ async def test_entry_now_declines_a_busy_index_or_a_spent_budget(
         monkeypatch.setattr(read_budget, "STEPS", 1)
         assert memory_methods.entry_now(app, one["id"]) is None
     answer = await _get(pool)(GetParams.model_validate({"path": one["id"]}))
-    assert answer.entry["content"] == "the fig needs sun", "the thread's read answers"
+    assert answer.entry.content == "the fig needs sun", "the thread's read answers"
 
 
 async def test_at_most_a_core_each_of_a_batch_s_searches_run_at_once(

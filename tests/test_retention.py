@@ -19,8 +19,9 @@ from tests.direct import open_app
 from zettelclaw.app import App
 from zettelclaw.config import load_config
 from zettelclaw.errors import NotFoundError
-from zettelclaw.extraction.intake import HookCall
-from zettelclaw.extraction.retention import DAY, INTERVAL_SECONDS
+from zettelclaw.extraction.intake import Accepted, HookCall
+from zettelclaw.extraction.retention import DAY, INTERVAL_SECONDS, Kept
+from zettelclaw.extraction.service import HostSession
 from zettelclaw.extraction.transcript import _iso
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.home import Home
@@ -39,7 +40,7 @@ def app(home: Home, workspace: Path) -> Iterator[App]:
     opened.close()
 
 
-def received(app: App, session_id: str, *texts: str, start: int = 0) -> dict[str, Any]:
+def received(app: App, session_id: str, *texts: str, start: int = 0) -> Accepted:
     return app.extraction.intake.accept(HookCall(
         trigger="sessionEnd", session_id=session_id, session_key="agent:main:main",
         messages=messages(*texts, start=start)))
@@ -87,30 +88,30 @@ def test_a_pruned_conversation_sent_again_is_not_extracted_twice(app: App) -> No
     finish_jobs(app)
     app.extraction.prune_transcripts(now=time.time() + 31 * DAY)
     again = received(app, "s1", "one", "two")
-    assert again["messages"] == 0
+    assert again.messages == 0
     assert app.extraction.spool.jobs() == []
     # the sweep still knows where the session was received to
-    [need] = app.extraction.sweep([{"sessionId": "s1", "updatedAt": 1_795_000_999_000}])[
-        "sessions"]
-    assert need["after"]["timestamp"] == _iso(1_795_000_001_000)  # "two", the last received
+    [need] = app.extraction.sweep([HostSession("s1", updated_at=1_795_000_999_000)]).sessions
+    assert need.after is not None
+    assert need.after.timestamp == _iso(1_795_000_001_000)  # "two", the last received
     # new messages later: a new copy, and its prune keeps every key
-    assert received(app, "s1", "one", "two", "three", start=0)["messages"] == 1
+    assert received(app, "s1", "one", "two", "three", start=0).messages == 1
     finish_jobs(app)
     app.extraction.prune_transcripts(now=time.time() + 31 * DAY)
-    assert received(app, "s1", "one", "two", "three")["messages"] == 0
+    assert received(app, "s1", "one", "two", "three").messages == 0
 
 
 def test_status_says_what_is_kept(app: App) -> None:
-    assert app.extraction.status()["transcripts"] == {
-        "files": 0, "bytes": 0, "oldest": None, "retentionDays": 30}
+    assert app.extraction.status().transcripts == Kept(files=0, bytes=0, oldest=None,
+                                                       retention_days=30)
     received(app, "s1", "first")
     received(app, "s2", "second")
     age(app.extraction.provenance.path("s1"), 3)
-    kept = app.extraction.status()["transcripts"]
+    kept = app.extraction.status().transcripts
     sizes = sum(app.extraction.provenance.path(s).stat().st_size for s in ("s1", "s2"))
-    assert (kept["files"], kept["bytes"]) == (2, sizes)
+    assert (kept.files, kept.bytes) == (2, sizes)
     oldest = app.extraction.provenance.path("s1").stat().st_mtime
-    assert kept["oldest"] == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(oldest))
+    assert kept.oldest == time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(oldest))
 
 
 async def test_the_worker_prunes_at_start_and_every_hour(
@@ -161,7 +162,7 @@ def test_a_prune_cut_short_by_a_crash_is_finished_by_the_next(app: App) -> None:
     kept = transcript.read_bytes()
     provenance.prune("s1")
     transcript.write_bytes(kept)  # as if the crash came before the unlink
-    assert received(app, "s1", "one", "two")["messages"] == 0
+    assert received(app, "s1", "one", "two").messages == 0
     provenance.prune("s1")
     lines = provenance.keys_path("s1").read_bytes().splitlines()
     assert len(lines) == 2

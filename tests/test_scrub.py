@@ -117,7 +117,7 @@ def test_intake_keeps_no_secret_in_the_spool_or_the_transcript(home: Home) -> No
     call = HookCall(trigger="sessionEnd", session_id="s-secret", session_key="agent:main:main",
                     messages=messages)
     result = intake.accept(call)
-    assert result["messages"] == 2
+    assert result.messages == 2
     kept = b"".join(p.read_bytes() for d in ("spool", "transcripts")
                     for p in (home.root / d).iterdir())
     assert key.encode() not in kept
@@ -128,7 +128,7 @@ def test_intake_keeps_no_secret_in_the_spool_or_the_transcript(home: Home) -> No
     assert job.messages[0]["text"] == ("Use [redacted: Anthropic API key] for the bot; bill my "
                                        "card [redacted: card number]")
     # the same stretch again (session_end after before_reset) is recognised as received
-    assert intake.accept(call)["messages"] == 0
+    assert intake.accept(call).messages == 0
 
 
 def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:

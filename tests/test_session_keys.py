@@ -3,15 +3,15 @@
 Covers Audience.private_reason for every key shape in openclaw-2026.9-facts.md (the owner's main
 session and named sessions are private; separate DMs only when the sender is known to be the
 owner; groups, channels, threads, topics, cron, subagents and hooks never; a group or channel
-chat type or a sender who is not the owner never, even on the main key; no key never), and
-automated_reason.
+chat type or a sender who is not the owner never, even on the main key; no key never),
+automated_reason, and TurnFacts (the host's facts noted for a session's later calls).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from zettelclaw.session_keys import Audience, automated_reason, key_parts
+from zettelclaw.session_keys import Audience, Noted, TurnFacts, automated_reason, key_parts
 
 PRIVATE_KEYS = [
     "agent:main:main",
@@ -137,3 +137,34 @@ def test_automated_reason_with_other_parts() -> None:
     skip = frozenset({"cron"})
     assert automated_reason("agent:main:cron:x", skip) == "cron session"
     assert automated_reason("agent:main:subagent:x", skip) is None
+
+
+# -- TurnFacts: the host's facts of a turn, noted for the session's calls without them ------
+
+
+def test_a_noted_fact_stands_for_its_session_key_for_a_while() -> None:
+    facts = TurnFacts(seconds=30)
+    facts.note("agent:main:main", 100.0, is_group=True)
+    assert facts.of("agent:main:main", None, 129.0) == Noted(is_group=True, at=100.0)
+    assert facts.of("agent:main:main", None, 131.0) is None, "past its time"
+    assert facts.of("agent:main:other", None, 101.0) is None
+    assert facts.of(None, None, 101.0) is None
+
+
+def test_facts_of_one_key_add_up_and_the_owner_bit_keeps_its_session() -> None:
+    facts = TurnFacts()
+    facts.note("k", 0.0, sender_is_owner=True, session_id="s-1")
+    facts.note("k", 1.0, is_group=False)  # before_dispatch: no session id, no owner bit
+    assert facts.of("k", "s-1", 2.0) == Noted(is_group=False, sender_is_owner=True,
+                                              session_id="s-1", at=1.0)
+    assert facts.of("k", None, 2.0) == Noted(is_group=False, sender_is_owner=True,
+                                             session_id="s-1", at=1.0)
+    assert facts.of("k", "s-2", 2.0) == Noted(is_group=False, at=1.0), \
+        "a new session under the key is another conversation: not told the owner bit"
+
+
+def test_old_facts_are_dropped_as_new_ones_come() -> None:
+    facts = TurnFacts(seconds=30)
+    facts.note("a", 0.0, is_group=True)
+    facts.note("b", 100.0, is_group=True)
+    assert len(facts) == 1, "what is past its time is not kept"

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from zettelclaw.extraction.spool import Job, Spool, new_job_id
+from zettelclaw.extraction.spool import Job, JobSummary, Spool, new_job_id
 from zettelclaw.extraction.transcript import Message, normalize
 from zettelclaw.home import Home
 
@@ -144,13 +144,12 @@ def test_a_job_whose_messages_are_not_messages_is_set_aside(spool: Spool, messag
 
 def test_summary(spool: Spool) -> None:
     job = make_job("job-1", attempts=1, lastError="boom", notBefore=12.5)
-    assert job.summary() == {"jobId": "job-1", "sessionId": "sess-1", "state": "pending",
-                             "trigger": "sessionEnd", "createdAt": "2026-11-21T05:15:00Z",
-                             "messages": 2, "attempts": 1, "lastError": "boom",
-                             "hasResult": False, "notBefore": 12.5, "route": None,
-                             "importId": None}
+    assert job.summary() == JobSummary(
+        job_id="job-1", session_id="sess-1", state="pending", trigger="sessionEnd",
+        created_at="2026-11-21T05:15:00Z", messages=2, attempts=1, last_error="boom",
+        has_result=False, not_before=12.5, route=None, import_id=None)
     with_result = job.model_copy(update={"result": {"entries": []}})
-    assert with_result.summary()["hasResult"] is True
+    assert with_result.summary().has_result is True
 
 
 def test_message_objects() -> None:

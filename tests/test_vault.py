@@ -23,10 +23,12 @@ from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.forget.service import hide_for_vault
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.protocol.results import VaultSynced
 from zettelclaw.vault import blocks
 from zettelclaw.vault import sync as vault_sync
-from zettelclaw.vault.build import build
+from zettelclaw.vault.build import SkippedPage, build
 from zettelclaw.vault.state import load
 
 WriteLog = Callable[..., list[dict[str, Any]]]
@@ -37,8 +39,9 @@ DAY1 = "03 Journal/2026-02-20.md"
 
 
 def sync(app: Any, root: Path | None = None) -> dict[str, Any]:
-    """``vault sync`` as methods/vault.py runs it: hiding through forget's hide."""
-    return vault_sync.sync(app, root, hide=hide_for_vault)
+    """``vault sync`` as methods/vault.py runs it (hiding through forget's hide), answered as the
+    method answers it."""
+    return from_domain(VaultSynced, vault_sync.sync(app, root, hide=hide_for_vault)).wire()
 
 
 @pytest.fixture
@@ -229,7 +232,7 @@ def test_a_page_the_person_wrote_is_left_alone(app: App, write_log: WriteLog) ->
     story(write_log)
     report = build(app)
     assert (root / AUTH).read_text() == "# Mine\n"
-    assert {"page": AUTH, "reason": "a page the build did not write"} in report.skipped_pages
+    assert SkippedPage(AUTH, "a page the build did not write") in report.skipped_pages
     assert (root / DAY1).is_file()
 
 
@@ -277,7 +280,7 @@ def test_the_vault_is_never_written_through_a_link_nor_inside_the_workspace(
     os.symlink(outside, root / "03 Journal")
     report = build(app)  # the journals are reported and left out; the rest is built
     assert list(outside.iterdir()) == []
-    assert {"page": DAY1, "reason": "not a regular file"} in report.skipped_pages
+    assert SkippedPage(DAY1, "not a regular file") in report.skipped_pages
     assert (root / AUTH).is_file()
     for inside in (app.workspace, app.workspace / "memory" / "vault", app.workspace.parent):
         with pytest.raises(PathNotAllowedError, match="workspace"):
@@ -616,8 +619,8 @@ def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
     (root / AUTH).write_text(text + "- my note: see the backoff\n")
     answer = purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
     assert answer.changed == 2  # the fact and its correction
-    assert answer.removed is not None
-    assert answer.removed["vault"] == {"pages": 3, "lines": 4}  # two journals, the topic page
+    assert answer.removed is not None  # vault: two journals, the topic page
+    assert (answer.removed.vault_pages, answer.removed.vault_lines) == (3, 4)
     after = pages(root)
     assert not any("Backoff is" in t for t in after.values())
     assert "- my note: see the backoff" in after[AUTH]

@@ -109,7 +109,7 @@ def test_a_rebuild_does_not_hide_an_unsynced_edit_from_the_next_sync(
     write_log(entry("fact", "Queue is SQS", subject="auth-migration", timestamp=DAY))
     assert build(app).lines_added >= 1  # writes the page the person edited
     result = sync(app, hide=forget_service.hide_for_vault)
-    assert [(r["action"], r["of"]) for r in result["receipts"]] == [("done", e["task"]["id"])]
+    assert [(r.action, r.of) for r in result.receipts] == [("done", e["task"]["id"])]
 
 
 def test_a_watcher_turned_off_returns_at_once(app: App) -> None:

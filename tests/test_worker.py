@@ -20,6 +20,7 @@ from zettelclaw.extraction.spool import Job
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.home import Home
 from zettelclaw.serve import Ready, ServerConfig, serve
+from zettelclaw.state import load_state
 
 MAIN = "agent:main:main"
 
@@ -244,7 +245,7 @@ async def test_a_500_twice_fails_the_job_after_exactly_two_calls_and_retry_recov
     await settled(client)
     assert len(fake.requests) == 3
     assert len(log_entries(home)) == 3
-    assert "s-6" not in orjson.loads(home.state.read_bytes())["failedSessions"]
+    assert "s-6" not in load_state(home).failed_sessions
 
 
 @pytest.mark.slow
@@ -318,7 +319,7 @@ async def test_sessions_without_a_human_are_not_extracted(
     assert answer["skipped"]
     await settled(client)
     assert fake.requests == []
-    assert "s-11" in orjson.loads(home.state.read_bytes())["skippedSessions"]
+    assert "s-11" in load_state(home).skipped_sessions
     assert not (home.root / "transcripts" / "s-11.jsonl").exists()
 
 
@@ -466,7 +467,8 @@ async def test_a_stale_copy_of_a_job_never_runs_it_twice(
         extraction = app.extraction
         answer = await trio.to_thread.run_sync(extraction.intake.accept, HookCall(
             trigger="sessionEnd", session_id="s-21", session_key=MAIN, messages=STRETCH_1))
-        stale = extraction.spool.load(answer["jobId"])  # the loop's snapshot: no result yet
+        assert answer.job_id is not None
+        stale = extraction.spool.load(answer.job_id)  # the loop's snapshot: no result yet
         assert stale is not None
         worker = Worker(extraction)
         worker._sdk_ready.set()

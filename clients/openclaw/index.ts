@@ -6,14 +6,16 @@
 // register() runs in several module instances per process ("full", "discovery", ...): the
 // agent-turn hooks and the tool factory are served by a "discovery" instance. So hooks, tools and
 // the CLI are registered in every mode; only the service (child processes, cron clean-up) in
-// "full" mode. Shared state lives on globalThis (src/rpc.ts, src/audience.ts, src/sweep.ts).
+// "full" mode. Shared state lives on globalThis (src/rpc.ts, src/sweep.ts); the turn's facts live in
+// the sidecar (hook.turnFacts).
 
 import { spawn } from "node:child_process";
 import type { OpenClawPluginApi, OpenClawPluginToolContext } from "openclaw/plugin-sdk/plugin-entry";
-import { noteFact, toolAudience, type ToolCtx } from "./src/audience.ts";
 import { publicArtifacts } from "./src/artifacts.ts";
+import { toolAudience, toolFacts, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
+import { request } from "./src/protocol.ts";
 import { memoryRuntime } from "./src/memory_runtime.ts";
 import { RpcClient, sharedClient } from "./src/rpc.ts";
 import { registerService } from "./src/service.ts";
@@ -23,7 +25,7 @@ import { sweeper } from "./src/sweep.ts";
 import { MEMORY_PROMPT, memoryTools } from "./src/tools.ts";
 import { openClawSessionStore, type SessionStore } from "./src/transcripts.ts";
 
-export { promptParams, toolAudience } from "./src/audience.ts";
+export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audience.ts";
 export { removeDreamingJob } from "./src/service.ts";
 export { PLUGIN_ID, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
@@ -60,9 +62,10 @@ export function createPlugin(deps: PluginDeps = {}) {
       registerHooks(shim, runSweep);
       api.registerTool(
         (ctx: OpenClawPluginToolContext) => {
-          const owner = (ctx as { senderIsOwner?: unknown }).senderIsOwner;
-          if (typeof owner === "boolean") noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
-          return memoryTools(shim.client, toolAudience(ctx as ToolCtx));
+          // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
+          const facts = toolFacts(ctx as ToolCtx);
+          if (facts) void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
+          return memoryTools(shim.client, toolAudience(ctx as ToolCtx), ctx.sessionId);
         },
         { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },
       );

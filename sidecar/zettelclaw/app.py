@@ -38,7 +38,7 @@ from zettelclaw.recall.receipts import Receipts
 from zettelclaw.recall.trace import Trace
 from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
-from zettelclaw.state import default_state
+from zettelclaw.state import State, save_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.subjects.rename import remove_leftover
 from zettelclaw.subjects.rename import temp_path as rename_leftover
@@ -135,4 +135,4 @@ def _mend_home(home: Home) -> None:
         if not home.subjects.exists():
             atomic_write_json(home.subjects, {})
         if not home.state.exists():
-            atomic_write_json(home.state, default_state())
+            save_state_locked(home, State())

@@ -63,3 +63,55 @@ class Audience:
         if any(p in DIRECT_PARTS for p in parts) and self.sender_is_owner is not True:
             return "a separate direct-message session, and the sender is not known to be the owner"
         return None
+
+
+TURN_FACT_SECONDS = 30.0  # how long a noted fact stands for its session's next calls
+
+
+@dataclass(frozen=True)
+class Noted:
+    """What the host said of a session's turn, on a call of its own (``hook.turnFacts``)."""
+
+    is_group: bool | None = None
+    chat_type: ChatType | None = None
+    sender_is_owner: bool | None = None
+    session_id: str | None = None  # the session the owner bit was said of
+    at: float = 0.0
+
+
+class TurnFacts:
+    """The host's facts about a turn, noted for the calls of the same session that come without
+    them: OpenClaw gives the prompt hook neither the owner bit (its tool factory has it) nor
+    the group bit (before_dispatch has it). A noted fact stands for ``TURN_FACT_SECONDS``; the
+    owner bit only for the session it was said of (a new session under the same key is another
+    conversation). A fact the call itself carries always wins. Kept in memory, per process: a
+    restart forgets them, and a fact not there is a missing fact (``Audience``'s rules)."""
+
+    def __init__(self, seconds: float = TURN_FACT_SECONDS) -> None:
+        self.seconds = seconds
+        self._noted: dict[str, Noted] = {}
+
+    def note(self, session_key: str, now: float, *, is_group: bool | None = None,
+             chat_type: ChatType | None = None, sender_is_owner: bool | None = None,
+             session_id: str | None = None) -> None:
+        self._noted = {k: v for k, v in self._noted.items() if now - v.at <= self.seconds}
+        old = self._noted.get(session_key, Noted())
+        owner_session = session_id if sender_is_owner is not None else old.session_id
+        self._noted[session_key] = Noted(
+            is_group=old.is_group if is_group is None else is_group,
+            chat_type=old.chat_type if chat_type is None else chat_type,
+            sender_is_owner=old.sender_is_owner if sender_is_owner is None else sender_is_owner,
+            session_id=owner_session, at=now)
+
+    def __len__(self) -> int:
+        return len(self._noted)
+
+    def of(self, session_key: str | None, session_id: str | None, now: float) -> Noted | None:
+        """The facts noted for this session and still standing, or None."""
+        found = self._noted.get(session_key) if session_key else None
+        if found is None or now - found.at > self.seconds:
+            return None
+        if found.session_id is not None and session_id is not None \
+                and found.session_id != session_id:
+            return Noted(is_group=found.is_group, chat_type=found.chat_type, at=found.at)
+        return found

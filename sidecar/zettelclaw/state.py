@@ -1,26 +1,151 @@
-"""state.json: the sidecar's own bookkeeping (spec §4.1.1), replaced atomically under the lock.
+"""state.json: the sidecar's own bookkeeping, one model for the whole file (``State``), read with
+defaults and replaced whole, atomically, under the data lock: here and nowhere else.
 
-Extraction (its own issue) records there which sessions were extracted and which failed; this
-module only knows how to read the file with defaults and write it back whole.
+It records, per session, which were extracted (``extractedSessions``), which failed for good
+(``failedSessions``) and which were left out and why (``skippedSessions``); how many hooks the
+admission policy refused (``admissionRefused``); and the briefing's last and next runs
+(``briefing``). These are records for people and ``status``: the exactly-once guarantees rest on
+the spool and the provenance transcripts. Every field has a default, so a file of any earlier
+version reads (a missing part is empty); a key this version does not know is kept as it was, and
+a record that does not read (not an object, a wrong type) is dropped rather than the file.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from zettelclaw.files import atomic_write_json, read_json_object
 from zettelclaw.home import Home
 
 STATE_VERSION = 1
 
-
-def default_state() -> dict[str, Any]:
-    return {"version": STATE_VERSION, "extractedSessions": {}, "failedSessions": {}}
+T = TypeVar("T")
 
 
-def load_state(home: Home) -> dict[str, Any]:
-    return {**default_state(), **(read_json_object(home.state) or {})}
+class Part(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
 
-def save_state_locked(home: Home, state: dict[str, Any]) -> None:
-    atomic_write_json(home.state, state)
+class Extracted(Part):
+    at: str | None = None
+    entries: int = 0  # added up over the session's jobs
+    jobs: int = 0
+    last_job: str | None = None
+
+
+class Failed(Part):
+    at: str | None = None
+    error: str | None = None
+    retries: int | None = None
+    job_id: str | None = None
+
+
+class Skipped(Part):
+    at: str | None = None
+    reason: str | None = None
+
+
+class ModelRun(Part):
+    """What the briefing's model did in a run (briefing/summaries.py)."""
+
+    used: bool = False
+    summaries: int = 0
+    contradictions: int = 0
+    error: str | None = None
+    skipped: str | None = None
+
+
+class LastResult(Part):
+    """The last briefing run: what it wrote, or (``ok`` false) what failed."""
+
+    ok: bool
+    trigger: str | None = None
+    path: str | None = None
+    changed: bool | None = None
+    lines: int | None = None
+    cut: bool | None = None
+    model: ModelRun | None = None
+    error: str | None = None
+
+
+def _or_none(kind: type[BaseModel]) -> Callable[[Any], Any]:
+    def read(value: Any) -> Any:
+        try:
+            return None if value is None else kind.model_validate(value)
+        except ValidationError:
+            return None
+    return read
+
+
+def _or_default(kind: type[BaseModel]) -> Callable[[Any], Any]:
+    def read(value: Any) -> Any:
+        try:
+            return kind.model_validate(value)
+        except ValidationError:
+            return kind()
+    return read
+
+
+def _records(kind: type[BaseModel]) -> Callable[[Any], Any]:
+    def read(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return {}
+        kept = {}
+        for session_id, record in value.items():
+            try:
+                kept[str(session_id)] = kind.model_validate(record)
+            except ValidationError:
+                continue
+        return kept
+    return read
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class BriefingRecord(Part):
+    last_run: str | None = None
+    last_result: Annotated[LastResult | None, BeforeValidator(_or_none(LastResult))] = None
+    next_run: str | None = None
+
+
+class State(Part):
+    """The whole of state.json."""
+
+    version: int = STATE_VERSION
+    extracted_sessions: Annotated[dict[str, Extracted], BeforeValidator(_records(Extracted))] = \
+        Field(default_factory=dict)
+    failed_sessions: Annotated[dict[str, Failed], BeforeValidator(_records(Failed))] = \
+        Field(default_factory=dict)
+    skipped_sessions: Annotated[dict[str, Skipped], BeforeValidator(_records(Skipped))] = \
+        Field(default_factory=dict)
+    admission_refused: Annotated[int, BeforeValidator(_count)] = 0
+    briefing: Annotated[BriefingRecord, BeforeValidator(_or_default(BriefingRecord))] = \
+        Field(default_factory=BriefingRecord)
+
+
+def load_state(home: Home) -> State:
+    """state.json with defaults for what it lacks (none: all defaults). Raises ValueError naming
+    the file when it holds something other than a JSON object."""
+    return State.model_validate(read_json_object(home.state) or {})
+
+
+def save_state_locked(home: Home, state: State) -> None:
+    """Replace the file with ``state``, whole (the caller holds the data lock). Parts left at
+    their defaults are not written: they read back the same."""
+    atomic_write_json(home.state, {"version": state.version,
+                                   **state.model_dump(by_alias=True, exclude_defaults=True)})
+
+
+def update_state_locked(home: Home, change: Callable[[State], T]) -> T:
+    """Read state.json, let ``change`` alter it, write it back whole; the caller holds the data
+    lock, so no other writer comes between the read and the write."""
+    state = load_state(home)
+    result = change(state)
+    save_state_locked(home, state)
+    return result

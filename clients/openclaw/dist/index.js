@@ -6,12 +6,14 @@
 // register() runs in several module instances per process ("full", "discovery", ...): the
 // agent-turn hooks and the tool factory are served by a "discovery" instance. So hooks, tools and
 // the CLI are registered in every mode; only the service (child processes, cron clean-up) in
-// "full" mode. Shared state lives on globalThis (src/rpc.ts, src/audience.ts, src/sweep.ts).
+// "full" mode. Shared state lives on globalThis (src/rpc.ts, src/sweep.ts); the turn's facts live in
+// the sidecar (hook.turnFacts).
 import { spawn } from "node:child_process";
-import { noteFact, toolAudience } from "./src/audience.js";
 import { publicArtifacts } from "./src/artifacts.js";
+import { toolAudience, toolFacts } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
+import { request } from "./src/protocol.js";
 import { memoryRuntime } from "./src/memory_runtime.js";
 import { RpcClient, sharedClient } from "./src/rpc.js";
 import { registerService } from "./src/service.js";
@@ -19,7 +21,7 @@ import { PLUGIN_ID, resolveSocketPath } from "./src/settings.js";
 import { sweeper } from "./src/sweep.js";
 import { MEMORY_PROMPT, memoryTools } from "./src/tools.js";
 import { openClawSessionStore } from "./src/transcripts.js";
-export { promptParams, toolAudience } from "./src/audience.js";
+export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audience.js";
 export { removeDreamingJob } from "./src/service.js";
 export { PLUGIN_ID, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
 export { lastSweep } from "./src/sweep.js";
@@ -44,10 +46,11 @@ export function createPlugin(deps = {}) {
             const runSweep = sweeper(shim, deps.sweepRetryMs);
             registerHooks(shim, runSweep);
             api.registerTool((ctx) => {
-                const owner = ctx.senderIsOwner;
-                if (typeof owner === "boolean")
-                    noteFact(ctx.sessionKey, { senderIsOwner: owner, sessionId: ctx.sessionId });
-                return memoryTools(shim.client, toolAudience(ctx));
+                // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
+                const facts = toolFacts(ctx);
+                if (facts)
+                    void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
+                return memoryTools(shim.client, toolAudience(ctx), ctx.sessionId);
             }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
             const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
             api.registerMemoryCapability({

@@ -1,9 +1,11 @@
 // OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
-// reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
+// reset or a session's end, the group bit before dispatch (hook.turnFacts), the sweep at gateway start. Nothing
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 
-import { noteFact, promptParams, type AgentCtx } from "./audience.ts";
+import { dispatchFacts, promptParams, type AgentCtx, type DispatchEvent } from "./audience.ts";
+import { request } from "./protocol.ts";
+import type { HookTranscriptParams } from "./protocol_types.ts";
 import { refusedForGood } from "./rpc.ts";
 import { compact, describe, outageLogger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
@@ -14,9 +16,9 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
   const outage = outageLogger(log);
 
   // Send one stretch of conversation for extraction. Never throws.
-  async function deliver(method: "hook.sessionEnd" | "hook.beforeReset", params: Record<string, unknown>) {
+  async function deliver(method: "hook.sessionEnd" | "hook.beforeReset", params: HookTranscriptParams) {
     try {
-      await client().call(method, compact(params), timeoutMs);
+      await request(client(), method, compact(params), timeoutMs);
       outage.ok();
     } catch (error) {
       outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
@@ -39,11 +41,7 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
     "before_prompt_build",
     async (_event, ctx) => {
       try {
-        const answer = await client().call<{ prependContext?: string | null }>(
-          "hook.beforePromptBuild",
-          promptParams(ctx as AgentCtx),
-          timeoutMs,
-        );
+        const answer = await request(client(), "hook.beforePromptBuild", promptParams(ctx as AgentCtx), timeoutMs);
         outage.ok();
         return answer?.prependContext ? { prependContext: answer.prependContext } : undefined;
       } catch (error) {
@@ -54,10 +52,22 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
     { timeoutMs: timeoutMs + 1000 },
   );
 
-  api.on("before_dispatch", (event) => {
-    if (typeof event.isGroup === "boolean") noteFact(event.sessionKey, { isGroup: event.isGroup });
-    return undefined;
-  });
+  // The group bit reaches the sidecar before the turn's prompt hook asks: awaited here.
+  api.on(
+    "before_dispatch",
+    async (event) => {
+      const facts = dispatchFacts(event as DispatchEvent);
+      if (!facts) return undefined;
+      try {
+        await request(client(), "hook.turnFacts", facts, timeoutMs);
+        outage.ok();
+      } catch (error) {
+        outage.fail("the chat's group bit not passed on", error);
+      }
+      return undefined;
+    },
+    { timeoutMs: timeoutMs + 1000 },
+  );
 
   // readAt: taken before the transcript is read (here or by OpenClaw for the event), so that a
   // message written meanwhile is newer than it and the sweep still sends it (protocol.md).

@@ -19,12 +19,16 @@ export type PluginConfig = {
 export type Env = Record<string, string | undefined>;
 export type Logger = OpenClawPluginApi["logger"];
 
-/** The sidecar's socket, resolved as the sidecar resolves it (README, "Where things live"). */
+/**
+ * The sidecar's socket, by the one rule the `zettelclaw` command follows too (docs/08-operations.md,
+ * "Where things live"; the CLI's `socket_path`): `$ZETTELCLAW_SOCKET`, then this plugin's `socketPath`,
+ * then `HOME/sidecar.sock`. (The CLI's `--socket` comes first there; the plugin has no flag.)
+ */
 export function resolveSocketPath(config: PluginConfig, env: Env = process.env): string {
   const expand = (p: string) => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
   const absolute = (p: string) => (isAbsolute(expand(p)) ? expand(p) : resolve(expand(p)));
-  if (config.socketPath) return absolute(config.socketPath);
   if (env.ZETTELCLAW_SOCKET) return absolute(env.ZETTELCLAW_SOCKET);
+  if (config.socketPath) return absolute(config.socketPath);
   const state = env.OPENCLAW_STATE_DIR ? absolute(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
   const home = env.ZETTELCLAW_HOME ? absolute(env.ZETTELCLAW_HOME) : join(state, "zettelclaw");
   return join(home, "sidecar.sock");
@@ -37,8 +41,8 @@ export function zettelclawCommand(config: PluginConfig): string[] {
 }
 
 /** The params without their undefined and null fields (the sidecar rejects unknown nulls). */
-export function compact(params: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
+export function compact<T extends object>(params: T): T {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null)) as T;
 }
 
 export function describe(error: unknown): string {

@@ -6,6 +6,8 @@
 
 import { SidecarUnavailableError, refusedForGood } from "./rpc.ts";
 import { SLOW_CALL_MS, compact, describe } from "./settings.ts";
+import { request } from "./protocol.ts";
+import type { GatewaySession } from "./protocol_types.ts";
 import type { Shim } from "./shim.ts";
 import { agentIds, transcriptMessages } from "./transcripts.ts";
 
@@ -32,31 +34,28 @@ export function sweeper(shim: Shim, firstRetryMs = SWEEP_RETRY_MS): (why: string
 
   const once = async (why: string) => {
     const store = await loadStore();
-    const sessions: Record<string, unknown>[] = [];
+    const sessions: GatewaySession[] = [];
     for (const agentId of agentIds(api.config)) {
       for (const { sessionKey, entry } of store.listSessionEntries({ agentId, readOnly: true })) {
         const e = entry as { sessionId?: unknown; updatedAt?: unknown };
         if (typeof e?.sessionId !== "string") continue;
-        sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt: e.updatedAt }));
+        const updatedAt = typeof e.updatedAt === "number" || typeof e.updatedAt === "string" ? e.updatedAt : undefined;
+        sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt }));
       }
     }
-    const answer = await client().call<{ sessions?: { sessionId: string }[]; errors?: { agentId?: string; message?: string }[] }>(
-      "hook.gatewayStart",
-      { sessions },
-      SLOW_CALL_MS,
-    );
+    const answer = await request(client(), "hook.gatewayStart", { sessions }, SLOW_CALL_MS);
     const wanted = answer?.sessions ?? [];
     const byId = new Map(sessions.map((s) => [s.sessionId, s]));
     const unsent: string[] = []; // not sent for a reason that may pass: the next sweep sends them
     for (const { sessionId } of wanted) {
-      const session = byId.get(sessionId) ?? {};
-      const agentId = session.agentId as string | undefined;
-      const sessionKey = session.sessionKey as string | undefined;
+      const session = byId.get(sessionId);
+      const agentId = session?.agentId ?? undefined;
+      const sessionKey = session?.sessionKey ?? undefined;
       try {
         const readAt = Date.now(); // before the read: a message written meanwhile is newer
         const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
         if (messages.length === 0) continue;
-        await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
+        await request(client(), "hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
       } catch (error) {
         if (error instanceof SidecarUnavailableError) throw error; // the next connection sweeps again
         if (refusedForGood(error)) {

@@ -4,7 +4,6 @@
 // instead of failing.
 
 import type { AnyAgentTool } from "openclaw/plugin-sdk/plugin-entry";
-import { turnFacts } from "./audience.ts";
 import { RpcError, type RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS, compact } from "./settings.ts";
 
@@ -119,7 +118,8 @@ export function searchParams(input: Record<string, unknown>): Record<string, unk
   });
 }
 
-export function memoryTools(client: () => RpcClient, audience: Record<string, unknown> = {}): AnyAgentTool[] {
+/** The memory tools for one turn: `audience` goes with every call; `sessionId` (the turn's) is the session memory_remember writes under. */
+export function memoryTools(client: () => RpcClient, audience: Record<string, unknown> = {}, sessionId?: string): AnyAgentTool[] {
   const search: AnyAgentTool = {
     name: "memory_search",
     label: "Memory Search",
@@ -168,10 +168,6 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
       }
     },
   };
-  const sessionOf = (): string | undefined => {
-    const key = typeof audience.sessionKey === "string" ? audience.sessionKey : undefined;
-    return key ? turnFacts().get(key)?.sessionId : undefined;
-  };
   const remember: AnyAgentTool = {
     name: "memory_remember",
     label: "Memory Remember",
@@ -187,7 +183,7 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
       try {
         const answer = await rpc.call<Record<string, unknown>>(
           "memory.remember",
-          { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId: sessionOf() }), ...audience },
+          { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId }), ...audience },
           SLOW_CALL_MS,
         );
         return toolResult({ status: "ok", ...answer });

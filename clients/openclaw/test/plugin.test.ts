@@ -6,9 +6,11 @@ import {
   conversation,
   createPlugin,
   lastSweep,
+  dispatchFacts,
   promptParams,
   removeDreamingJob,
   resolveSocketPath,
+  toolFacts,
   type SessionStore,
 } from "../index.ts";
 import {
@@ -26,6 +28,7 @@ import {
 } from "./helpers.ts";
 
 const ctxOf = (name: string) => structuredClone(payloads[name].ctx);
+const compactOf = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
 const HANDOFF = "## Last Session Handoff\nSession: abc (2026-11-21T05:00:00Z)\nShipped it";
 
 function fakeStore(): SessionStore & { loads: unknown[] } {
@@ -64,14 +67,12 @@ test("hooks, tools and the CLI are registered in every mode; the service only in
 test("before_prompt_build returns the sidecar's handoff as prependContext", async (t) => {
   const { api, sidecar } = await setup(t, "discovery", (r) => ({ prependContext: r.method === "hook.beforePromptBuild" ? HANDOFF : null }));
   const ctx = ctxOf("before_prompt_build.cli-main");
-  api.tools(ctxOf("tool_factory.cli-main")); // the host builds the tools first, then the prompt
   assert.deepEqual(await api.fire("before_prompt_build", { prompt: "hi", messages: [] }, ctx), { prependContext: HANDOFF });
   assert.deepEqual(sidecar.calls("hook.beforePromptBuild")[0]?.params, {
     sessionKey: "agent:main:main",
     sessionId: ctx.sessionId,
     agentId: "main",
     workspaceDir: ctx.workspaceDir,
-    senderIsOwner: true,
   });
 });
 
@@ -81,35 +82,52 @@ test("no handoff from the sidecar: the hook returns nothing", async (t) => {
 });
 
 test("the prompt hook's params pass the raw facts the host has about the chat and the sender", () => {
-  const facts = new Map();
-  const group = promptParams(ctxOf("before_prompt_build.telegram-group"), facts);
+  const group = promptParams(ctxOf("before_prompt_build.telegram-group"));
   assert.equal(group.chatId, "-1001234567890");
   assert.equal(group.senderId, "222");
   assert.equal(group.channel, "telegram");
   assert.equal(group.chatType, undefined, "what the facts mean is the sidecar's decision");
-  const routed = promptParams(ctxOf("before_prompt_build.telegram-group-routed-to-main"), facts);
+  const routed = promptParams(ctxOf("before_prompt_build.telegram-group-routed-to-main"));
   assert.equal(routed.sessionKey, "agent:main:main");
   assert.deepEqual([routed.chatId, routed.senderId], ["-1001234567890", "222"], "a group routed into main keeps its ids");
-  const dm = promptParams(ctxOf("before_prompt_build.telegram-owner-dm"), facts);
+  const dm = promptParams(ctxOf("before_prompt_build.telegram-owner-dm"));
   assert.deepEqual([dm.chatId, dm.senderId], ["111", "111"]);
-  const cron = promptParams(ctxOf("before_prompt_build.cron"), facts);
+  const cron = promptParams(ctxOf("before_prompt_build.cron"));
   assert.equal(cron.chatId, undefined);
   assert.equal(cron.senderIsOwner, undefined);
   assert.match(String(cron.sessionKey), /^agent:main:cron:/);
-  assert.equal(promptParams(ctxOf("before_prompt_build.cli-main"), facts).isGroup, undefined);
+  assert.equal(promptParams(ctxOf("before_prompt_build.cli-main")).isGroup, undefined);
 });
 
-test("the owner bit comes from the tool factory's ctx; isGroup from before_dispatch", async (t) => {
+test("the owner bit (tool factory) and the group bit (before_dispatch) go to the sidecar raw; the plugin keeps neither", async (t) => {
   const { api, sidecar } = await setup(t, "discovery", () => ({ prependContext: null }));
-  api.tools(ctxOf("tool_factory.telegram-group"));
+  const factory = ctxOf("tool_factory.telegram-group");
+  api.tools(factory);
+  await until(() => sidecar.calls("hook.turnFacts").length === 1, "the owner bit noted");
+  assert.deepEqual(sidecar.calls("hook.turnFacts")[0]?.params, {
+    sessionKey: factory.sessionKey, sessionId: factory.sessionId, agentId: factory.agentId, senderIsOwner: false });
   await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.telegram-group"));
-  assert.equal(sidecar.calls("hook.beforePromptBuild")[0]?.params?.senderIsOwner, false);
+  assert.equal(sidecar.calls("hook.beforePromptBuild")[0]?.params?.senderIsOwner, undefined, "not remembered by the plugin");
 
   const dispatch = payloads["before_dispatch.telegram-group"];
   await api.fire("before_dispatch", dispatch.event, dispatch.ctx); // a group message routed to agent:main:main
-  const cli = ctxOf("before_prompt_build.cli-main"); // no channel fields: only the dispatch fact tells
-  await api.fire("before_prompt_build", {}, cli);
-  assert.equal(sidecar.calls("hook.beforePromptBuild")[1]?.params?.isGroup, true);
+  assert.deepEqual(sidecar.calls("hook.turnFacts")[1]?.params, compactOf({
+    sessionKey: dispatch.event.sessionKey, isGroup: true, senderId: dispatch.event.senderId, channel: dispatch.event.channel }));
+  await api.fire("before_prompt_build", {}, ctxOf("before_prompt_build.cli-main"));
+  assert.equal(sidecar.calls("hook.beforePromptBuild")[1]?.params?.isGroup, undefined, "the sidecar completes it, not the plugin");
+
+  const send = payloads["before_dispatch.cli-chat-send"];
+  await api.fire("before_dispatch", send.event, send.ctx);
+  assert.equal(sidecar.calls("hook.turnFacts")[2]?.params?.isGroup, false);
+  assert.equal(toolFacts(ctxOf("tool_factory.cron")), undefined, "no owner bit: nothing to note");
+  assert.equal(dispatchFacts({ sessionKey: "agent:main:main" }), undefined, "no group bit: nothing to note");
+});
+
+test("the sidecar down: before_dispatch passes nothing and does not throw", async (t) => {
+  const { api, sidecar } = await setup(t, "discovery");
+  await sidecar.stop();
+  const dispatch = payloads["before_dispatch.telegram-group"];
+  assert.equal(await api.fire("before_dispatch", dispatch.event, dispatch.ctx), undefined);
 });
 
 test("sidecar down: the prompt hook gives nothing at once, and warns once per outage", async (t) => {
@@ -641,6 +659,8 @@ test("memory-core's dreaming cron job is removed once memory-core is off and Zet
 test("the socket path is resolved as the sidecar resolves it", () => {
   assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, {}), "/x/s.sock");
   assert.equal(resolveSocketPath({}, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
+  // the CLI's order (sidecar/zettelclaw/cli/main.py, socket_path): the environment before socketPath
+  assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
   assert.equal(resolveSocketPath({}, { ZETTELCLAW_HOME: "/h" }), "/h/sidecar.sock");
   assert.equal(resolveSocketPath({}, { OPENCLAW_STATE_DIR: "/st" }), "/st/zettelclaw/sidecar.sock");
 });

@@ -11,17 +11,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from zettelclaw import lock, schedule
 from zettelclaw.agent_ids import MAIN
 from zettelclaw.agents.pool import Agents
 from zettelclaw.agents.roster import memories_on_disk, memory_home
 from zettelclaw.briefing import record
+from zettelclaw.briefing.service import BriefingRun
 from zettelclaw.errors import ZettelclawError
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class AllRan:
+    """A scheduled run over every memory: the MEMORY.md files, their block lines in all."""
+
+    path: str
+    lines: int
+    changed: bool
+    memories: int
 
 
 class AgentBriefings:
@@ -51,10 +62,10 @@ class AgentBriefings:
         for memory in self.memories():
             home = memory_home(self.agents.root, memory)
             with lock.exclusive(home.lock):
-                record.save_locked(home, {"nextRun": value})
+                record.next_locked(home, value)
 
-    async def generate(self, *, trigger: str, wait: float) -> dict[str, Any]:
-        done: list[dict[str, Any]] = []
+    async def generate(self, *, trigger: str, wait: float) -> AllRan:
+        done: list[BriefingRun] = []
         for memory in self.memories():
             workspace = self.agents.roster.workspace_of(memory)
             if memory != MAIN and (workspace is None or not workspace.is_dir()):
@@ -67,5 +78,5 @@ class AgentBriefings:
             except ZettelclawError as exc:
                 logger.warning("briefing (%s) of agent %s failed: %s", trigger, memory,
                                exc.message)
-        return {"path": ", ".join(r["path"] for r in done), "lines": sum(r["lines"] for r in done),
-                "changed": any(r["changed"] for r in done), "memories": len(done)}
+        return AllRan(path=", ".join(r.path for r in done), lines=sum(r.lines for r in done),
+                      changed=any(r.changed for r in done), memories=len(done))

@@ -62,6 +62,7 @@ from zettelclaw.llm.route import Router
 from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
+from zettelclaw.session_keys import TurnFacts
 from zettelclaw.supervise import supervised
 from zettelclaw.vault.watch import VaultWatcher
 
@@ -124,6 +125,8 @@ class Agents:
         self._slots: dict[str, _Slot] = {}
         self._opening: dict[str, trio.Lock] = {}
         self._nursery: trio.Nursery | None = None
+        # the host's facts of a turn, for the session's calls that come without them
+        self.turn_facts = TurnFacts()
         self.opened = 0  # memories opened since start (status, tests)
         self.closed = 0
         if serving:

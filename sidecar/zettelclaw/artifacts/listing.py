@@ -102,7 +102,7 @@ def export_bytes(app: Memory, agent_ids: list[str]) -> bytes:
     with app.index.read() as conn:
         rows = filter_entries(conn, Filters(), EXPORT_ENTRIES)
         counted = counts(conn)
-    current = counted["total"] - counted["replaced"]
+    current = counted.total - counted.replaced
     document = {"format": "zettelclaw.log-export/1", "agentIds": agent_ids,
                 "current": current, "exported": len(rows),
                 "entries": [entry_dict(row) for row in rows]}

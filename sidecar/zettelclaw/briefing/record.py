@@ -1,30 +1,32 @@
 """The ``briefing`` record in state.json: the last run, its result, and the next run.
 
-``{"lastRun": "2026-02-21T03:00:00-05:00", "lastResult": {...}, "nextRun": "..."}``, merged into
-state.json under the data lock (the file is replaced atomically, its other keys kept).
+Part of state.json's one model (``state.BriefingRecord``), written under the data lock with the
+rest of the file kept.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from zettelclaw.home import Home
-from zettelclaw.state import load_state, save_state_locked
-
-KEY = "briefing"
+from zettelclaw.state import BriefingRecord, LastResult, State, load_state, update_state_locked
 
 
-def load(home: Home) -> dict[str, Any]:
+def load(home: Home) -> BriefingRecord:
     try:
-        value = load_state(home).get(KEY)
+        return load_state(home).briefing
     except ValueError:  # a damaged state.json: status still answers
-        return {}
-    return dict(value) if isinstance(value, dict) else {}
+        return BriefingRecord()
 
 
-def save_locked(home: Home, update: dict[str, Any]) -> None:
-    """Merge ``update`` into the record; the caller holds the data lock."""
-    state = load_state(home)
-    current = state.get(KEY)
-    state[KEY] = {**(current if isinstance(current, dict) else {}), **update}
-    save_state_locked(home, state)
+def ran_locked(home: Home, when: str, result: LastResult) -> None:
+    """A run's time and result; the caller holds the data lock."""
+    def change(state: State) -> None:
+        state.briefing = state.briefing.model_copy(update={"last_run": when,
+                                                           "last_result": result})
+    update_state_locked(home, change)
+
+
+def next_locked(home: Home, when: str | None) -> None:
+    """The next run's time (None: none is scheduled); the caller holds the data lock."""
+    def change(state: State) -> None:
+        state.briefing = state.briefing.model_copy(update={"next_run": when})
+    update_state_locked(home, change)

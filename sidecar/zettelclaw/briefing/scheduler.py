@@ -13,7 +13,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
@@ -32,6 +32,19 @@ START_AFTER = 86_400.0  # run at start when the last run is older than a day
 Sleep = Callable[[float], Awaitable[None]]
 
 
+class Ran(Protocol):
+    """What the schedule logs of a run."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def lines(self) -> int: ...
+
+    @property
+    def changed(self) -> bool: ...
+
+
 class Briefs(Protocol):
     """What the schedule drives: one memory's ``Briefing``, or every memory's
     (``agents/briefings.py``)."""
@@ -45,7 +58,7 @@ class Briefs(Protocol):
 
     def record_next(self, when: datetime | None) -> None: ...
 
-    async def generate(self, *, trigger: str, wait: float) -> dict[str, Any]: ...
+    async def generate(self, *, trigger: str, wait: float) -> Ran: ...
 
 
 class Scheduler:
@@ -63,7 +76,7 @@ class Scheduler:
             logger.info("briefing: cron.schedule is off; it runs only when asked")
             return
         saved = await trio.to_thread.run_sync(record.load, briefing.home)
-        if self.due_at_start(saved.get("lastRun")):
+        if self.due_at_start(saved.last_run):
             await self._run("start")
         while True:
             upcoming = briefing.next_run()
@@ -93,7 +106,7 @@ class Scheduler:
         except Exception:
             logger.exception("briefing (%s) failed", trigger)
         else:
-            logger.info("briefing (%s): %s, %d lines%s", trigger, result["path"],
-                        result["lines"], "" if result["changed"] else " (unchanged)")
+            logger.info("briefing (%s): %s, %d lines%s", trigger, result.path,
+                        result.lines, "" if result.changed else " (unchanged)")
         finally:
             self.runs += 1

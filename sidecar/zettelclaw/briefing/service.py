@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -28,6 +27,7 @@ from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home
 from zettelclaw.index.syncer import INDEX_WAIT_SECONDS, Syncer
 from zettelclaw.llm.route import Router
+from zettelclaw.state import LastResult
 from zettelclaw.workspace import markers, memory_md
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,45 @@ class Run:
     dry_run: bool
     trigger: str  # manual, start, schedule
     now: float
+
+
+@dataclass(frozen=True, slots=True)
+class SectionCount:
+    shown: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class BriefingRun:
+    """What one run did: the block, whether MEMORY.md changed and was written, each section's
+    items shown of all, what the model added, the warnings."""
+
+    path: str
+    dry_run: bool
+    changed: bool
+    written: bool
+    block: str
+    lines: int
+    cut: bool
+    sections: dict[str, SectionCount]
+    model: summaries.ModelReport
+    memory_md_lines: int
+    warnings: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class BriefingStatus:
+    """``status``'s ``briefing``: the schedule, the last and next runs, MEMORY.md's length."""
+
+    schedule: str
+    timezone: str
+    last_run: str | None
+    last_result: LastResult | None  # as state.json keeps it
+    next_run: str | None
+    model: str | None
+    memory_md: str | None
+    memory_md_lines: int | None
+    warnings: list[str]
 
 
 class Briefing:
@@ -67,7 +106,7 @@ class Briefing:
 
     async def generate(self, workspace_dir: str | None = None, dry_run: bool = False, *,
                        trigger: str = "manual", wait: float = INDEX_WAIT_SECONDS
-                       ) -> dict[str, Any]:
+                       ) -> BriefingRun:
         async with self._running:
             now = self.clock()
             try:
@@ -81,8 +120,8 @@ class Briefing:
             except (ZettelclawError, OSError) as exc:
                 if not dry_run:
                     message = exc.message if isinstance(exc, ZettelclawError) else str(exc)
-                    await trio.to_thread.run_sync(self._record, now, {
-                        "ok": False, "trigger": trigger, "error": message})
+                    await trio.to_thread.run_sync(self._record, now, LastResult(
+                        ok=False, trigger=trigger, error=message))
                 raise
 
     def _sections(self, now: float) -> sections.Sections:
@@ -96,7 +135,7 @@ class Briefing:
         return min(self.config.briefing.max_lines,
                    max(MIN_BLOCK_LINES, LOADED_LINES - outside_lines))
 
-    def _finish(self, run: Run) -> dict[str, Any]:
+    def _finish(self, run: Run) -> BriefingRun:
         target, step, dry_run = run.target, run.step, run.dry_run
         with lock.exclusive(self.home.lock):
             current = memory_md.read(target)
@@ -117,31 +156,27 @@ class Briefing:
                                 f"the {LOADED_LINES} lines OpenClaw loads")
             if total_lines > LOADED_LINES:
                 warnings.append(too_long(total_lines))
-            result = {
-                "path": str(target.path), "dryRun": dry_run, "changed": changed,
-                "written": written, "block": markers.block_text(block.lines),
-                "lines": len(block.lines), "cut": block.cut,
-                "sections": {key: {"shown": block.shown[key], "total": block.total[key]}
-                             for key in render.ORDER},
-                "model": step.to_json(), "memoryMdLines": total_lines, "warnings": warnings,
-            }
+            result = BriefingRun(
+                path=str(target.path), dry_run=dry_run, changed=changed, written=written,
+                block=markers.block_text(block.lines), lines=len(block.lines), cut=block.cut,
+                sections={key: SectionCount(block.shown[key], block.total[key])
+                          for key in render.ORDER},
+                model=step.report(), memory_md_lines=total_lines, warnings=warnings)
             if not dry_run:
-                record.save_locked(self.home, {"lastRun": self.stamp(run.now), "lastResult": {
-                    "ok": True, "trigger": run.trigger, "path": str(target.path),
-                    "changed": changed, "lines": len(block.lines), "cut": block.cut,
-                    "model": step.to_json()}})
+                record.ran_locked(self.home, self.stamp(run.now), LastResult(
+                    ok=True, trigger=run.trigger, path=str(target.path), changed=changed,
+                    lines=len(block.lines), cut=block.cut, model=step.record()))
         for warning in warnings:
             logger.warning("briefing: %s", warning)
         return result
 
-    def _record(self, now: float, result: dict[str, Any]) -> None:
+    def _record(self, now: float, result: LastResult) -> None:
         with lock.exclusive(self.home.lock):
-            record.save_locked(self.home, {"lastRun": self.stamp(now), "lastResult": result})
+            record.ran_locked(self.home, self.stamp(now), result)
 
     def record_next(self, when: datetime | None) -> None:
         with lock.exclusive(self.home.lock):
-            record.save_locked(self.home, {"nextRun": None if when is None
-                                           else self.stamp(when.timestamp())})
+            record.next_locked(self.home, None if when is None else self.stamp(when.timestamp()))
 
     # -- status --------------------------------------------------------------------------------
 
@@ -150,7 +185,7 @@ class Briefing:
             return None
         return self.cron.next_after(datetime.fromtimestamp(self.clock(), UTC), self.zone)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> BriefingStatus:
         saved = record.load(self.home)
         upcoming = self.next_run()
         lines: int | None = None
@@ -165,16 +200,14 @@ class Briefing:
         warnings = []
         if lines is not None and lines > LOADED_LINES:
             warnings.append(too_long(lines))
-        last = saved.get("lastResult")
-        if isinstance(last, dict) and last.get("ok") is False:
-            warnings.append(f"the last briefing failed: {last.get('error')}")
-        return {
-            "schedule": self.config.cron.schedule, "timezone": schedule.zone_name(self.zone),
-            "lastRun": saved.get("lastRun"), "lastResult": last,
-            "nextRun": None if upcoming is None else self.stamp(upcoming.timestamp()),
-            "model": self._model(),
-            "memoryMd": path, "memoryMdLines": lines, "warnings": warnings,
-        }
+        last = saved.last_result
+        if last is not None and not last.ok:
+            warnings.append(f"the last briefing failed: {last.error}")
+        return BriefingStatus(
+            schedule=self.config.cron.schedule, timezone=schedule.zone_name(self.zone),
+            last_run=saved.last_run, last_result=last,
+            next_run=None if upcoming is None else self.stamp(upcoming.timestamp()),
+            model=self._model(), memory_md=path, memory_md_lines=lines, warnings=warnings)
 
 
     def _model(self) -> str | None:
@@ -206,4 +239,4 @@ async def rewrite_block(workspace: Path, briefing: Briefing) -> bool:
     if not await trio.to_thread.run_sync(has_block):
         return False
     result = await briefing.generate(trigger="forget")
-    return bool(result.get("written"))
+    return result.written

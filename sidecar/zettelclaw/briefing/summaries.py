@@ -31,6 +31,7 @@ from zettelclaw.index.digest import Item
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.json_objects import scan
 from zettelclaw.llm.route import NO_ROUTE_AUTO, Router
+from zettelclaw.state import ModelRun
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,18 @@ class Flag:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ModelReport:
+    """Whether the model answered, how many summaries and flags it gave, why it was not asked
+    (``skipped``) or what failed (``error``)."""
+
+    used: bool
+    summaries: int
+    contradictions: int
+    error: str | None = None
+    skipped: str | None = None
+
+
 @dataclass(frozen=True)
 class ModelStep:
     summaries: dict[str, str] = field(default_factory=dict)
@@ -58,14 +71,15 @@ class ModelStep:
     error: str | None = None
     skipped: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        value: dict[str, Any] = {"used": self.used, "summaries": len(self.summaries),
-                                 "contradictions": len(self.flags)}
-        if self.error is not None:
-            value["error"] = self.error
-        if self.skipped is not None:
-            value["skipped"] = self.skipped
-        return value
+    def report(self) -> ModelReport:
+        return ModelReport(used=self.used, summaries=len(self.summaries),
+                           contradictions=len(self.flags), error=self.error,
+                           skipped=self.skipped)
+
+    def record(self) -> ModelRun:
+        """As state.json keeps it."""
+        return ModelRun(used=self.used, summaries=len(self.summaries),
+                        contradictions=len(self.flags), error=self.error, skipped=self.skipped)
 
 
 def model_name(config: Config) -> str:

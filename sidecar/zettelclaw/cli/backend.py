@@ -116,14 +116,14 @@ class FilesBackend:
 
 
 def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
-    from zettelclaw.methods.vault import vault_path
+    from zettelclaw.methods.vault import vault_built, vault_path
     from zettelclaw.protocol.params import VaultBuildParams
     from zettelclaw.vault.build import build
 
     checked = VaultBuildParams.model_validate(params)
     bar = ProgressBar("rendering the vault", threshold=20_000)
-    return build(app, vault_path(checked.path), from_scratch=checked.from_scratch,
-                 force=checked.force, progress=bar).wire()
+    return vault_built(build(app, vault_path(checked.path), from_scratch=checked.from_scratch,
+                             force=checked.force, progress=bar)).wire()
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
 
 from zettelclaw.config import AdmissionConfig
 from zettelclaw.session_keys import DIRECT_PARTS, SHARED_PARTS
 
 REASON_PREFIX = "admission policy"
-REFUSED_COUNT = "admissionRefused"  # state.json: how many hooks the policy refused, ever
 _CHAT_PARTS = DIRECT_PARTS | SHARED_PARTS
 
 
@@ -98,8 +96,20 @@ class Admission:
                 return f"{REASON_PREFIX}: {what} {value} matches {hit!r}"
         return None
 
-    def status(self, refused: int, refused_sessions: int) -> dict[str, Any]:
+    def status(self, refused: int, refused_sessions: int) -> AdmissionStatus:
         c = self.config
-        return {"channels": list(c.channels), "senders": list(c.senders),
-                "sessionKeys": list(c.session_keys), "agents": list(c.agents),
-                "refused": refused, "refusedSessions": refused_sessions}
+        return AdmissionStatus(channels=list(c.channels), senders=list(c.senders),
+                               session_keys=list(c.session_keys), agents=list(c.agents),
+                               refused=refused, refused_sessions=refused_sessions)
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionStatus:
+    """``status``'s ``extraction.admission``: the patterns, and what they refused so far."""
+
+    channels: list[str]
+    senders: list[str]
+    session_keys: list[str]
+    agents: list[str]
+    refused: int
+    refused_sessions: int

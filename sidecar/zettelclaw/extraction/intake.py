@@ -19,8 +19,8 @@ from typing import Any
 from zettelclaw import failpoints, lock
 from zettelclaw.config import AdmissionConfig, ExtractionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError, PathNotAllowedError
-from zettelclaw.extraction.admission import REFUSED_COUNT, Admission, Subject
-from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.admission import Admission, Subject
+from zettelclaw.extraction.bookkeeping import skipped_locked
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, Spool, new_job_id
 from zettelclaw.extraction.transcript import Message, normalize, read_jsonl, transcript_file
@@ -49,6 +49,16 @@ class HookCall:
                        channel=self.channel, sender_id=self.sender_id)
 
 
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """What a hook's transcript became: a job (``job_id``), or why none (``skipped``); and
+    how many of its messages were new (None: not read)."""
+
+    job_id: str | None = None
+    skipped: str | None = None
+    messages: int | None = None
+
+
 class Intake:
     def __init__(self, home: Home, config: ExtractionConfig, provenance: Provenance,
                  spool: Spool, transcript_roots: Sequence[Path], *,
@@ -63,22 +73,22 @@ class Intake:
     def skip_reason(self, session_key: str | None) -> str | None:
         return automated_reason(session_key, frozenset(self.config.skip_session_types))
 
-    def accept(self, call: HookCall) -> dict[str, Any]:
-        """Spool the new part of a transcript. Returns ``{accepted, jobId?, skipped?, ...}``."""
+    def accept(self, call: HookCall) -> Accepted:
+        """Spool the new part of a transcript: the job, or why there is none."""
         session_id = check_session_id(call.session_id)
         refusal = self.admission.refusal(call.subject())
         if refusal is not None:  # before the transcript is read: nothing of it is kept
             with lock.exclusive(self.home.lock):
-                record_locked(self.home, "skippedSessions", session_id, {"reason": refusal},
-                              prune_days=self.config.prune_days, count=REFUSED_COUNT)
+                skipped_locked(self.home, session_id, refusal,
+                               prune_days=self.config.prune_days, refused=True)
                 if call.read_at is not None:  # a channel or sender the sweep cannot see:
                     # it leaves the session out until the host has newer activity in it
                     self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
-            return {"accepted": True, "skipped": refusal}
+            return Accepted(skipped=refusal)
         reason = self.skip_reason(call.session_key)
         if reason is not None:
             self._skip(session_id, f"{reason} (key {call.session_key})")
-            return {"accepted": True, "skipped": reason}
+            return Accepted(skipped=reason)
         messages = normalize(self._items(call))
         with lock.exclusive(self.home.lock):
             result = self._accept_locked(session_id, messages, call)
@@ -90,23 +100,23 @@ class Intake:
         return result
 
     def _accept_locked(self, session_id: str, messages: Sequence[Message], call: HookCall
-                       ) -> dict[str, Any]:
+                       ) -> Accepted:
         received = self.provenance.keys(session_id)
         new = [m for m in messages if m.key not in received]
         if not new:
-            return {"accepted": True, "skipped": "nothing new: these messages were already "
-                    "received", "messages": 0}
+            return Accepted(skipped="nothing new: these messages were already received",
+                            messages=0)
         if any(m.role == "user" and m.from_owner is False for m in new):
             # Someone else speaks here (a group routed into the main session, or a DM from
             # another person): their words do not become the owner's memory. Not recorded
             # as received, so nothing of it is kept either.
             self._skip_locked(session_id, "someone other than the owner speaks in it")
-            return {"accepted": True, "skipped": "someone other than the owner speaks in "
-                    "this conversation", "messages": 0}
+            return Accepted(skipped="someone other than the owner speaks in this conversation",
+                            messages=0)
         if not any(m.role == "user" for m in new):
             self.provenance.append(session_id, new, None, durable=False)
             self._skip_locked(session_id, "no user message in the new part of the transcript")
-            return {"accepted": True, "skipped": "no user message", "messages": len(new)}
+            return Accepted(skipped="no user message", messages=len(new))
         job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
                   agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
                   created_at=now_timestamp(), messages=[m.to_json() for m in new],
@@ -115,7 +125,7 @@ class Intake:
         failpoints.reach("after-spool")
         self.provenance.append(session_id, new, job.job_id, durable=False)
         failpoints.reach("after-provenance")
-        return {"accepted": True, "jobId": job.job_id, "messages": len(new)}
+        return Accepted(job_id=job.job_id, messages=len(new))
 
     def _items(self, call: HookCall) -> Sequence[Any]:
         if call.messages is not None:
@@ -151,8 +161,7 @@ class Intake:
             self._skip_locked(session_id, reason)
 
     def _skip_locked(self, session_id: str, reason: str) -> None:
-        record_locked(self.home, "skippedSessions", session_id, {"reason": reason},
-                      prune_days=self.config.prune_days)
+        skipped_locked(self.home, session_id, reason, prune_days=self.config.prune_days)
 
     def recover_locked(self) -> int:
         """After a crash between spooling a job and recording its messages as received:

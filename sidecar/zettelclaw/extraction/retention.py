@@ -14,7 +14,6 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from zettelclaw import lock
 from zettelclaw.extraction.provenance import SESSION_ID_RE, Provenance
@@ -59,7 +58,17 @@ def prune(home: Home, provenance: Provenance, spool: Spool, days: int,
     return Pruned(files, freed)
 
 
-def kept(provenance: Provenance, days: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The transcripts kept: how many, their size, the oldest's time, for how long."""
+
+    files: int
+    bytes: int
+    oldest: str | None
+    retention_days: int
+
+
+def kept(provenance: Provenance, days: int) -> Kept:
     """What ``status`` says of the transcripts kept: how many, their size, the oldest."""
     files = size = 0
     oldest: float | None = None
@@ -72,7 +81,7 @@ def kept(provenance: Provenance, days: int) -> dict[str, Any]:
             files += 1
             size += st.st_size
             oldest = st.st_mtime if oldest is None else min(oldest, st.st_mtime)
-    return {"files": files, "bytes": size,
-            "oldest": None if oldest is None else
-            datetime.fromtimestamp(oldest, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "retentionDays": days}
+    return Kept(files=files, bytes=size,
+                oldest=None if oldest is None else
+                datetime.fromtimestamp(oldest, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                retention_days=days)

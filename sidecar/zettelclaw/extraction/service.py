@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +18,13 @@ from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction import retention
-from zettelclaw.extraction.admission import REASON_PREFIX, REFUSED_COUNT, Subject
-from zettelclaw.extraction.bookkeeping import record_locked
+from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
+from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import build_entries
 from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
-from zettelclaw.extraction.spool import Job, Spool
+from zettelclaw.extraction.spool import Job, JobSummary, Spool
 from zettelclaw.extraction.transcript import Message, render
 from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
@@ -31,16 +32,87 @@ from zettelclaw.index import entries, keyword
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.host import retired_handle
-from zettelclaw.llm.route import Router
+from zettelclaw.llm.route import BudgetStatus, Router, RouteStatus
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.recall import receipts
 from zettelclaw.state import load_state
 from zettelclaw.subjects.registry import SubjectRegistry
+from zettelclaw.workspace.memory_files import FileSlice
 
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
+
+
+@dataclass(frozen=True, slots=True)
+class JobCounts:
+    pending: int
+    waiting: int
+    failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionStatus:
+    """How extraction is doing: its model and route, the jobs by state, what they wait for,
+    the admission patterns and the transcripts kept."""
+
+    model: str
+    api_key: bool
+    base_url: str | None
+    jobs: JobCounts
+    waiting_for: str | None
+    concurrency: int
+    route: RouteStatus
+    admission: AdmissionStatus
+    transcripts: retention.Kept
+    budget: BudgetStatus
+
+
+@dataclass(frozen=True, slots=True)
+class JobsReport:
+    jobs: list[JobSummary]
+    extraction: ExtractionStatus
+
+
+@dataclass(frozen=True, slots=True)
+class HostSession:
+    """A session as the host lists it to the sweep."""
+
+    session_id: str
+    session_key: str | None = None
+    agent_id: str | None = None
+    updated_at: float | None = None  # its last activity, epoch ms
+
+
+@dataclass(frozen=True, slots=True)
+class After:
+    """The last message received of a session: the host sends what came after it."""
+
+    key: str | None
+    timestamp: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    session_id: str
+    after: After | None
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    session_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """The sweep of one memory: the sessions to send, those left out and why, the failed jobs
+    made due again."""
+
+    sessions: list[Need]
+    skipped: list[Skipped]
+    retried: list[str]
 
 
 class Extraction:
@@ -202,11 +274,9 @@ class Extraction:
             failpoints.reach("after-append")
             # an import's conversation is recorded by its manifest: thousands of them must not
             # each rewrite state.json, which would grow with every one (unless it failed before)
-            if job.imported is None or job.session_id in (
-                    load_state(self.home).get("failedSessions") or {}):
-                record_locked(self.home, "extractedSessions", job.session_id,
-                              {"entries": len(found), "lastJob": job.job_id},
-                              prune_days=self.config.prune_days, clear=("failedSessions",))
+            if job.imported is None or job.session_id in load_state(self.home).failed_sessions:
+                extracted_locked(self.home, job.session_id, entries=len(found),
+                                 job_id=job.job_id, prune_days=self.config.prune_days)
             self.provenance.make_durable(job.session_id)  # the job's copy of them goes next
             self.spool.delete(job.job_id)
         self.freshness.sync()
@@ -221,9 +291,9 @@ class Extraction:
             job.state = "failed"
             job.not_before = None
             with lock.exclusive(self.home.lock):
-                record_locked(self.home, "failedSessions", job.session_id,
-                              {"error": reason, "retries": job.attempts - 1,
-                               "jobId": job.job_id}, prune_days=self.config.prune_days)
+                failed_locked(self.home, job.session_id, error=reason,
+                              retries=job.attempts - 1, job_id=job.job_id,
+                              prune_days=self.config.prune_days)
                 self.spool.save(job)
             return
         job.state = "pending"
@@ -241,11 +311,11 @@ class Extraction:
 
     # -- the jobs methods ----------------------------------------------------------------------
 
-    def jobs(self) -> dict[str, Any]:
+    def jobs(self) -> JobsReport:
         jobs = self.spool.jobs()
-        return {"jobs": [j.summary() for j in jobs], "extraction": self.status(jobs)}
+        return JobsReport(jobs=[j.summary() for j in jobs], extraction=self.status(jobs))
 
-    def retry(self, job_id: str | None) -> dict[str, Any]:
+    def retry(self, job_id: str | None) -> list[str]:
         """Make failed (or waiting) jobs due now, with one more attempt each."""
         self.pause.lift()
         retried = []
@@ -262,58 +332,56 @@ class Extraction:
                 job.state, job.not_before = "pending", None
                 self.spool.save(job)
                 retried.append(job.job_id)
-        return {"retried": retried}
+        return retried
 
-    def status(self, jobs: Sequence[Job] | None = None) -> dict[str, Any]:
+    def status(self, jobs: Sequence[Job] | None = None) -> ExtractionStatus:
         jobs = self.spool.jobs() if jobs is None else jobs
-        counts = {state: sum(j.state == state for j in jobs)
-                  for state in ("pending", "waiting", "failed")}
+        counts = JobCounts(*(sum(j.state == state for j in jobs)
+                             for state in ("pending", "waiting", "failed")))
         waiting = self.pause.reason or next((j.last_error for j in jobs if j.state == "waiting"),
                                        None)
-        return {"model": self.config.model_id, "apiKey": bool(self.config.api_key),
-                "baseUrl": self.config.base_url, "jobs": counts, "waitingFor": waiting,
-                "concurrency": self.config.concurrency, "route": self.router.status(),
-                "admission": self._admission_status(),
-                "transcripts": retention.kept(self.provenance, self.retention.transcript_days),
-                "budget": self.router.budget_status()}
+        return ExtractionStatus(
+            model=self.config.model_id, api_key=bool(self.config.api_key),
+            base_url=self.config.base_url, jobs=counts, waiting_for=waiting,
+            concurrency=self.config.concurrency, route=self.router.status(),
+            admission=self._admission_status(),
+            transcripts=retention.kept(self.provenance, self.retention.transcript_days),
+            budget=self.router.budget_status())
 
-    def _admission_status(self) -> dict[str, Any]:
+    def _admission_status(self) -> AdmissionStatus:
         state = load_state(self.home)
-        refused = state.get(REFUSED_COUNT)
-        skipped = state.get("skippedSessions") or {}
-        sessions = sum(1 for r in skipped.values() if isinstance(r, dict)
-                       and str(r.get("reason", "")).startswith(REASON_PREFIX))
-        return self.intake.admission.status(refused if isinstance(refused, int) else 0,
-                                            sessions)
+        sessions = sum(1 for r in state.skipped_sessions.values()
+                       if (r.reason or "").startswith(REASON_PREFIX))
+        return self.intake.admission.status(state.admission_refused, sessions)
 
     # -- the gateway sweep ---------------------------------------------------------------------
 
-    def sweep(self, sessions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def sweep(self, sessions: Sequence[HostSession]) -> SweepReport:
         """Which of the host's sessions need extraction, and from which message; and retry the
         failed jobs that have not had their sweep retry."""
-        need, skipped = [], []
+        need: list[Need] = []
+        skipped: list[Skipped] = []
         for session in sessions:
             try:
-                session_id = check_session_id(session["sessionId"])
+                session_id = check_session_id(session.session_id)
             except InvalidParamsError as exc:  # that one session, named; not the whole sweep
-                skipped.append({"sessionId": session["sessionId"], "reason": exc.message})
+                skipped.append(Skipped(session.session_id, exc.message))
                 continue
             reason = self.intake.admission.refusal(Subject(
-                session_key=session.get("sessionKey"), agent_id=session.get("agentId"))) \
-                or self.intake.skip_reason(session.get("sessionKey"))
+                session_key=session.session_key, agent_id=session.agent_id)) \
+                or self.intake.skip_reason(session.session_key)
             if reason is not None:
-                skipped.append({"sessionId": session_id, "reason": reason})
+                skipped.append(Skipped(session_id, reason))
                 continue
-            updated = session.get("updatedAt")
+            updated = session.updated_at
             seen = self.provenance.seen(session_id)
             if updated is not None and seen is not None and seen >= updated:
                 continue  # read for a hook since its last activity
             last = self.provenance.last(session_id)
             if last is not None and updated is not None and _millis(last) >= updated:
                 continue
-            need.append({"sessionId": session_id,
-                         "after": None if last is None else {"key": last.get("key"),
-                                                             "timestamp": last.get("timestamp")}})
+            need.append(Need(session_id, None if last is None else
+                             After(key=last.get("key"), timestamp=last.get("timestamp"))))
         retried = []
         with lock.exclusive(self.home.lock):
             for job in self.spool.jobs():
@@ -322,17 +390,17 @@ class Extraction:
                     job.not_before = None
                     self.spool.save(job)
                     retried.append(job.job_id)
-        return {"sessions": need, "skipped": skipped, "retried": retried}
+        return SweepReport(sessions=need, skipped=skipped, retried=retried)
 
     # -- provenance for memory.get --------------------------------------------------------------
 
-    def transcript(self, session_id: str, start: int, count: int | None) -> dict[str, Any]:
+    def transcript(self, session_id: str, start: int, count: int | None) -> FileSlice:
         records = self.provenance.messages(check_session_id(session_id))
         lines = [f"[{r.get('timestamp') or '?'}] {r.get('role')}: {r.get('text')}"
                  for r in records]
         chosen = lines[start - 1: None if count is None else start - 1 + count]
-        return {"path": f"session:{session_id}", "text": "\n".join(chosen), "from": start,
-                "lines": len(chosen), "totalLines": len(lines), "truncated": False}
+        return FileSlice(path=f"session:{session_id}", text="\n".join(chosen), start=start,
+                    count=len(chosen), total=len(lines), truncated=False)
 
 
 def _same(entry: dict[str, Any]) -> tuple[str, str]:

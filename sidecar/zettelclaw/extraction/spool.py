@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NotRequired
@@ -68,13 +69,31 @@ class Job(BaseModel):
     def message_objects(self) -> list[Message]:
         return [Message.from_json(m) for m in self.messages]
 
-    def summary(self) -> dict[str, Any]:
-        return {"jobId": self.job_id, "sessionId": self.session_id, "state": self.state,
-                "trigger": self.trigger, "createdAt": self.created_at,
-                "messages": len(self.messages), "attempts": self.attempts,
-                "lastError": self.last_error, "hasResult": self.result is not None,
-                "route": self.route,
-                "notBefore": self.not_before, "importId": self.imported}
+    def summary(self) -> JobSummary:
+        return JobSummary(job_id=self.job_id, session_id=self.session_id, state=self.state,
+                          trigger=self.trigger, created_at=self.created_at,
+                          messages=len(self.messages), attempts=self.attempts,
+                          last_error=self.last_error, has_result=self.result is not None,
+                          route=self.route, not_before=self.not_before,
+                          import_id=self.imported)
+
+
+@dataclass(frozen=True, slots=True)
+class JobSummary:
+    """A job as ``jobs.list`` shows it (its messages counted, its result only said to be there)."""
+
+    job_id: str
+    session_id: str
+    state: JobState
+    trigger: str
+    created_at: str
+    messages: int
+    attempts: int
+    last_error: str | None
+    has_result: bool
+    route: str | None
+    not_before: float | None
+    import_id: str | None = None  # the import that spooled it (importing/), if one did
 
 
 def new_job_id() -> str:

@@ -29,7 +29,6 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -38,9 +37,9 @@ from zettelclaw.artifacts.listing import remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
-from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps, write_all
+from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps
 from zettelclaw.home import FILE_MODE, Home
-from zettelclaw.log.lines import Position, parse_line, read_lines
+from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.subjects import rename
 from zettelclaw.vault.scrub import scrub_locked
 
@@ -69,14 +68,6 @@ class Removed:
     vault_lines: int = 0
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
-
-    def wire(self) -> dict[str, Any]:
-        return {"log": {"lines": self.log_lines, "bytes": self.log_bytes},
-                "transcripts": {"files": self.transcripts, "bytes": self.transcript_bytes},
-                "spool": {"jobs": self.spool_jobs, "entries": self.spool_entries},
-                "vault": {"pages": self.vault_pages, "lines": self.vault_lines},
-                "index": {"rows": self.index_rows, "vectors": self.vectors},
-                "seconds": round(self.seconds, 3)}
 
 
 def write_intent(home: Home, ids: list[str], sessions: list[str], drop_jobs: list[str]) -> None:
@@ -198,23 +189,12 @@ class _Dropper(rename._Copier):
     dropped: int = 0
     dropped_entries: int = 0
 
-    def _lines(self, data: bytes) -> None:
-        out = bytearray()
-        begin = 0
-        while begin < len(data):
-            end = data.index(b"\n", begin)
-            line = parse_line(0, self.done + begin, data[begin:end])
-            if line.entry is not None:
-                self.counts.entries += 1
-                if line.entry.id in self.drop:  # (a later duplicate of its id too)
-                    self.dropped += 1
-                    self.dropped_entries += 1
-                    begin = end + 1
-                    continue
-            out += data[begin:end + 1]
-            begin = end + 1
-        write_all(self.dst, bytes(out))
-        self.done += len(data)
+    def _carry(self, line: Line, raw: bytes, at: int) -> bytes:
+        if line.entry is not None and line.entry.id in self.drop:  # (a later duplicate too)
+            self.dropped += 1
+            self.dropped_entries += 1
+            return b""
+        return raw
 
 
 def _holds_any(path: Path, ids: frozenset[str]) -> bool:

@@ -73,10 +73,9 @@ class Match:
     content: str
     hidden: bool
 
-    def wire(self) -> dict[str, Any]:
-        cut = self.content if len(self.content) <= SNIPPET else self.content[:SNIPPET] + "…"
-        return {"id": self.id, "line": self.line, "type": self.type, "session": self.session,
-                "subject": self.subject, "content": cut, "hidden": self.hidden}
+    def snippet(self) -> str:
+        """The content as the answer shows it: cut to ``SNIPPET`` characters."""
+        return self.content if len(self.content) <= SNIPPET else self.content[:SNIPPET] + "…"
 
 
 @dataclass

@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from zettelclaw import failpoints, lock
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.forget import purge as purging
-from zettelclaw.forget.select import Criteria, Scan, Written, select
+from zettelclaw.forget.select import Criteria, Match, Scan, Written, select
 from zettelclaw.index import space
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
@@ -29,19 +29,20 @@ App = Memory
 @dataclass(frozen=True)
 class Forgotten:
     """What a hide, purge or unhide took (on a dry run: would take); ``memory.forget``'s answer
-    is made of it (methods/forget.py). ``entries`` as ``Match.wire``; ``removed``: a purge's
-    counts per place, None for the others."""
+    is made of it (methods/forget.py). ``removed``: a purge's counts per place, None for the
+    others; ``transcripts``: on a dry run of a purge, the sessions whose copies would go."""
 
     action: Literal["hide", "purge", "unhide"]
     dry_run: bool
     by: str
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[Match] = field(default_factory=list)
     changed: int = 0
-    removed: dict[str, Any] | None = None
+    removed: purging.Removed | None = None
+    transcripts: list[str] | None = None
 
 
-def _entries(scan: Scan) -> list[dict[str, Any]]:
-    return [m.wire() for m in scan.matches]
+def _entries(scan: Scan) -> list[Match]:
+    return list(scan.matches)
 
 
 def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgotten:
@@ -69,7 +70,7 @@ def hide_for_vault(app: App, entry_id: str, by: str) -> list[str]:
     """``vault sync``'s hide of a struck line's entry (``vault.sync.Hide``): ``hide_locked``
     under the data lock it holds; the ids hidden now."""
     forgot = hide_locked(app, Criteria(ids=(entry_id,)), by=by)
-    return [e["id"] for e in forgot.entries if not e["hidden"]]
+    return [m.id for m in forgot.entries if not m.hidden]
 
 
 def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
@@ -100,16 +101,16 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
                     else sorted({m.session for m in scan.matches} - {"manual"}))
         if dry_run:
             return Forgotten(action="purge", dry_run=True, by=criteria.by(),
-                          entries=_entries(scan), changed=len(ids),
-                          removed={"transcripts": [s for s in sessions
-                                                   if Provenance(app.home).path(s).exists()]})
+                             entries=_entries(scan), changed=len(ids),
+                             transcripts=[s for s in sessions
+                                          if Provenance(app.home).path(s).exists()])
         if not ids and not by_session:
             return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=[],
-                          changed=0, removed=removed.wire())
+                             changed=0, removed=removed)
         _purge_locked(app, ids, sessions, removed)
     removed.seconds = time.monotonic() - started
     return Forgotten(action="purge", dry_run=False, by=criteria.by(), entries=_entries(scan),
-                  changed=len(ids), removed=removed.wire())
+                     changed=len(ids), removed=removed)
 
 
 def purge_written(app: App, written: Written) -> Forgotten:
@@ -124,7 +125,7 @@ def purge_written(app: App, written: Written) -> Forgotten:
             _purge_locked(app, scan.ids, sessions, removed)
     removed.seconds = time.monotonic() - started
     return Forgotten(action="purge", dry_run=False, by=written.by(), entries=_entries(scan),
-                     changed=len(scan.ids), removed=removed.wire())
+                     changed=len(scan.ids), removed=removed)
 
 
 def _purge_locked(app: App, ids: list[str], sessions: list[str],
@@ -171,5 +172,5 @@ def resume(app: App) -> bool:
         purging.run_files_locked(app.home, intent, removed)
         _index_step(app, removed)
         purging.finish(app.home)
-    logger.info("finished a purge cut short: %s", removed.wire())
+    logger.info("finished a purge cut short: %s", removed)
     return True

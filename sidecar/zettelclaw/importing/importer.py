@@ -413,9 +413,9 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
         messages=[_message(m) for m in conversation.messages], import_id=current.id,
         entries_at=_timestamp(last) if last else None))
     failpoints.reach("import-after-spool")
-    record.job_id = answer.get("jobId")
+    record.job_id = answer.job_id
     if record.job_id is None:
-        record.skipped = str(answer.get("skipped") or "nothing spooled")
+        record.skipped = answer.skipped or "nothing spooled"
     else:
         current.spooled_tokens += tokens
     record.state = "done"

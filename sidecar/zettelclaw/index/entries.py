@@ -93,11 +93,21 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
             "replaces": older, "replacedBy": newer}
 
 
-def counts(conn: sqlite3.Connection) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """The entries indexed, by type; how many are replaced; how many lines are invalid."""
+
+    total: int
+    by_type: dict[str, int]
+    replaced: int
+    invalid_lines: int
+
+
+def counts(conn: sqlite3.Connection) -> Counts:
     by_type, replaced = kept_counts.load(conn)
-    invalid = conn.execute("SELECT count(*), min(line) FROM invalid_lines").fetchone()
-    return {"total": sum(by_type.values()), "byType": by_type, "replaced": replaced,
-            "invalidLines": invalid[0], "firstInvalidLine": invalid[1]}
+    invalid = conn.execute("SELECT count(*) FROM invalid_lines").fetchone()
+    return Counts(total=sum(by_type.values()), by_type=by_type, replaced=replaced,
+                  invalid_lines=invalid[0])
 
 
 def total(conn: sqlite3.Connection) -> int:

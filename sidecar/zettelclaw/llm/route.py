@@ -112,16 +112,42 @@ class Router:
         return (f"the daily token budget is spent ({used:,} of budget.dailyTokens {limit:,}); "
                 "model calls resume at 00:00 UTC")
 
-    def budget_status(self) -> dict[str, Any]:
+    def budget_status(self) -> BudgetStatus:
         day = self.usage.read()
-        return {"dailyTokens": self.budget.daily_tokens, "importTokens":
-                self.budget.import_tokens, "day": day.day, "usedToday": day.tokens,
-                "byPurpose": dict(day.by_purpose), "calls": day.calls,
-                "spent": self.spent() is not None}
+        return BudgetStatus(daily_tokens=self.budget.daily_tokens,
+                            import_tokens=self.budget.import_tokens, day=day.day,
+                            used_today=day.tokens, by_purpose=dict(day.by_purpose),
+                            calls=day.calls, spent=self.spent() is not None)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RouteStatus:
         choice = self.choose()
-        return {"setting": self.config.route, "active": choice.route, "reason": choice.reason,
-                "anthropicModel": self.config.model_id,
-                "hostModel": self.config.host_model or "the agent's own",
-                "hosts": self.hosts.describe()}
+        return RouteStatus(setting=self.config.route, active=choice.route,
+                           reason=choice.reason, anthropic_model=self.config.model_id,
+                           host_model=self.config.host_model or "the agent's own",
+                           hosts=self.hosts.describe())
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetStatus:
+    """Model tokens against the budgets (``budget.*``): today's use (UTC), by purpose."""
+
+    daily_tokens: int  # the day's limit; 0: none
+    import_tokens: int  # an import's default limit; 0: none
+    day: str
+    used_today: int
+    by_purpose: dict[str, int]
+    calls: int
+    spent: bool  # the day's budget is spent: model calls wait for the next day
+
+
+@dataclass(frozen=True, slots=True)
+class RouteStatus:
+    """The route setting, the route the next call takes (None: none now) and why, and the
+    hosts that offer ``llm.complete`` (each as it described itself in ``host.offer``)."""
+
+    setting: str
+    active: str | None
+    reason: str
+    anthropic_model: str
+    host_model: str
+    hosts: list[dict[str, Any]]

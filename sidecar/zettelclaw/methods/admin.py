@@ -23,11 +23,15 @@ from zettelclaw.index import entries
 from zettelclaw.index.ingest import Progress
 from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.methods.agents import LISTED_AGENTS, agent_rows
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import IndexRebuildParams, StatusParams
 from zettelclaw.protocol.results import (
+    BriefingStatus,
     EntryCounts,
+    ExtractionStatus,
     IndexStatus,
+    InvalidLine,
     InvalidLines,
     LogStatus,
     MemoryStatus,
@@ -54,7 +58,8 @@ async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) 
         def read() -> Status:  # one thread hand-off: under load each waits its turn
             return Status.model_validate({
                 **memory_status(app).__dict__, "agent": agent, "memory": app.memory,
-                "extraction": app.extraction.status(), "briefing": app.briefing.status(),
+                "extraction": from_domain(ExtractionStatus, app.extraction.status()),
+                "briefing": from_domain(BriefingStatus, app.briefing.status()),
                 "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
                 "agentsTotal": len(agents.roster.agents()),
                 "workspaceConflicts": agents.roster.conflicts(), "server": server})
@@ -98,11 +103,10 @@ def memory_status(app: App) -> MemoryStatus:
                     index=str(home.index)),
         log=LogStatus(bytes=size, lines=int(str(meta.get("lines", 0))),
                       unread_tail_bytes=max(size - indexed, 0)),
-        entries=EntryCounts(total=counts["total"], by_type=counts["byType"],
-                            replaced=counts["replaced"],
-                            current=counts["total"] - counts["replaced"]),
-        invalid_lines=InvalidLines.model_validate({"count": counts["invalidLines"],
-                                                   "first": invalid}),
+        entries=EntryCounts(total=counts.total, by_type=counts.by_type,
+                            replaced=counts.replaced, current=counts.total - counts.replaced),
+        invalid_lines=InvalidLines(count=counts.invalid_lines,
+                                   first=[InvalidLine.model_validate(i) for i in invalid]),
         subjects=len(app.subjects.load()),
         search=SearchStatus.model_validate(app.searcher.status()),
         index=IndexStatus(

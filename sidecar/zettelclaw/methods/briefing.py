@@ -10,6 +10,7 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import BriefingGenerateParams
 from zettelclaw.protocol.results import Briefing
@@ -20,8 +21,8 @@ async def generate(agents: Agents, params: BriefingGenerateParams) -> Briefing:
     async with agents.lease(agent) as app:
         if params.workspace_dir is not None:
             await _not_anothers(agents, agent, params.workspace_dir)
-        return Briefing.model_validate(
-            await app.briefing.generate(params.workspace_dir, params.dry_run))
+        return from_domain(Briefing,
+                           await app.briefing.generate(params.workspace_dir, params.dry_run))
 
 
 def methods(agents: Agents) -> dict[str, Method]:

@@ -15,10 +15,21 @@ from zettelclaw.app import App
 from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.errors import RestrictedError
 from zettelclaw.forget import service
+from zettelclaw.forget.purge import Removed as Counts
 from zettelclaw.forget.select import Criteria
+from zettelclaw.methods.edge import heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
-from zettelclaw.protocol.results import Forgot, ForgotEntry
+from zettelclaw.protocol.results import (
+    Forgot,
+    ForgotEntry,
+    Removed,
+    RemovedFiles,
+    RemovedIndex,
+    RemovedLog,
+    RemovedSpool,
+    RemovedVault,
+)
 
 
 def _allowed(params: AudienceParams) -> None:
@@ -29,7 +40,7 @@ def _allowed(params: AudienceParams) -> None:
 
 
 async def forget(agents: Agents, params: ForgetParams) -> Forgot:
-    _allowed(params)
+    _allowed(heard(agents, params))
     criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
                         subject=params.subject, text=params.text)
     async with agents.lease(params.agent()) as app:
@@ -41,7 +52,7 @@ async def forget(agents: Agents, params: ForgetParams) -> Forgot:
 
 
 async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(
             lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))
@@ -61,13 +72,27 @@ def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
     at (a change that was not a dry run)."""
     fields: dict[str, Any] = {
         "action": found.action, "dry_run": found.dry_run, "by": found.by,
-        "entries": [ForgotEntry.model_validate(e) for e in found.entries],
+        "entries": [ForgotEntry(id=m.id, line=m.line, type=m.type, session=m.session,
+                                subject=m.subject, content=m.snippet(), hidden=m.hidden)
+                    for m in found.entries],
         "changed": found.changed}
     if found.removed is not None:
-        fields["removed"] = found.removed
+        fields["removed"] = removed(found.removed)
+    elif found.transcripts is not None:
+        fields["removed"] = Removed(transcripts=found.transcripts)
     if briefing is not None:
         fields["briefing"] = briefing
     return Forgot(**fields)
+
+
+def removed(counts: Counts) -> Removed:
+    return Removed(log=RemovedLog(lines=counts.log_lines, bytes=counts.log_bytes),
+                   transcripts=RemovedFiles(files=counts.transcripts,
+                                            bytes=counts.transcript_bytes),
+                   spool=RemovedSpool(jobs=counts.spool_jobs, entries=counts.spool_entries),
+                   vault=RemovedVault(pages=counts.vault_pages, lines=counts.vault_lines),
+                   index=RemovedIndex(rows=counts.index_rows, vectors=counts.vectors),
+                   seconds=round(counts.seconds, 3))
 
 
 async def rebrief(app: App) -> bool:

@@ -14,23 +14,34 @@ created. A hook that carries ``workspaceDir`` also tells where that agent's work
 from __future__ import annotations
 
 import logging
+import time
+from dataclasses import asdict
 from functools import partial
-from typing import Any
 
 import trio
 
 from zettelclaw.agent_ids import MAIN, AgentIdError
 from zettelclaw.agents.pool import Agents
-from zettelclaw.extraction.intake import HookCall
+from zettelclaw.extraction.intake import Accepted, HookCall
+from zettelclaw.extraction.service import HostSession
 from zettelclaw.methods import turn
 from zettelclaw.methods.agents import register_workspace
+from zettelclaw.methods.edge import from_domain, heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     BeforePromptBuildParams,
     GatewayStartParams,
     HookTranscriptParams,
+    TurnFactsParams,
 )
-from zettelclaw.protocol.results import Intake, PromptContext, Sweep, SweepError, SweepSkip
+from zettelclaw.protocol.results import (
+    FactsNoted,
+    Intake,
+    PromptContext,
+    Sweep,
+    SweepError,
+    SweepSkip,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +57,7 @@ async def transcript(agents: Agents, trigger: str, params: HookTranscriptParams)
                     read_at=params.read_at_ms(), channel=params.channel,
                     sender_id=params.sender_id)
     async with agents.lease(agent, create=True) as app:  # the host's agent: created
-        result = Intake.model_validate(
-            await trio.to_thread.run_sync(app.extraction.intake.accept, call))
+        result = intake_result(await trio.to_thread.run_sync(app.extraction.intake.accept, call))
         if result.job_id is not None:
             app.wake()
             # one line per conversation handed over: what a missing extraction is
@@ -57,24 +67,30 @@ async def transcript(agents: Agents, trigger: str, params: HookTranscriptParams)
     return result
 
 
+def intake_result(accepted: Accepted) -> Intake:
+    """The wire form: ``accepted`` always true (the hook was heard), the rest when known."""
+    return Intake(accepted=True, **{k: v for k, v in asdict(accepted).items() if v is not None})
+
+
 async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
-    by_agent: dict[str, list[dict[str, Any]]] = {}
-    unnamed: list[dict[str, Any]] = []
+    by_agent: dict[str, list[HostSession]] = {}
+    unnamed: list[SweepSkip] = []
     for session in params.sessions:
         try:
             agent = session.agent()
         except AgentIdError as exc:  # that one session is skipped, named; the rest go on
-            unnamed.append({"sessionId": session.session_id, "reason": str(exc)})
+            unnamed.append(SweepSkip(session_id=session.session_id, reason=str(exc)))
             continue
-        by_agent.setdefault(agent, []).append(session.model_dump(by_alias=True))
+        by_agent.setdefault(agent, []).append(HostSession(
+            session_id=session.session_id, session_key=session.session_key,
+            agent_id=session.agent_id, updated_at=session.updated_at_ms()))
     if not by_agent:
         by_agent[MAIN] = []  # still retry main's failed jobs
-    merged = Sweep(sessions=[], skipped=[SweepSkip.model_validate(u) for u in unnamed],
-                   retried=[], errors=[])
+    merged = Sweep(sessions=[], skipped=unnamed, retried=[], errors=[])
     for agent, sessions in sorted(by_agent.items()):
         try:
             async with agents.lease(agent, create=True) as app:
-                result = Sweep.model_validate(
+                result = from_domain(Sweep,
                     await trio.to_thread.run_sync(app.extraction.sweep, sessions))
                 if result.retried:
                     app.wake()
@@ -101,11 +117,22 @@ async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
 
 
 async def before_prompt_build(agents: Agents, params: BeforePromptBuildParams) -> PromptContext:
+    params = heard(agents, params)
     agent = params.agent()
     await register_workspace(agents, agent, params.workspace_dir)
     async with agents.lease(agent, create=params.workspace_dir is not None) as app:
         await app.syncer.fresh_for_hook()  # never waits for a catch-up (index/syncer.py)
         return PromptContext(prepend_context=turn.prepend(app, params))
+
+
+async def turn_facts(agents: Agents, params: TurnFactsParams) -> FactsNoted:
+    """Note the host's facts of a turn for the session's calls that come without them (the
+    prompt hook has neither the owner nor the group bit); what they mean is decided when a
+    call uses them (``AudienceParams.restriction``)."""
+    agents.turn_facts.note(params.session_key, time.monotonic(), is_group=params.is_group,
+                           chat_type=params.chat_type, sender_is_owner=params.sender_is_owner,
+                           session_id=params.session_id)
+    return FactsNoted(noted=True)
 
 
 def methods(agents: Agents) -> dict[str, Method]:
@@ -114,6 +141,7 @@ def methods(agents: Agents) -> dict[str, Method]:
         "hook.beforeReset": Method(HookTranscriptParams,
                                    partial(transcript, agents, "beforeReset")),
         "hook.gatewayStart": Method(GatewayStartParams, partial(gateway_start, agents)),
+        "hook.turnFacts": Method(TurnFactsParams, partial(turn_facts, agents)),
         "hook.beforePromptBuild": Method(BeforePromptBuildParams,
                                          partial(before_prompt_build, agents)),
     }

@@ -14,6 +14,7 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidRequestError
 from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import HostOfferParams
 from zettelclaw.protocol.peer import Peer, current_peer
@@ -42,7 +43,7 @@ async def offer(agents: Agents, params: HostOfferParams) -> Offered:
         hosts.withdraw(peer, params.reason or "withdrawn by the host")
     if accepted:
         await hosts.offered()
-    return Offered(accepted=accepted, ignored=ignored, route=Route.model_validate(router.status()))
+    return Offered(accepted=accepted, ignored=ignored, route=from_domain(Route, router.status()))
 
 
 def methods(agents: Agents) -> dict[str, Method]:

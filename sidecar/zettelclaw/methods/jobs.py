@@ -7,6 +7,7 @@ from functools import partial
 import trio
 
 from zettelclaw.agents.pool import Agents
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import JobsListParams, JobsRetryParams
 from zettelclaw.protocol.results import JobsList, Retried
@@ -14,14 +15,14 @@ from zettelclaw.protocol.results import JobsList, Retried
 
 async def jobs_list(agents: Agents, params: JobsListParams) -> JobsList:
     async with agents.lease(params.agent()) as app:
-        return JobsList.model_validate(await trio.to_thread.run_sync(app.extraction.jobs))
+        return from_domain(JobsList, await trio.to_thread.run_sync(app.extraction.jobs))
 
 
 async def jobs_retry(agents: Agents, params: JobsRetryParams) -> Retried:
     async with agents.lease(params.agent()) as app:
         result = await trio.to_thread.run_sync(app.extraction.retry, params.job_id)
         app.wake()
-    return Retried.model_validate(result)
+    return Retried(retried=result)
 
 
 def methods(agents: Agents) -> dict[str, Method]:

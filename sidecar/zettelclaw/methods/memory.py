@@ -20,6 +20,7 @@ from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
+from zettelclaw.methods.edge import heard
 from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
@@ -32,7 +33,7 @@ from zettelclaw.protocol.results import (
 )
 from zettelclaw.search.engine import Answer, Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
-from zettelclaw.workspace.memory_files import read_slice
+from zettelclaw.workspace.memory_files import FileSlice, read_slice
 
 # Searches in worker threads, at most one a core. Under load the GIL is what calls wait for: with
 # every call in trio's default pool, a quick memory.get waited its turn among dozens of searches
@@ -56,7 +57,7 @@ def request_of(params: SearchParams) -> Request:
 
 async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchParams
                  ) -> SearchResult | Wire[SearchResult]:
-    reason = params.restriction()
+    reason = heard(agents, params).restriction()
     if reason is not None:  # a chat others can read, or someone else's: nothing is shown
         return restricted(reason)
     async with agents.lease(params.agent()) as app:
@@ -71,7 +72,7 @@ async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchP
 
 
 async def get(agents: Agents, params: GetParams) -> EntryWithChain | TextSlice:
-    reason = params.restriction()
+    reason = heard(agents, params).restriction()
     if reason is not None:
         raise RestrictedError(f"memory is not available in this chat: {reason}",
                               {"reason": reason})
@@ -81,7 +82,7 @@ async def get(agents: Agents, params: GetParams) -> EntryWithChain | TextSlice:
             part = await trio.to_thread.run_sync(app.extraction.transcript,
                                                  path.removeprefix("session:"),
                                                  params.from_, params.lines)
-            return TextSlice.model_validate(part)
+            return text_slice(part)
         await app.syncer.fresh()
         await trio.lowlevel.checkpoint()  # as in search: a batch's calls lease first
         found = entry_now(app, path) if agents.calls() == 1 else None
@@ -130,7 +131,10 @@ def get_path(app: App, path: str, params: GetParams) -> EntryWithChain | TextSli
         raise NotFoundError(f"no entry with id {path} in the log (an entry id has 12 "
                             "characters; memory files are MEMORY.md and memory/NAME.md)",
                             {"path": path})
-    part = read_slice(app.workspace, path, params.from_, params.lines)
+    return text_slice(read_slice(app.workspace, path, params.from_, params.lines))
+
+
+def text_slice(part: FileSlice) -> TextSlice:
     return TextSlice(path=part.path, text=part.text, from_=part.start, lines=part.count,
                      total_lines=part.total, truncated=part.truncated)
 

@@ -4,15 +4,15 @@ last turns were given before the prompt). The owner's own: any other audience is
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import RestrictedError
+from zettelclaw.methods.edge import from_domain, heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AudienceParams, ReceiptsParams, TraceParams
-from zettelclaw.protocol.results import Receipts, Trace
+from zettelclaw.protocol.results import Conversation, Receipts, Trace
 from zettelclaw.recall import receipts
 
 
@@ -24,19 +24,20 @@ def _allowed(params: AudienceParams) -> None:
 
 
 async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         await app.syncer.fresh()
 
-        def read() -> list[dict[str, Any]]:
+        def read() -> list[receipts.Written]:
             with app.index.read() as conn:
                 return receipts.listing(app.home, conn)[:params.limit]
 
-        return Receipts(conversations=await trio.to_thread.run_sync(read))
+        return Receipts(conversations=[from_domain(Conversation, w)
+                                       for w in await trio.to_thread.run_sync(read)])
 
 
 async def trace(agents: Agents, params: TraceParams) -> Trace:
-    _allowed(params)
+    _allowed(heard(agents, params))
     async with agents.lease(params.agent()) as app:
         turns = app.trace.last(params.limit) if app.trace is not None else []
         return Trace(turns=turns)

@@ -19,6 +19,7 @@ from zettelclaw.errors import InvalidParamsError, RestrictedError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
+from zettelclaw.methods.edge import heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import RememberParams
 from zettelclaw.protocol.results import Remembered
@@ -28,7 +29,7 @@ MANUAL = "manual"
 
 
 async def remember(agents: Agents, params: RememberParams) -> Remembered:
-    reason = params.restriction()
+    reason = heard(agents, params).restriction()
     if reason is not None:
         raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
                               {"reason": reason})

@@ -34,6 +34,7 @@ CONTRACT: dict[str, Signature] = {
     "hook.sessionEnd": Signature(p.HookTranscriptParams, r.Intake),
     "hook.beforeReset": Signature(p.HookTranscriptParams, r.Intake),
     "hook.gatewayStart": Signature(p.GatewayStartParams, r.Sweep),
+    "hook.turnFacts": Signature(p.TurnFactsParams, r.FactsNoted),
     "jobs.list": Signature(p.JobsListParams, r.JobsList),
     "jobs.retry": Signature(p.JobsRetryParams, r.Retried),
     "briefing.generate": Signature(p.BriefingGenerateParams, r.Briefing),

@@ -7,7 +7,7 @@ is an error that names the field instead of a silently ignored option.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -21,7 +21,7 @@ from pydantic import (
 
 from zettelclaw.agent_ids import check_agent_id, chosen_agent
 from zettelclaw.log.schema import EntryType, SessionId, Slug, TaskStatus
-from zettelclaw.session_keys import Audience, ChatType
+from zettelclaw.session_keys import Audience, ChatType, Noted
 from zettelclaw.subjects.registry import SubjectType
 
 Text = Annotated[str, StringConstraints(max_length=4096)]
@@ -98,6 +98,17 @@ class AudienceParams(AgentParams):
             return "direct"
         return None
 
+    def completed(self, noted: Noted | None) -> Self:
+        """These params with the facts noted for the session (``hook.turnFacts``) where the
+        call itself says nothing."""
+        if noted is None:
+            return self
+        update = {name: value for name, value in (("is_group", noted.is_group),
+                                                  ("chat_type", noted.chat_type),
+                                                  ("sender_is_owner", noted.sender_is_owner))
+                  if value is not None and getattr(self, name) is None}
+        return self.model_copy(update=update) if update else self
+
     def restriction(self) -> str | None:
         """Why memory may not be shown to this audience, or None when it may.
 
@@ -110,6 +121,15 @@ class AudienceParams(AgentParams):
         if all(value is None for value in named):
             return None
         return self.audience().private_reason()
+
+
+class TurnFactsParams(AudienceParams):
+    """``hook.turnFacts``: what the host knows of a session's turn, raw, for the calls of that
+    session that come without it (``session_keys.TurnFacts``)."""
+
+    session_key: Text = Field(alias="sessionKey")
+    session_id: Text | None = Field(None, alias="sessionId")
+    channel: Text | None = None
 
 
 class SearchParams(AudienceParams):
@@ -237,6 +257,9 @@ class GatewaySession(AgentParams):
     @model_validator(mode="after")
     def _agent_named(self) -> GatewaySession:
         return self  # one session naming no agent is skipped by name, not the whole sweep
+
+    def updated_at_ms(self) -> float | None:
+        return self.updated_at if isinstance(self.updated_at, float) else None
 
 
 class GatewayStartParams(Params):

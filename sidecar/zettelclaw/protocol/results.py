@@ -96,14 +96,29 @@ class PromptContext(Result):
     prepend_context: str | None
 
 
-class EntryWithChain(Result):
-    """``memory.get`` of an entry id: the entry as in the log (absent fields left out)."""
+class LogEntry(Result):
+    """An entry as it stands in the log (log/schema.py): its absent fields left out."""
 
-    entry: dict[str, Any]
+    id: str
+    timestamp: str
+    type: str
+    content: str
+    status: str | None = None
+    detail: str | None = None
+    subject: str | None = None
+    replaces: str | None = None
+    session: str
+
+
+class EntryWithChain(Result):
+    """``memory.get`` of an entry id: the entry, its older versions (nearest first) and its
+    newer ones up to the current one (nearest first)."""
+
+    entry: LogEntry
     line: int
     current: bool
-    replaces: list[dict[str, Any]]
-    replaced_by: list[dict[str, Any]]
+    replaces: list[LogEntry]
+    replaced_by: list[LogEntry]
 
 
 class TextSlice(Result):
@@ -165,6 +180,12 @@ class Intake(Result):
     job_id: str | None = None
     skipped: str | None = None
     messages: int | None = None
+
+
+class FactsNoted(Result):
+    """``hook.turnFacts``: the facts are noted for the session's next calls."""
+
+    noted: bool
 
 
 class After(Result):
@@ -443,11 +464,24 @@ class SearchStatus(Result):
     candidate_window: int
 
 
+class BriefingLastResult(Result):
+    """The last run as state.json keeps it: what it wrote, or (``ok`` false) what failed."""
+
+    ok: bool
+    trigger: str | None = None
+    path: str | None = None
+    changed: bool | None = None
+    lines: int | None = None
+    cut: bool | None = None
+    model: BriefingModel | None = None
+    error: str | None = None
+
+
 class BriefingStatus(Result):
     schedule: str
     timezone: str
     last_run: str | None
-    last_result: dict[str, Any] | None  # the last run's record in state.json, as saved
+    last_result: BriefingLastResult | None
     next_run: str | None
     model: str | None
     memory_md: str | None
@@ -514,6 +548,43 @@ class ForgotEntry(Result):
     hidden: bool  # hidden before this call
 
 
+class RemovedLog(Result):
+    lines: int
+    bytes: int
+
+
+class RemovedFiles(Result):
+    files: int
+    bytes: int
+
+
+class RemovedSpool(Result):
+    jobs: int
+    entries: int
+
+
+class RemovedVault(Result):
+    pages: int
+    lines: int
+
+
+class RemovedIndex(Result):
+    rows: int
+    vectors: int
+
+
+class Removed(Result):
+    """What a purge took off the disk, per place; a dry run names the transcripts it would
+    delete instead."""
+
+    log: RemovedLog | None = None
+    transcripts: RemovedFiles | list[str] | None = None
+    spool: RemovedSpool | None = None
+    vault: RemovedVault | None = None
+    index: RemovedIndex | None = None
+    seconds: float | None = None
+
+
 class Forgot(Result):
     """``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go)."""
 
@@ -522,7 +593,7 @@ class Forgot(Result):
     by: str
     entries: list[ForgotEntry]
     changed: int  # entries hidden, purged or given back by this call (would be, on a dry run)
-    removed: dict[str, Any] | None = None  # purge: what left the disk, counted per place
+    removed: Removed | None = None  # purge: what left the disk, counted per place
     briefing: bool | None = None  # the MEMORY.md block was written again
 
 
@@ -531,19 +602,53 @@ class Remembered(Result):
 
     id: str
     line: int
-    entry: dict[str, Any]
+    entry: LogEntry
+
+
+class ReceiptEntry(Result):
+    id: str
+    type: str | None  # None: no longer in recall (hidden, purged, replaced away)
+    content: str | None
+    present: bool
+
+
+class Conversation(Result):
+    session_id: str | None
+    source: str | None  # "extraction" or "remember"
+    job_id: str | None
+    at: str | None
+    told: bool
+    entries: list[ReceiptEntry]
 
 
 class Receipts(Result):
-    """``memory.receipts``: what each conversation wrote (protocol.md names the fields)."""
+    """``memory.receipts``: what each conversation wrote, newest first."""
 
-    conversations: list[dict[str, Any]]
+    conversations: list[Conversation]
+
+
+class TraceItem(Result):
+    """One thing a turn was given: the handoff (``id``) or the receipt line (``ids``)."""
+
+    kind: Literal["handoff", "receipt"]
+    id: str | None = None
+    ids: list[str] | None = None
+    chars: int
+
+
+class TraceTurn(Result):
+    at: str
+    session_key: str | None
+    session_id: str | None
+    items: list[TraceItem]
+    chars: int
+    why: str
 
 
 class Trace(Result):
     """``memory.trace``: what the last turns were given before the prompt."""
 
-    turns: list[dict[str, Any]]
+    turns: list[TraceTurn]
 
 
 # -- vault.* -------------------------------------------------------------------------------
@@ -564,9 +669,23 @@ class VaultBuilt(Result):
     seconds: float
 
 
+class VaultReceipt(Result):
+    """What became of one edited line of a page."""
+
+    page: str
+    line: str
+    of: str  # the id the line shows
+    action: Literal["done", "reopen", "correct", "hide", "conflict", "none"]
+    applied: bool
+    replaces: str | None = None
+    entry: LogEntry | None = None  # the entry appended
+    hidden: list[str] | None = None  # a hide: the ids hidden now
+    reason: str | None = None  # when not applied
+
+
 class VaultSynced(Result):
     vault: str
-    receipts: list[dict[str, Any]]  # one per edited line: protocol.md names the fields
+    receipts: list[VaultReceipt]  # one per edited line
     corrections: int
     briefing: bool | None = None  # after a hide: the MEMORY.md block was written again
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,21 +96,44 @@ def _key(conversation: dict[str, Any]) -> str:
     return f"{conversation.get('at')}|{conversation.get('sessionId')}|{conversation.get('jobId')}"
 
 
-def listing(home: Home, conn: sqlite3.Connection) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Landed:
+    """An entry a conversation wrote, and whether it is still in recall (``present``: not
+    hidden, purged or replaced away; then its type and content are None)."""
+
+    id: str
+    type: str | None
+    content: str | None
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one conversation wrote: by extraction (its job) or memory.remember."""
+
+    session_id: str | None
+    source: str | None
+    job_id: str | None
+    at: str | None
+    told: bool  # the owner's turn was given its receipt line
+    entries: list[Landed]
+
+
+def listing(home: Home, conn: sqlite3.Connection) -> list[Written]:
     """Every receipt kept, newest first, each entry with its content and whether it is still
-    in recall (``present``: not hidden, purged or replaced away)."""
+    in recall."""
     out = []
-    for c in reversed(load(home)):
+    for c in reversed(load(home)):  # receipts.json, as kept: JSON objects
         items = []
         for entry_id in c.get("ids", []):
             found = entries.get_entry(conn, entry_id)
-            items.append({"id": entry_id,
-                          "type": found["entry"]["type"] if found else None,
-                          "content": found["entry"]["content"] if found else None,
-                          "present": found is not None})
-        out.append({"sessionId": c.get("sessionId"), "source": c.get("source"),
-                    "jobId": c.get("jobId"), "at": c.get("at"), "told": bool(c.get("told")),
-                    "entries": items})
+            items.append(Landed(id=entry_id,
+                                type=found["entry"]["type"] if found else None,
+                                content=found["entry"]["content"] if found else None,
+                                present=found is not None))
+        out.append(Written(session_id=c.get("sessionId"), source=c.get("source"),
+                           job_id=c.get("jobId"), at=c.get("at"), told=bool(c.get("told")),
+                           entries=items))
     return out
 
 

@@ -29,7 +29,7 @@ import orjson
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.files import fsync_dir, write_all
 from zettelclaw.home import FILE_MODE, Home
-from zettelclaw.log.lines import Position, entry_start, parse_line, read_lines
+from zettelclaw.log.lines import Line, Position, entry_start, parse_line, read_lines
 
 CHUNK = 1 << 20
 MAX_PASSES = 50  # catch-up passes before the replace; a writer faster than the copy wins later
@@ -157,30 +157,37 @@ class _Copier:
         return self.done > start
 
     def _lines(self, data: bytes) -> None:
-        """Whole lines (``data`` ends with a newline), from offset ``done`` of the old file."""
+        """Whole lines (``data`` ends with a newline), from offset ``done`` of the old file,
+        each carried over as ``_carry`` makes it (the purge's copier drops lines instead)."""
         out = bytearray()
         begin = 0
         while begin < len(data):
             end = data.index(b"\n", begin)
             line = parse_line(0, self.done + begin, data[begin:end])
-            raw = data[begin:end + 1]
             if line.entry is not None:
                 self.counts.entries += 1
-                if line.entry.subject == self.new:
-                    self.counts.already_new += 1
-                elif line.entry.subject == self.old:
-                    start = 0 if line.error is None else entry_start(line.data)  # torn bytes
-                    value = orjson.loads(line.data[start:])
-                    value["subject"] = self.new
-                    raw = line.data[:start] + orjson.dumps(value) + b"\n"
-                    self.counts.rewritten += 1
-                    self.added += len(raw) - (end + 1 - begin)
-                    self.starts.append(self.done + begin)
-                    self.totals.append(self.added)
-            out += raw
+            out += self._carry(line, data[begin:end + 1], self.done + begin)
             begin = end + 1
         write_all(self.dst, bytes(out))
         self.done += len(data)
+
+    def _carry(self, line: Line, raw: bytes, at: int) -> bytes:
+        """What of one line (``raw``, at offset ``at`` of the old file) goes into the new log:
+        an entry of the old subject with the new one."""
+        if line.entry is None or line.entry.subject not in (self.old, self.new):
+            return raw
+        if line.entry.subject == self.new:
+            self.counts.already_new += 1
+            return raw
+        start = 0 if line.error is None else entry_start(line.data)  # torn bytes before it
+        value = orjson.loads(line.data[start:])
+        value["subject"] = self.new
+        rewritten = line.data[:start] + orjson.dumps(value) + b"\n"
+        self.counts.rewritten += 1
+        self.added += len(rewritten) - len(raw)
+        self.starts.append(at)
+        self.totals.append(self.added)
+        return rewritten
 
 
 def _count(path: os.PathLike[str], old: str, new: str) -> tuple[int, int, int]:

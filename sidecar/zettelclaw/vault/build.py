@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
-from typing import Any
 
 from zettelclaw import lock
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
@@ -80,6 +79,12 @@ class Placed:
     suffix: int
 
 
+@dataclass(frozen=True, slots=True)
+class SkippedPage:
+    page: str
+    reason: str
+
+
 @dataclass
 class Report:
     vault: str
@@ -87,15 +92,9 @@ class Report:
     lines_added: int = 0
     pages_created: list[str] = field(default_factory=list)
     pages_updated: list[str] = field(default_factory=list)
-    skipped_pages: list[dict[str, str]] = field(default_factory=list)
+    skipped_pages: list[SkippedPage] = field(default_factory=list)
     moved_aside: str | None = None
     seconds: float = 0.0
-
-    def wire(self) -> dict[str, Any]:
-        return {"vault": self.vault, "entries": self.entries, "linesAdded": self.lines_added,
-                "pagesCreated": len(self.pages_created), "pagesUpdated": len(self.pages_updated),
-                "skippedPages": self.skipped_pages, "movedAside": self.moved_aside,
-                "seconds": round(self.seconds, 3)}
 
 
 def one_line(text: str) -> str:
@@ -298,8 +297,8 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         known = state.pages.get(rel)
         kind = pages.page_kind(root, page)
         if kind == "other" or (known is None and kind == "file"):
-            report.skipped_pages.append({"page": rel, "reason": "a page the build did not write"
-                                         if kind == "file" else "not a regular file"})
+            report.skipped_pages.append(SkippedPage(rel, "a page the build did not write"
+                                                    if kind == "file" else "not a regular file"))
             continue
         page_dates = sorted(dates.get(rel, []))
         first = page_dates[0] if page_dates else datetime.now(UTC).date().isoformat()

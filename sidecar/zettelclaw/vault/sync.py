@@ -27,7 +27,7 @@ from typing import Any
 from zettelclaw import lock
 from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
-from zettelclaw.log.schema import InvalidEntry, entry_to_dict, new_id, now_timestamp, validate_entry
+from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, pages
 from zettelclaw.vault.build import check_root, default_root
@@ -103,7 +103,44 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
 Hide = Callable[[Memory, str, str], list[str]]
 
 
-def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> dict[str, Any]:
+@dataclass
+class Receipt:
+    """What became of one edited line: its page, the line, the id it shows (``of``), the
+    action, whether it was applied, and (as it went) the entry it replaced, the entry appended,
+    the ids hidden or why it was not applied."""
+
+    page: str
+    line: str
+    of: str
+    action: str  # done, reopen, correct, hide, conflict, none
+    applied: bool
+    replaces: str | None = None
+    entry: Entry | None = None
+    hidden: list[str] | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Synced:
+    vault: str
+    receipts: list[Receipt]
+    corrections: int  # the receipts applied, hides included
+
+    def hid(self) -> bool:
+        """Whether a struck line hid something (the MEMORY.md block is then written again)."""
+        return any(r.action == "hide" and r.hidden for r in self.receipts)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What one edit asks of the log: its receipt, and the entry to append or the id to hide."""
+
+    receipt: Receipt
+    draft: dict[str, Any] | None = None  # the entry to append, before validation
+    hide: str | None = None  # the current version to hide, with every other of its chain
+
+
+def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
     root = check_root(app, root or default_root(app))
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
@@ -111,82 +148,84 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> dict[str, Any]
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
         edits, seen = find_edits(root, state.pages)
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
-        for edit, receipt in made:
+        for edit, entry in made:
             known = state.pages[edit.page]
             known.items[edit.block][0] = edit.body
-            known.items[blocks.encode(receipt["entry"]["id"])] = [None, 0, 0]
+            known.items[blocks.encode(entry.id)] = [None, 0, 0]
             known.dirty = True
         for edit in settled:
             state.pages[edit.page].items[edit.block][0] = edit.body
             state.pages[edit.page].dirty = True
         # a page with an edit still to report is read again next time
-        pending = {r["page"] for r in receipts if not r["applied"] and r["action"] != "conflict"}
+        pending = {r.page for r in receipts if not r.applied and r.action != "conflict"}
         for rel, stamp in seen.items():  # read, and nothing left to report: not read again
             if rel not in pending:
                 state.pages[rel].stamp = stamp
         if made or settled or seen:
             save(app.home, state)
-    return {"vault": str(root), "receipts": receipts,
-            "corrections": sum(1 for r in receipts if r.get("applied"))}
+    return Synced(vault=str(root), receipts=receipts,
+                  corrections=sum(1 for r in receipts if r.applied))
 
 
 def _apply(app: Memory, edits: list[Edit], hide: Hide
-           ) -> tuple[list[dict[str, Any]], list[tuple[Edit, dict[str, Any]]], list[Edit]]:
+           ) -> tuple[list[Receipt], list[tuple[Edit, Entry]], list[Edit]]:
     """The receipts of the edits; the corrections appended (each with its edit); the edits that
     need nothing more (the log already says it, or a conflict reported once)."""
-    receipts: list[dict[str, Any]] = []
-    made: list[tuple[Edit, dict[str, Any]]] = []
+    receipts: list[Receipt] = []
+    made: list[tuple[Edit, Entry]] = []
     settled: list[Edit] = []
-    hiding: list[tuple[Edit, dict[str, Any]]] = []
+    hiding: list[tuple[Edit, Receipt, str]] = []
     with lock.exclusive(app.home.lock):
         app.freshness.sync(locked=True)
         corrected: dict[str, str] = {}  # current id -> the page that corrected it
         with app.index.read() as conn:
             for edit in edits:
-                receipt = _correction(edit, entries.get_entry(conn, edit.entry_id), corrected)
-                if receipt is None:
+                asked = _correction(edit, entries.get_entry(conn, edit.entry_id), corrected)
+                if asked is None:
                     settled.append(edit)
                     continue
+                receipt = asked.receipt
                 receipts.append(receipt)
-                if receipt["action"] == "conflict":
+                if receipt.action == "conflict":
                     settled.append(edit)  # reported once, not again
-                if receipt["action"] == "hide":
-                    hiding.append((edit, receipt))
+                if asked.hide is not None:
+                    hiding.append((edit, receipt, asked.hide))
                     continue
-                if "entry" not in receipt:
+                if asked.draft is None:
                     continue
                 try:
-                    receipt["entry"] = entry_to_dict(validate_entry(receipt["entry"]))
+                    receipt.entry = validate_entry(asked.draft)
                 except InvalidEntry as exc:
-                    del receipt["entry"]
-                    receipt.update(applied=False, reason=exc.reason)
+                    receipt.applied, receipt.reason = False, exc.reason
                     continue
-                made.append((edit, receipt))
-        new = [validate_entry(r["entry"]) for _, r in made]
+                made.append((edit, receipt.entry))
+        new = [entry for _, entry in made]
         if new:
             LogStore(app.home).append_locked(new)
-        for edit, receipt in hiding:  # through the hide mechanism, under the lock held
-            receipt.update(applied=True, hidden=hide(app, receipt.pop("current"), SESSION))
+        for edit, receipt, current in hiding:  # through the hide mechanism, under the lock held
+            receipt.applied, receipt.hidden = True, hide(app, current, SESSION)
             settled.append(edit)
     app.freshness.sync()
     return receipts, made, settled
 
 
 def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, str]
-                ) -> dict[str, Any] | None:
-    """The receipt of one edit, with the entry to append under ``entry``; None when the edit
-    asks for nothing the log does not already say."""
-    base = {"page": edit.page, "line": edit.body, "of": edit.entry_id}
+                ) -> _Asked | None:
+    """What one edit asks: its receipt, with the entry to append or the id to hide; None when
+    the edit asks for nothing the log does not already say."""
+    def receipt(action: str, applied: bool, **more: Any) -> Receipt:
+        return Receipt(page=edit.page, line=edit.body, of=edit.entry_id, action=action,
+                       applied=applied, **more)
+
     if found is None:
-        return {**base, "action": "none", "applied": False,
-                "reason": "the entry is not in the log (rewritten?)"}
+        return _Asked(receipt("none", False, reason="the entry is not in the log (rewritten?)"))
     current = found["replacedBy"][-1] if found["replacedBy"] else found["entry"]
     text, was, now = _text(edit)
     old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
     if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):
-        return {**base, "action": "hide", "applied": False, "current": current["id"]}
+        return _Asked(receipt("hide", False), hide=current["id"])
     if not text:
-        return {**base, "action": "none", "applied": False, "reason": "the line has no text"}
+        return _Asked(receipt("none", False, reason="the line has no text"))
     content = current["content"] if text == old_text else text
     status = current.get("status")
     if current["type"] == "task" and was is not None and now is not None and was != now:
@@ -194,10 +233,10 @@ def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, s
     if content == current["content"] and status == current.get("status"):
         return None
     if current["id"] in corrected:
-        return {**base, "action": "conflict", "applied": False,
-                "reason": f"the entry was corrected from {corrected[current['id']]} in this "
-                          "sync; this edit is left on the page, not applied (edit the line "
-                          "again to apply it)"}
+        return _Asked(receipt(
+            "conflict", False,
+            reason=f"the entry was corrected from {corrected[current['id']]} in this sync; this "
+                   "edit is left on the page, not applied (edit the line again to apply it)"))
     corrected[current["id"]] = edit.page
     entry: dict[str, Any] = {"id": new_id(), "timestamp": now_timestamp(),
                              "type": current["type"], "content": content,
@@ -210,5 +249,4 @@ def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, s
         entry["detail"] = current["detail"]
     action = ("done" if status == "done" else "reopen") \
         if status != current.get("status") and content == current["content"] else "correct"
-    return {**base, "action": action, "applied": True, "replaces": current["id"],
-            "entry": entry}
+    return _Asked(receipt(action, True, replaces=current["id"]), draft=entry)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePath
-from typing import Any
 
 import trio
 
@@ -31,7 +30,7 @@ from zettelclaw.vault import pages
 from zettelclaw.vault.build import build
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import load, state_path
-from zettelclaw.vault.sync import Hide, sync
+from zettelclaw.vault.sync import Hide, Receipt, sync
 
 logger = logging.getLogger(__name__)
 
@@ -91,9 +90,9 @@ class VaultWatcher:
         result = sync(self.app, root, hide=self._hide)
         self.syncs += 1
         self._synced.update(edited)  # an edit left unapplied is not reported again each look
-        for receipt in result["receipts"]:
+        for receipt in result.receipts:
             logger.info("vault %s: %s", self.name, _receipt_line(receipt))
-        return any(r["action"] == "hide" and r.get("hidden") for r in result["receipts"])
+        return result.hid()
 
     def _build(self, root: Path) -> None:
         log = LogStat.of(self.app.home.log)
@@ -108,11 +107,11 @@ class VaultWatcher:
                         report.lines_added, len(report.pages_created) + len(report.pages_updated))
 
 
-def _receipt_line(receipt: dict[str, Any]) -> str:
-    what = f"{receipt['page']}: {receipt['action']} of {receipt['of']}"
-    if receipt.get("applied"):
-        entry = receipt.get("entry")
+def _receipt_line(receipt: Receipt) -> str:
+    what = f"{receipt.page}: {receipt.action} of {receipt.of}"
+    if receipt.applied:
+        entry = receipt.entry
         if entry is not None:
-            return f"{what}: appended {entry['id']} ({entry.get('status') or entry['type']})"
-        return f"{what}: hidden {', '.join(receipt.get('hidden', []))}"
-    return f"{what}: not applied ({receipt.get('reason', '')})"
+            return f"{what}: appended {entry.id} ({getattr(entry, 'status', None) or entry.type})"
+        return f"{what}: hidden {', '.join(receipt.hidden or [])}"
+    return f"{what}: not applied ({receipt.reason or ''})"

@@ -1,66 +1,43 @@
-// Who is reading a turn: the raw facts the host gives, gathered once for hooks and tools alike.
-// What they mean for privacy is the sidecar's decision (protocol.md, hook.beforePromptBuild):
-// the shim passes isGroup, the chat's and the sender's ids and the owner bit as it finds them.
-//
-// The prompt hook's ctx carries no owner or group bit, so those come from what the same process
-// saw for this session just before: the tool factory's `senderIsOwner` and before_dispatch's
-// `isGroup`, kept for a short while on globalThis (module instances share them).
+// Who is reading a turn: the raw facts the host gives, passed as they are with each call. What
+// they mean for privacy is the sidecar's decision (protocol.md, hook.beforePromptBuild), and so is
+// what a missing fact means. The plugin keeps none of them: a fact the host gives only elsewhere
+// (the owner bit to the tool factory, the group bit to before_dispatch) is passed from there with
+// hook.turnFacts, and the sidecar keeps it for that session's later calls (protocol.md).
 import { compact } from "./settings.js";
-const FACT_TTL_MS = 30_000;
-const FACTS = Symbol.for("zettelclaw.openclaw.turn-facts.v1");
-export function turnFacts() {
-    const store = globalThis;
-    return (store[FACTS] ??= new Map());
-}
-export function noteFact(sessionKey, fact) {
-    if (!sessionKey)
-        return;
-    const facts = turnFacts();
-    const now = Date.now();
-    for (const [key, old] of facts)
-        if (now - old.at > FACT_TTL_MS)
-            facts.delete(key);
-    facts.set(sessionKey, { ...facts.get(sessionKey), ...fact, at: now });
-}
-/** The audience facts of a turn: what the ctx says, completed by what was noted for its session. */
-export function audienceFacts(seen, facts = turnFacts()) {
-    const fact = seen.sessionKey ? facts.get(seen.sessionKey) : undefined;
-    const fresh = fact && Date.now() - fact.at <= FACT_TTL_MS ? fact : undefined;
-    let senderIsOwner;
-    if (typeof seen.senderIsOwner === "boolean")
-        senderIsOwner = seen.senderIsOwner;
-    else if (typeof fresh?.senderIsOwner === "boolean" && (!fresh.sessionId || fresh.sessionId === seen.sessionId)) {
-        senderIsOwner = fresh.senderIsOwner;
-    }
-    const id = (value) => (typeof value === "string" || typeof value === "number" ? value : undefined);
+const id = (value) => (typeof value === "string" || typeof value === "number" ? value : undefined);
+const bit = (value) => (typeof value === "boolean" ? value : undefined);
+/** hook.beforePromptBuild's params from the hook ctx, as the host gives them. */
+export function promptParams(ctx) {
     return compact({
-        sessionKey: seen.sessionKey,
-        isGroup: fresh?.isGroup,
-        chatId: id(seen.chatId),
-        senderId: id(seen.senderId),
-        senderIsOwner,
-    });
-}
-/** hook.beforePromptBuild's params from the hook ctx. */
-export function promptParams(ctx, facts = turnFacts()) {
-    return compact({
+        sessionKey: ctx.sessionKey,
         sessionId: ctx.sessionId,
         agentId: ctx.agentId,
         channel: ctx.channel,
         workspaceDir: ctx.workspaceDir,
-        ...audienceFacts({
-            sessionKey: ctx.sessionKey,
-            sessionId: ctx.sessionId,
-            chatId: ctx.channelContext?.chat?.id ?? ctx.chatId,
-            senderId: ctx.channelContext?.sender?.id ?? ctx.senderId,
-            senderIsOwner: ctx.senderIsOwner,
-        }, facts),
+        chatId: id(ctx.channelContext?.chat?.id ?? ctx.chatId),
+        senderId: id(ctx.channelContext?.sender?.id ?? ctx.senderId),
+        senderIsOwner: bit(ctx.senderIsOwner),
     });
 }
-/** Whose memory, and who will read a tool's answer, from the tool factory's ctx (memory.search and memory.get). */
-export function toolAudience(ctx, facts = turnFacts()) {
-    return {
-        ...compact({ agentId: ctx.agentId }),
-        ...audienceFacts({ sessionKey: ctx.sessionKey, chatId: ctx.nativeChannelId, senderId: ctx.requesterSenderId, senderIsOwner: ctx.senderIsOwner }, facts),
-    };
+/** Whose memory, and who will read a tool's answer, from the tool factory's ctx (every memory tool). */
+export function toolAudience(ctx) {
+    return compact({
+        agentId: ctx.agentId,
+        sessionKey: ctx.sessionKey,
+        chatId: id(ctx.nativeChannelId),
+        senderId: id(ctx.requesterSenderId),
+        senderIsOwner: bit(ctx.senderIsOwner),
+    });
+}
+/** hook.turnFacts's params from the tool factory's ctx, which alone has the owner bit; undefined: nothing to note. */
+export function toolFacts(ctx) {
+    if (!ctx.sessionKey || bit(ctx.senderIsOwner) === undefined)
+        return undefined;
+    return compact({ sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, agentId: ctx.agentId, senderIsOwner: bit(ctx.senderIsOwner) });
+}
+/** hook.turnFacts's params from before_dispatch's event, which alone has the group bit; undefined: nothing to note. */
+export function dispatchFacts(event) {
+    if (!event.sessionKey || bit(event.isGroup) === undefined)
+        return undefined;
+    return compact({ sessionKey: event.sessionKey, isGroup: bit(event.isGroup), senderId: id(event.senderId), channel: event.channel });
 }

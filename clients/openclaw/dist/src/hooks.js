@@ -1,8 +1,9 @@
 // OpenClaw's hooks, forwarded to the sidecar: the handoff before each turn, the conversation at a
-// reset or a session's end, the group bit before dispatch, the sweep at gateway start. Nothing
+// reset or a session's end, the group bit before dispatch (hook.turnFacts), the sweep at gateway start. Nothing
 // here may break or stall the host: every call has a deadline under the hook's budget, and while
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
-import { noteFact, promptParams } from "./audience.js";
+import { dispatchFacts, promptParams } from "./audience.js";
+import { request } from "./protocol.js";
 import { refusedForGood } from "./rpc.js";
 import { compact, describe, outageLogger } from "./settings.js";
 import { conversation, transcriptMessages } from "./transcripts.js";
@@ -12,7 +13,7 @@ export function registerHooks(shim, runSweep) {
     // Send one stretch of conversation for extraction. Never throws.
     async function deliver(method, params) {
         try {
-            await client().call(method, compact(params), timeoutMs);
+            await request(client(), method, compact(params), timeoutMs);
             outage.ok();
         }
         catch (error) {
@@ -34,7 +35,7 @@ export function registerHooks(shim, runSweep) {
     }
     api.on("before_prompt_build", async (_event, ctx) => {
         try {
-            const answer = await client().call("hook.beforePromptBuild", promptParams(ctx), timeoutMs);
+            const answer = await request(client(), "hook.beforePromptBuild", promptParams(ctx), timeoutMs);
             outage.ok();
             return answer?.prependContext ? { prependContext: answer.prependContext } : undefined;
         }
@@ -43,11 +44,20 @@ export function registerHooks(shim, runSweep) {
             return undefined;
         }
     }, { timeoutMs: timeoutMs + 1000 });
-    api.on("before_dispatch", (event) => {
-        if (typeof event.isGroup === "boolean")
-            noteFact(event.sessionKey, { isGroup: event.isGroup });
+    // The group bit reaches the sidecar before the turn's prompt hook asks: awaited here.
+    api.on("before_dispatch", async (event) => {
+        const facts = dispatchFacts(event);
+        if (!facts)
+            return undefined;
+        try {
+            await request(client(), "hook.turnFacts", facts, timeoutMs);
+            outage.ok();
+        }
+        catch (error) {
+            outage.fail("the chat's group bit not passed on", error);
+        }
         return undefined;
-    });
+    }, { timeoutMs: timeoutMs + 1000 });
     // readAt: taken before the transcript is read (here or by OpenClaw for the event), so that a
     // message written meanwhile is newer than it and the sweep still sends it (protocol.md).
     api.on("before_reset", async (event, ctx) => {

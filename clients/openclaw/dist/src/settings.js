@@ -5,14 +5,18 @@ import { isAbsolute, join, resolve } from "node:path";
 import { SidecarUnavailableError } from "./rpc.js";
 export const PLUGIN_ID = "zettelclaw";
 export const SLOW_CALL_MS = 15_000; // tools, the sweep, the CLI: not on a hook's clock
-/** The sidecar's socket, resolved as the sidecar resolves it (README, "Where things live"). */
+/**
+ * The sidecar's socket, by the one rule the `zettelclaw` command follows too (docs/08-operations.md,
+ * "Where things live"; the CLI's `socket_path`): `$ZETTELCLAW_SOCKET`, then this plugin's `socketPath`,
+ * then `HOME/sidecar.sock`. (The CLI's `--socket` comes first there; the plugin has no flag.)
+ */
 export function resolveSocketPath(config, env = process.env) {
     const expand = (p) => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
     const absolute = (p) => (isAbsolute(expand(p)) ? expand(p) : resolve(expand(p)));
-    if (config.socketPath)
-        return absolute(config.socketPath);
     if (env.ZETTELCLAW_SOCKET)
         return absolute(env.ZETTELCLAW_SOCKET);
+    if (config.socketPath)
+        return absolute(config.socketPath);
     const state = env.OPENCLAW_STATE_DIR ? absolute(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
     const home = env.ZETTELCLAW_HOME ? absolute(env.ZETTELCLAW_HOME) : join(state, "zettelclaw");
     return join(home, "sidecar.sock");

@@ -5,6 +5,7 @@
 // agent it could not sweep) is tried again after a backoff: no reconnection would come to run it.
 import { SidecarUnavailableError, refusedForGood } from "./rpc.js";
 import { SLOW_CALL_MS, compact, describe } from "./settings.js";
+import { request } from "./protocol.js";
 import { agentIds, transcriptMessages } from "./transcripts.js";
 const LAST_SWEEP = Symbol.for("zettelclaw.openclaw.last-sweep.v1");
 const SWEEP_RETRY_MS = 5_000; // the first wait after a failed sweep; doubles up to the max
@@ -30,23 +31,24 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
                 const e = entry;
                 if (typeof e?.sessionId !== "string")
                     continue;
-                sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt: e.updatedAt }));
+                const updatedAt = typeof e.updatedAt === "number" || typeof e.updatedAt === "string" ? e.updatedAt : undefined;
+                sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt }));
             }
         }
-        const answer = await client().call("hook.gatewayStart", { sessions }, SLOW_CALL_MS);
+        const answer = await request(client(), "hook.gatewayStart", { sessions }, SLOW_CALL_MS);
         const wanted = answer?.sessions ?? [];
         const byId = new Map(sessions.map((s) => [s.sessionId, s]));
         const unsent = []; // not sent for a reason that may pass: the next sweep sends them
         for (const { sessionId } of wanted) {
-            const session = byId.get(sessionId) ?? {};
-            const agentId = session.agentId;
-            const sessionKey = session.sessionKey;
+            const session = byId.get(sessionId);
+            const agentId = session?.agentId ?? undefined;
+            const sessionKey = session?.sessionKey ?? undefined;
             try {
                 const readAt = Date.now(); // before the read: a message written meanwhile is newer
                 const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
                 if (messages.length === 0)
                     continue;
-                await client().call("hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
+                await request(client(), "hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
             }
             catch (error) {
                 if (error instanceof SidecarUnavailableError)

@@ -2,7 +2,6 @@
 // memory_remember and memory_forget: the owner's own writes (the sidecar refuses them anywhere but
 // the owner's private sessions). While the sidecar is down they answer an "unavailable" shape
 // instead of failing.
-import { turnFacts } from "./audience.js";
 import { RpcError } from "./rpc.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 function toolResult(payload) {
@@ -100,7 +99,8 @@ export function searchParams(input) {
         corpus: typeof input.corpus === "string" ? (CORPUS[input.corpus] ?? input.corpus) : undefined,
     });
 }
-export function memoryTools(client, audience = {}) {
+/** The memory tools for one turn: `audience` goes with every call; `sessionId` (the turn's) is the session memory_remember writes under. */
+export function memoryTools(client, audience = {}, sessionId) {
     const search = {
         name: "memory_search",
         label: "Memory Search",
@@ -147,10 +147,6 @@ export function memoryTools(client, audience = {}) {
             }
         },
     };
-    const sessionOf = () => {
-        const key = typeof audience.sessionKey === "string" ? audience.sessionKey : undefined;
-        return key ? turnFacts().get(key)?.sessionId : undefined;
-    };
     const remember = {
         name: "memory_remember",
         label: "Memory Remember",
@@ -163,7 +159,7 @@ export function memoryTools(client, audience = {}) {
             const input = (params ?? {});
             const rpc = client();
             try {
-                const answer = await rpc.call("memory.remember", { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId: sessionOf() }), ...audience }, SLOW_CALL_MS);
+                const answer = await rpc.call("memory.remember", { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId }), ...audience }, SLOW_CALL_MS);
                 return toolResult({ status: "ok", ...answer });
             }
             catch (error) {

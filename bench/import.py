@@ -66,13 +66,13 @@ def notes(tmp: Path, count: int) -> dict[str, Any]:
     plan = importer.plan(app, source)
     planned = time.perf_counter() - started
     started = time.perf_counter()
-    while (result := importer.apply(app, source))["state"] == "running":
+    while (result := importer.apply(app, source)).state == "running":
         pass
     applied = time.perf_counter() - started
     app.close()
-    return {"notes": result["notes"], "planSeconds": round(planned, 2),
+    return {"notes": result.notes, "planSeconds": round(planned, 2),
             "applySeconds": round(applied, 2),
-            "entriesPerSecond": round(result["notes"] / applied), "planned": plan["notes"]}
+            "entriesPerSecond": round(result.notes / applied), "planned": plan.notes}
 
 
 def conversations(tmp: Path, count: int, prefill: int) -> dict[str, Any]:
@@ -122,10 +122,10 @@ def conversations(tmp: Path, count: int, prefill: int) -> dict[str, Any]:
         proc.wait(timeout=30)
         api.stop()
     sent = sum(estimate_tokens(r["messages"][0]["content"]) for r in api.requests)
-    estimated = plan["estimate"]["inputTokens"]
-    return {"conversations": plan["conversations"], "messages": plan["messages"],
+    estimated = plan.estimate["inputTokens"]
+    return {"conversations": plan.conversations, "messages": plan.messages,
             "spoolSeconds": round(spooled, 2), "extractedSeconds": round(done, 2),
-            "conversationsPerMinute": round(plan["conversations"] / done * 60),
+            "conversationsPerMinute": round(plan.conversations / done * 60),
             "modelCalls": len(api.requests), "estimatedInputTokens": estimated,
             "sentInputTokens": sent, "estimateOverSent": round(estimated / sent, 3),
             "countedByRouter": budget["byPurpose"].get("import"), "prefill": prefill}

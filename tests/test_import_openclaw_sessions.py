@@ -311,15 +311,15 @@ def test_imported_sessions_share_exactly_once_with_the_live_path(tmp_path: Path,
     make_store(tmp_path / "state")
     source = importer.Source("openclaw", tmp_path / "state", "main")
     result = importer.apply(app, source)
-    assert result["state"] == "done"
-    assert result["conversations"] == 2
+    assert result.state == "done"
+    assert result.conversations == 2
     jobs = {j.session_id: j for j in app.extraction.spool.jobs()}
     # the owner's own sessions, under their real ids; the cron and the group session are
     # refused by the scope rules, as they are live
     assert set(jobs) == {MAIN_SID, "5a9e7387-35ba-4c46-8f60-20bfaa3c3df2"}
-    assert jobs[MAIN_SID].imported == result["importId"]
+    assert jobs[MAIN_SID].imported == result.import_id
     assert jobs[MAIN_SID].trigger == "import"
-    assert result["skipped"] == 2
+    assert result.skipped == 2
     # the gateway's sweep (or a late hook) sending the same session: nothing new
     again = app.extraction.intake.accept(HookCall(trigger="sessionEnd", session_id=MAIN_SID,
                                                   session_key="agent:main:main",
@@ -349,8 +349,8 @@ def test_since_and_until_pick_sessions_by_their_first_message(tmp_path: Path, ap
                              until=date(2026, 1, 1))
     plan = importer.plan(app, source)
     # the telegram session began 2025-12-29: out; the main one (2026-11-21) is after until
-    assert plan["conversations"] == 0
-    assert plan["outOfRange"] == 4
+    assert plan.conversations == 0
+    assert plan.out_of_range == 4
 
 
 CACHE = Path(os.environ.get("ZETTELCLAW_E2E_CACHE", Path.home() / ".cache/zettelclaw-e2e"))

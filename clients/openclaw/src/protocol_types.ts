@@ -381,7 +381,7 @@ export type ImportRolledBack = {
   importId: string;
   state: "rolledBack";
   entries: number;
-  removed: Record<string, unknown> | null;
+  removed: Removed | null;
 };
 
 export type ImportRow = {

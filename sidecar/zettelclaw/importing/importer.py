@@ -33,6 +33,7 @@ from zettelclaw.config import Config
 from zettelclaw.errors import InvalidParamsError, NotFoundError
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
+from zettelclaw.forget import purge as purging
 from zettelclaw.forget import service as forget_service
 from zettelclaw.forget.select import Written
 from zettelclaw.home import Home
@@ -171,7 +172,92 @@ def imported_keys(home: Home, but: str | None = None) -> set[str]:
 
 # -- the plan ------------------------------------------------------------------------------------
 
-def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Cost:
+    model: str
+    usd: float | None  # None: no known price for it
+
+
+@dataclass(frozen=True, slots=True)
+class Estimated:
+    """The model tokens an import's conversations would take, and their price per model."""
+
+    input_tokens: int
+    output_tokens: int
+    tokens: int
+    route: str | None  # the route extraction would take now
+    model: str | None  # the Anthropic route's model; None on the host's
+    costs: list[Cost]
+    prices: str  # where the prices come from
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What ``apply`` would do, and what it would cost (``import.plan``'s answer)."""
+
+    kind: str
+    path: str
+    agent: str
+    conversations: int
+    messages: int
+    notes: int
+    total: int  # items in the source, in the date range
+    already_imported: int
+    out_of_range: int
+    problems: list[Problem]
+    estimate: Estimated
+    budget: int  # tokens; 0: no limit
+    fits: bool  # the estimate is within the budget
+    resumes: str | None  # the unfinished import an apply goes on with
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far an apply got (``import.apply``'s answer)."""
+
+    import_id: str | None  # None: nothing new to import, so no import was made
+    state: str
+    stop_reason: str | None
+    total: int
+    done: int
+    notes: int
+    conversations: int
+    skipped: int
+    spooled_tokens: int
+    budget: int
+    problems: list[Problem]
+
+
+@dataclass(frozen=True, slots=True)
+class RolledBack:
+    import_id: str
+    state: str
+    entries: int  # entries purged
+    removed: purging.Removed | None  # the purge's counts
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """An import as ``import.list`` shows it."""
+
+    import_id: str
+    kind: str
+    path: str
+    agent: str
+    state: str
+    created_at: str
+    updated_at: str
+    notes: int
+    conversations: int
+    spooled_tokens: int
+    budget: int
+
+
+PRICES_SOURCE = ("Anthropic's list prices (platform.claude.com/docs/about-claude/pricing, "
+                 "Nov 2026); the host's model (OpenClaw's) is priced by its provider")
+
+
+def plan(app: App, source: Source, budget: int | None = None) -> Plan:
     """What ``apply`` would do, and what it would cost; writes nothing."""
     source = source.resolved()
     resumed = _unfinished(app.home, source)
@@ -184,25 +270,23 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
     output_tokens = sum(e.output_tokens for e in est)
     limit = _budget(app, budget, resumed)
     route = app.extraction.router.choose().route
-    costs = [{"model": model, "usd": estimate.cost(model, input_tokens, output_tokens)}
+    costs = [Cost(model, estimate.cost(model, input_tokens, output_tokens))
              for model in estimate.models(config.model_id)]
     spooled = resumed.spooled_tokens if resumed else 0
-    return {
-        "kind": source.kind, "path": str(source.path), "agent": source.agent,
-        "conversations": len(found.conversations),
-        "messages": sum(len(c.messages) for _, c in found.conversations),
-        "notes": len(found.notes), "total": found.total,
-        "alreadyImported": found.imported, "outOfRange": found.out_of_range,
-        "problems": [_problem(p) for p in found.problems],
-        "estimate": {"inputTokens": input_tokens, "outputTokens": output_tokens,
-                     "tokens": input_tokens + output_tokens,
-                     "route": route, "model": config.model_id if route != "host" else None,
-                     "costs": costs,
-                     "prices": "Anthropic's list prices (anthropic.com/pricing, Nov 2026); "
-                               "the host's model (OpenClaw's) is priced by its provider"},
-        "budget": limit, "fits": not limit or spooled + input_tokens + output_tokens <= limit,
-        "resumes": resumed.id if resumed else None,
-    }
+    assert source.kind is not None  # resolved
+    return Plan(
+        kind=source.kind, path=str(source.path), agent=source.agent,
+        conversations=len(found.conversations),
+        messages=sum(len(c.messages) for _, c in found.conversations),
+        notes=len(found.notes), total=found.total,
+        already_imported=found.imported, out_of_range=found.out_of_range,
+        problems=list(found.problems),
+        estimate=Estimated(input_tokens=input_tokens, output_tokens=output_tokens,
+                           tokens=input_tokens + output_tokens, route=route,
+                           model=config.model_id if route != "host" else None, costs=costs,
+                           prices=PRICES_SOURCE),
+        budget=limit, fits=not limit or spooled + input_tokens + output_tokens <= limit,
+        resumes=resumed.id if resumed else None)
 
 
 def _base_tokens(app: App) -> int:
@@ -239,31 +323,31 @@ def _unfinished(home: Home, source: Source) -> Manifest | None:
 # -- applying ------------------------------------------------------------------------------------
 
 def apply(app: App, source: Source, *, budget: int | None = None,
-          slice_seconds: float = SLICE_SECONDS) -> dict[str, Any]:
+          slice_seconds: float = SLICE_SECONDS) -> Progress:
     """Import for about ``slice_seconds`` (the items of an unfinished import of the same source
     first), then say how far it got; called again until its ``state`` is not ``running``."""
     source = source.resolved()
     current = _unfinished(app.home, source)
     if current is None:
         proposal = plan(app, source, budget)
-        if not proposal["conversations"] and not proposal["notes"]:  # no import to make
-            return {"importId": None, "state": "done", "stopReason": None,
-                    "total": proposal["total"], "done": proposal["total"], "notes": 0,
-                    "conversations": 0, "skipped": 0, "spooledTokens": 0,
-                    "budget": proposal["budget"], "problems": proposal["problems"]}
-        if not proposal["fits"] and budget is None:  # a --budget given is taken as meant:
+        if not proposal.conversations and not proposal.notes:  # no import to make
+            return Progress(import_id=None, state="done", stop_reason=None,
+                            total=proposal.total, done=proposal.total, notes=0,
+                            conversations=0, skipped=0, spooled_tokens=0,
+                            budget=proposal.budget, problems=proposal.problems)
+        if not proposal.fits and budget is None:  # a --budget given is taken as meant:
             # the import stops when it is reached, and goes on when applied again
             raise InvalidParamsError(
-                f"this import would use about {proposal['estimate']['tokens']:,} model tokens,"
-                f" over the default budget of {proposal['budget']:,} (budget.importTokens); "
-                f"pass --budget {proposal['estimate']['tokens']} (or more) to import it all, "
+                f"this import would use about {proposal.estimate.tokens:,} model tokens,"
+                f" over the default budget of {proposal.budget:,} (budget.importTokens); "
+                f"pass --budget {proposal.estimate.tokens} (or more) to import it all, "
                 "or a smaller one to import that much now and the rest later",
                 [{"field": "budget", "message": "over budget", "type": "value_error"}])
         assert source.kind is not None
         current = Manifest(id=manifests.new_id(source.kind), kind=source.kind,
                            path=str(source.path), agent=source.agent,
                            created_at=manifests.now(), updated_at=manifests.now(),
-                           budget=proposal["budget"],
+                           budget=proposal.budget,
                            since=source.since.isoformat() if source.since else None,
                            until=source.until.isoformat() if source.until else None)
     elif budget is not None:
@@ -309,15 +393,15 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     return progress(current, found.total, left)
 
 
-def progress(current: Manifest, total: int, left: int) -> dict[str, Any]:
+def progress(current: Manifest, total: int, left: int) -> Progress:
     records = current.items.values()
-    return {"importId": current.id, "state": current.state, "stopReason": current.stop_reason,
-            "total": total, "done": total - left,
-            "notes": sum(r.what == "note" and bool(r.entries) for r in records),
-            "conversations": sum(r.job_id is not None for r in records),
-            "skipped": sum(r.skipped is not None for r in records),
-            "spooledTokens": current.spooled_tokens, "budget": current.budget,
-            "problems": current.problems}
+    return Progress(import_id=current.id, state=current.state, stop_reason=current.stop_reason,
+                    total=total, done=total - left,
+                    notes=sum(r.what == "note" and bool(r.entries) for r in records),
+                    conversations=sum(r.job_id is not None for r in records),
+                    skipped=sum(r.skipped is not None for r in records),
+                    spooled_tokens=current.spooled_tokens, budget=current.budget,
+                    problems=[Problem(p["origin"], p["message"]) for p in current.problems])
 
 
 def _redo_unfinished(current: Manifest) -> None:
@@ -432,7 +516,7 @@ def _message(message: Any) -> dict[str, Any]:
 
 # -- rollback and listing ------------------------------------------------------------------------
 
-def rollback(app: forget_service.App, import_id: str) -> dict[str, Any]:
+def rollback(app: forget_service.App, import_id: str) -> RolledBack:
     """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
     jobs. Its manifest stays, marked rolled back (its items may be imported again)."""
     if import_id == "last":
@@ -443,8 +527,7 @@ def rollback(app: forget_service.App, import_id: str) -> dict[str, Any]:
         import_id = found[-1].id
     current = manifests.load(app.home, import_id)
     if current.state == "rolledBack":
-        return {"importId": import_id, "state": current.state, "entries": 0,
-                "removed": None}
+        return RolledBack(import_id=import_id, state=current.state, entries=0, removed=None)
     current.state = "rollingBack"
     manifests.save(app.home, current)
     written = Written(ids=frozenset(current.entry_ids()),
@@ -452,14 +535,14 @@ def rollback(app: forget_service.App, import_id: str) -> dict[str, Any]:
     forgot = forget_service.purge_written(app, written)
     current.state = "rolledBack"
     manifests.save(app.home, current)
-    return {"importId": import_id, "state": current.state, "entries": forgot.changed,
-            "removed": forgot.removed}
+    return RolledBack(import_id=import_id, state=current.state, entries=forgot.changed,
+                      removed=forgot.removed)
 
 
-def listing(home: Home) -> list[dict[str, Any]]:
-    return [{"importId": m.id, "kind": m.kind, "path": m.path, "agent": m.agent,
-             "state": m.state, "createdAt": m.created_at, "updatedAt": m.updated_at,
-             "notes": sum(bool(r.entries) for r in m.items.values()),
-             "conversations": sum(r.job_id is not None for r in m.items.values()),
-             "spooledTokens": m.spooled_tokens, "budget": m.budget}
+def listing(home: Home) -> list[Row]:
+    return [Row(import_id=m.id, kind=m.kind, path=m.path, agent=m.agent, state=m.state,
+                created_at=m.created_at, updated_at=m.updated_at,
+                notes=sum(bool(r.entries) for r in m.items.values()),
+                conversations=sum(r.job_id is not None for r in m.items.values()),
+                spooled_tokens=m.spooled_tokens, budget=m.budget)
             for m in manifests.every(home)]

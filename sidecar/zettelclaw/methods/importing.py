@@ -13,7 +13,8 @@ import trio
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.importing import importer
-from zettelclaw.methods.forget import rebrief
+from zettelclaw.methods.edge import from_domain
+from zettelclaw.methods.forget import rebrief, removed
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import (
     ImportApplyParams,
@@ -21,7 +22,13 @@ from zettelclaw.protocol.params import (
     ImportPlanParams,
     ImportRollbackParams,
 )
-from zettelclaw.protocol.results import ImportPlan, ImportProgress, ImportRolledBack, ImportsList
+from zettelclaw.protocol.results import (
+    ImportPlan,
+    ImportProgress,
+    ImportRolledBack,
+    ImportRow,
+    ImportsList,
+)
 
 
 def _source(params: ImportPlanParams) -> importer.Source:
@@ -43,7 +50,7 @@ async def import_plan(agents: Agents, params: ImportPlanParams) -> ImportPlan:
     source = _source(params)
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(importer.plan, app, source, params.budget)
-    return ImportPlan.model_validate(found)
+    return from_domain(ImportPlan, found)
 
 
 async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgress:
@@ -52,23 +59,24 @@ async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgr
         found = await trio.to_thread.run_sync(
             lambda: importer.apply(app, source, budget=params.budget,
                                    slice_seconds=params.slice_seconds))
-        if found["conversations"]:
+        if found.conversations:
             app.wake()
-    return ImportProgress.model_validate(found)
+    return from_domain(ImportProgress, found)
 
 
 async def import_rollback(agents: Agents, params: ImportRollbackParams) -> ImportRolledBack:
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(importer.rollback, app, params.import_id)
-        if found["entries"]:  # what the MEMORY.md block showed may be gone, as after a forget
+        if found.entries:  # what the MEMORY.md block showed may be gone, as after a forget
             await rebrief(app)
-    return ImportRolledBack.model_validate(found)
+    return ImportRolledBack(import_id=found.import_id, state="rolledBack", entries=found.entries,
+                            removed=None if found.removed is None else removed(found.removed))
 
 
 async def import_list(agents: Agents, params: ImportListParams) -> ImportsList:
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(importer.listing, app.home)
-    return ImportsList.model_validate({"imports": found})
+    return ImportsList(imports=[from_domain(ImportRow, row) for row in found])
 
 
 def methods(agents: Agents) -> dict[str, Method]:

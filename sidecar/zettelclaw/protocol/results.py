@@ -747,7 +747,7 @@ class ImportRolledBack(Result):
     import_id: str
     state: Literal["rolledBack"]
     entries: int  # entries purged
-    removed: dict[str, Any] | None  # the purge's counts (memory.forget's removed)
+    removed: Removed | None  # the purge's counts (memory.forget's removed)
 
 
 class ImportRow(Result):

@@ -285,6 +285,53 @@ def test_a_compressed_event_without_a_decoder_is_a_problem_naming_its_place(
                                                 "FAKE_REPLY #1: I read 3 messages."]
 
 
+def reset(event_id: str, reason: str, iso: str) -> dict[str, Any]:
+    """A reset as OpenClaw 2026.9.6 records it: an event in the same session (seen in the real
+    gateway's store, tests/e2e check 15); the session id stays."""
+    return {"type": "reset", "id": event_id, "parentId": "p", "timestamp": iso, "reason": reason}
+
+
+# one session id through two resets (a `sessions.reset`, then a /new with its injected reply)
+RESET_EVENTS = [
+    event("user", "the launch code name is BLUEHERON", 1_767_400_000_000),
+    event("assistant", "Noted.", 1_767_400_001_000),
+    reset("4f9bae31", "reset", "2026-01-03T00:10:00.000Z"),
+    event("user", "announce the launch on Friday", 1_767_400_700_000),
+    event("assistant", "Friday it is.", 1_767_400_701_000),
+    reset("fcd546f2", "new", "2026-01-03T00:20:00.000Z"),
+    event("user", "/new", 1_767_401_300_000),
+    event("assistant", "New session started.", 1_767_401_300_100),
+    event("user", "the staging name is GREENFINCH", 1_767_401_400_000),
+    event("assistant", "Staging: GREENFINCH.", 1_767_401_401_000),
+]
+
+
+def test_a_session_is_split_at_its_resets_as_the_live_path_extracted_it(
+        tmp_path: Path, app: App) -> None:
+    """The real gateway keeps one session id across resets: each reset's part is a
+    conversation of its own (one extraction each, as live), not one transcript of months."""
+    make_store(tmp_path / "state", sessions=[("agent:main:main", "sid-r", None, RESET_EVENTS)])
+    found = [i for i in openclaw_sessions.read(tmp_path / "state")
+             if isinstance(i, Conversation)]
+    assert [[m.text for m in c.messages] for c in found] == [
+        ["the launch code name is BLUEHERON", "Noted."],
+        ["announce the launch on Friday", "Friday it is."],
+        ["/new", "New session started.", "the staging name is GREENFINCH",
+         "Staging: GREENFINCH."]]
+    assert {c.session_id for c in found} == {"sid-r"}
+    assert {c.session_key for c in found} == {"agent:main:main"}
+    assert [c.source_id for c in found] == ["openclaw:main:sid-r", "openclaw:main:sid-r:4f9bae31",
+                                            "openclaw:main:sid-r:fcd546f2"]
+    result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert result["conversations"] == 3
+    assert [len(j.messages) for j in app.extraction.spool.jobs()] == [2, 2, 4]
+    # the sweep sending the whole session after it: nothing new
+    again = app.extraction.intake.accept(HookCall(trigger="sessionEnd", session_id="sid-r",
+                                                  session_key="agent:main:main",
+                                                  messages=RESET_EVENTS))
+    assert again["skipped"].startswith("nothing new")
+
+
 def test_a_file_that_is_not_a_store_is_a_problem(tmp_path: Path) -> None:
     bogus = tmp_path / "x.sqlite"
     bogus.write_bytes(b"not a database at all" * 10)

@@ -6,7 +6,9 @@ sweep reads through OpenClaw's SDK (clients/openclaw/src/transcripts.ts), read h
 itself. An older gateway's layout (``agents/<agent>/sessions/<sessionId>.jsonl`` with
 ``sessions.json`` naming each key's session) is read too.
 
-Messages are reduced exactly as a live hook's are (``extraction/transcript.normalize``: user and
+A session is cut at its resets (OpenClaw 2026.9 keeps the session id across them): each part
+is a conversation, as each was one extraction live. Messages are reduced exactly as a live
+hook's are (``extraction/transcript.normalize``: user and
 assistant text only, secrets replaced, the owner mark kept), and each conversation carries its
 real session id and key: the importer spools it under that id, so a session both imported and
 later swept or hooked is extracted once (the intake's message keys), and the key's scope rules
@@ -77,12 +79,10 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
                                   "the event is not JSON; skipped")
         if problem is not None:
             yield problem
-        conversation = _conversation(raw, agent, session.session_id,
-                                     session_key=session.session_key,
-                                     origin=f"{store.name}, session {session.session_id}",
-                                     channel=session.channel)
-        if conversation is not None:
-            yield conversation
+        yield from _conversations(raw, agent, session.session_id,
+                                  session_key=session.session_key,
+                                  origin=f"{store.name}, session {session.session_id}",
+                                  channel=session.channel)
 
 
 def _legacy(directory: Path, agent: str) -> Iterator[Item]:
@@ -100,21 +100,40 @@ def _legacy(directory: Path, agent: str) -> Iterator[Item]:
                     keys[entry["sessionId"]] = str(key)
     for file in sorted(directory.glob("*.jsonl")):
         session_id = file.name.removesuffix(".jsonl")
-        conversation = _conversation(list(read_jsonl(file)), agent, session_id,
-                                     session_key=keys.get(session_id), origin=file.name)
-        if conversation is not None:
-            yield conversation
+        yield from _conversations(list(read_jsonl(file)), agent, session_id,
+                                  session_key=keys.get(session_id), origin=file.name)
 
 
-def _conversation(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
-                  origin: str, channel: str | None = None) -> Conversation | None:
-    messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
-                             _at(m.timestamp), m.from_owner) for m in normalize(raw))
-    if not messages:
-        return None
-    return Conversation(source_id=f"openclaw:{agent}:{session_id}", title=None,
-                        messages=messages, origin=origin, session_id=session_id,
-                        session_key=session_key, channel=channel)
+def _parts(raw: list[Any]) -> list[tuple[str | None, list[Any]]]:
+    """The session's events cut at its resets: (the reset event's id, or None for the part
+    before the first, and the events after it).
+
+    OpenClaw 2026.9 keeps a session id across ``/new`` and ``sessions.reset``: it records a
+    ``{"type": "reset"}`` event in the same transcript (seen in the real gateway's store), so a
+    main session holds every conversation since the key was made. Live, each reset ended one
+    and had it extracted; the import extracts the same parts, each its own conversation."""
+    parts: list[tuple[str | None, list[Any]]] = [(None, [])]
+    for item in raw:
+        if isinstance(item, dict) and item.get("type") == "reset":
+            parts.append((str(item.get("id") or len(parts)), []))
+        else:
+            parts[-1][1].append(item)
+    return parts
+
+
+def _conversations(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
+                   origin: str, channel: str | None = None) -> Iterator[Conversation]:
+    for reset_id, events in _parts(raw):
+        messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
+                                 _at(m.timestamp), m.from_owner) for m in normalize(events))
+        if not messages:
+            continue
+        part = "" if reset_id is None else f":{reset_id}"
+        yield Conversation(source_id=f"openclaw:{agent}:{session_id}{part}", title=None,
+                           messages=messages,
+                           origin=origin if reset_id is None else f"{origin}, after reset "
+                                                                  f"{reset_id}",
+                           session_id=session_id, session_key=session_key, channel=channel)
 
 
 def _at(timestamp: str | None) -> datetime | None:

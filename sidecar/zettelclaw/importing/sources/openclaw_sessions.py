@@ -63,7 +63,13 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
     for session in listed:
         raw: list[Any] = []
         problem = None
+        cold = openclaw_store.cold_archive(store, session.session_id)
+        if cold is not None:
+            archived, problem = _cold_events(store, session.session_id, cold)
+            raw += archived
         for event in openclaw_store.events(store, session.session_id):
+            if cold is not None and event.seq <= cold.last_seq:
+                continue
             text = event.json
             if text is None and event.compressed is not None:
                 text = zstd.decompress(event.compressed, event.size)
@@ -83,6 +89,39 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
                                   session_key=session.session_key,
                                   origin=f"{store.name}, session {session.session_id}",
                                   channel=session.channel)
+
+
+def _cold_events(store: Path, session_id: str, cold: openclaw_store.ColdArchive
+                 ) -> tuple[list[Any], Problem | None]:
+    """The events of a session in OpenClaw's cold storage: its archive is zstd-compressed
+    JSONL (a header, then ``{"kind": "event", "row": {"seq", "event_json", ...}}`` records and
+    others), in the database or in ``agents/<agent>/sessions/cold/``."""
+    folder = store.parent.parent / "sessions" if store.parent.name == "agent" else store.parent
+    where = "the store" if cold.blob is not None else str(folder / "cold" / cold.name)
+    data = cold.blob
+    if data is None:
+        try:
+            data = (folder / "cold" / cold.name).read_bytes()
+        except OSError as exc:
+            return [], _cold_problem(store, session_id, where, exc.strerror or str(exc))
+    text = zstd.decompress(data, None)
+    if text is None:
+        return [], _cold_problem(store, session_id, where, f"not zstd, or {zstd.MISSING}")
+    events: list[Any] = []
+    for line in text.splitlines():
+        try:
+            record = orjson.loads(line)
+            if isinstance(record, dict) and record.get("kind") == "event":
+                events.append(orjson.loads(record["row"]["event_json"]))
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return events, _cold_problem(store, session_id, where, "a record is not JSON")
+    return events, None
+
+
+def _cold_problem(store: Path, session_id: str, where: str, why: str) -> Problem:
+    return Problem(f"{store}, session {session_id}",
+                   f"its events are in OpenClaw's cold storage ({where}), which could not be "
+                   f"read: {why}; the events written since are imported")
 
 
 def _legacy(directory: Path, agent: str) -> Iterator[Item]:

@@ -153,7 +153,7 @@ def test_import_openclaw_without_a_path_reads_openclaws_state_dir(
     rc, out, _ = run(capsys, "import", "openclaw", *site, "--json")
     assert rc == 0
     plan = json.loads(out)
-    assert (plan["kind"], plan["path"], plan["conversations"]) == ("openclaw", str(state), 4)
+    assert (plan["kind"], plan["path"], plan["total"]) == ("openclaw", str(state), 4)
     monkeypatch.delenv("OPENCLAW_STATE_DIR")
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     make_store(tmp_path / "user" / ".openclaw")

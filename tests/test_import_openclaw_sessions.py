@@ -454,6 +454,21 @@ def test_imported_sessions_share_exactly_once_with_the_live_path(tmp_path: Path,
     assert again["skipped"].startswith("nothing new")
 
 
+def test_the_plan_leaves_out_what_the_scope_rules_refuse(tmp_path: Path, app: App) -> None:
+    """Seen on the real gateway (e2e check 15): the plan listed the cron and group sessions,
+    and their tokens, that the apply then skipped."""
+    make_store(tmp_path / "state")
+    plan = importer.plan(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert (plan["conversations"], plan["outOfScope"], plan["total"]) == (2, 2, 4)
+    assert plan["messages"] == len([m for m in openclaw_sessions.read(tmp_path / "state")
+                                    if isinstance(m, Conversation)
+                                    and m.session_id in (MAIN_SID,
+                                                         "5a9e7387-35ba-4c46-8f60-20bfaa3c3df2")
+                                    for m in m.messages])
+    result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert result["spooledTokens"] == plan["estimate"]["tokens"]
+
+
 def test_the_admission_policy_applies_to_imported_sessions(tmp_path: Path, home: Home,
                                                           workspace: Path) -> None:
     from zettelclaw.config import load_config
@@ -462,7 +477,9 @@ def test_the_admission_policy_applies_to_imported_sessions(tmp_path: Path, home:
     settings = load_config(home, env={}, overrides=["admission.channels=telegram"])
     app = open_app(home, workspace, settings=settings)
     try:
-        importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+        source = importer.Source("openclaw", tmp_path / "state", "main")
+        assert importer.plan(app, source)["outOfScope"] == 3
+        importer.apply(app, source)
         assert [j.session_id for j in app.extraction.spool.jobs()] == [MAIN_SID]
     finally:
         app.close()

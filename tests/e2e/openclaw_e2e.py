@@ -58,7 +58,8 @@ a gateway that starts the sidecar by itself. Checks:
 
 15. ``zettelclaw import openclaw`` of the gateway's own session store (what the checks before
     made, and a message long enough to be stored compressed) into a fresh data directory: the
-    plan counts the conversations (each session cut at its resets) and writes nothing; ``--apply``
+    plan counts the conversations (each session cut at its resets; the group and cron ones out of
+    scope) and writes nothing; ``--apply``
     with a second sidecar on that directory extracts main's own conversations through the fake
     API, dated when they happened, under the gateway's session ids, the group and cron sessions
     left out; applying again adds nothing; ``--rollback last`` purges them. ``zettelclaw import
@@ -928,25 +929,27 @@ class E2E:
             expect(plan["kind"] == "openclaw" and plan["path"] == str(box.state),
                    f"plan of {plan['kind']} {plan['path']}")
             expect(not plan["problems"], f"problems reading the store: {plan['problems']}")
-            expect(plan["conversations"] == conversations,
-                   f"the plan lists {plan['conversations']} conversations; the e2e made "
-                   f"{conversations} in main's {len(mine)} sessions ({self.parts}, cron runs "
-                   f"{self.cron_runs})")
-            expect(plan["messages"] >= 2 * conversations,
-                   f"{plan['messages']} messages for {conversations} conversations")
+            expect((plan["conversations"], plan["outOfScope"])
+                   == (extracted, conversations - extracted),
+                   f"the plan lists {plan['conversations']} conversations, "
+                   f"{plan['outOfScope']} out of scope; the e2e made {conversations} in main's "
+                   f"{len(mine)} sessions ({self.parts}, cron runs {self.cron_runs}), "
+                   f"{extracted} in its direct session")
+            expect(plan["messages"] >= 2 * extracted,
+                   f"{plan['messages']} messages for {extracted} conversations")
             expect(plan["estimate"]["inputTokens"] > 0, f"estimate {plan['estimate']}")
             written = [p for p in (home / "imports", home / "spool", home / "transcripts")
                        if p.exists() and any(p.iterdir())]
             expect(not fresh_log() and not written, f"the plan wrote: {written or 'log.jsonl'}")
             found = zc("import", str(box.state), name="import-detect")  # the kind told by it
-            expect(found["kind"] == "openclaw" and found["conversations"] == conversations,
+            expect(found["kind"] == "openclaw" and found["conversations"] == extracted,
                    f"`zettelclaw import STATE` planned {found['kind']} "
                    f"{found['conversations']}")
             default = zc("import", "openclaw", name="import-default")  # $OPENCLAW_STATE_DIR
             expect(default["path"] == str(box.state), f"the default path {default['path']}")
             notes.append(f"store: {len(mine)} sessions of main, {compressed} event(s) stored "
                          f"compressed; plan: {plan['conversations']} conversations "
-                         f"({extracted} of main's direct session), {plan['messages']} "
+                         f"({plan['outOfScope']} out of scope), {plan['messages']} "
                          f"messages, estimate {plan['estimate']['inputTokens']} + "
                          f"{plan['estimate']['outputTokens']} tokens; `import STATE` and "
                          "`import openclaw` (no path) plan the same")
@@ -1010,6 +1013,9 @@ class E2E:
                          + "; ".join(sorted(set(skipped.values()))))
             allowance = plan["estimate"]["outputTokens"] // max(plan["conversations"], 1)
             estimated = applied["spooledTokens"] - allowance * applied["conversations"]
+            expect(applied["spooledTokens"] == plan["estimate"]["tokens"],
+                   f"the plan estimated {plan['estimate']['tokens']} tokens, the apply spooled "
+                   f"{applied['spooledTokens']}")
             notes.append(f"estimate of the prompts spooled: {estimated} tokens (+ {allowance} "
                          f"a reply each); the {len(prompts)} prompts sent:"
                          f" {sent} tokens at chars/4")

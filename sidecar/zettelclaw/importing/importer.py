@@ -178,8 +178,8 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
     found = read(app.home, source, current=resumed)
     config = app.settings.extraction
     base = _base_tokens(app)
-    est = [estimate.conversation(c, config.max_transcript_chars, base)
-           for _, c in found.conversations]
+    kept = [c for _, c in found.conversations if _refusal(app, c, source.agent) is None]
+    est = [estimate.conversation(c, config.max_transcript_chars, base) for c in kept]
     input_tokens = sum(e.input_tokens for e in est)
     output_tokens = sum(e.output_tokens for e in est)
     limit = _budget(app, budget, resumed)
@@ -189,10 +189,11 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
     spooled = resumed.spooled_tokens if resumed else 0
     return {
         "kind": source.kind, "path": str(source.path), "agent": source.agent,
-        "conversations": len(found.conversations),
-        "messages": sum(len(c.messages) for _, c in found.conversations),
+        "conversations": len(kept),
+        "messages": sum(len(c.messages) for c in kept),
         "notes": len(found.notes), "total": found.total,
         "alreadyImported": found.imported, "outOfRange": found.out_of_range,
+        "outOfScope": len(found.conversations) - len(kept),
         "problems": [_problem(p) for p in found.problems],
         "estimate": {"inputTokens": input_tokens, "outputTokens": output_tokens,
                      "tokens": input_tokens + output_tokens,
@@ -203,6 +204,16 @@ def plan(app: App, source: Source, budget: int | None = None) -> dict[str, Any]:
         "budget": limit, "fits": not limit or spooled + input_tokens + output_tokens <= limit,
         "resumes": resumed.id if resumed else None,
     }
+
+
+def _refusal(app: App, conversation: Conversation, agent: str) -> str | None:
+    """Why the intake would refuse the conversation (the admission policy, the scope rules: a
+    cron, group or sub-agent session), as it would at the apply; None: it would take it."""
+    intake = app.extraction.intake
+    call = HookCall(trigger="import", session_id=conversation.session_id or "import",
+                    session_key=conversation.session_key, agent_id=agent,
+                    channel=conversation.channel)
+    return intake.admission.refusal(call.subject()) or intake.skip_reason(call.session_key)
 
 
 def _base_tokens(app: App) -> int:
@@ -247,6 +258,7 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     if current is None:
         proposal = plan(app, source, budget)
         if not proposal["conversations"] and not proposal["notes"]:  # no import to make
+            # (what the scope rules refuse is not one: the apply would only skip it)
             return {"importId": None, "state": "done", "stopReason": None,
                     "total": proposal["total"], "done": proposal["total"], "notes": 0,
                     "conversations": 0, "skipped": 0, "spooledTokens": 0,

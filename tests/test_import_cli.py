@@ -138,3 +138,25 @@ def test_a_kind_without_its_reader_installed_is_said_so(monkeypatch: pytest.Monk
         registry.reader("chatgpt")
     with pytest.raises(InvalidParamsError, match="unknown source kind"):
         registry.reader("myspace")
+
+
+def test_import_openclaw_without_a_path_reads_openclaws_state_dir(
+        capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where OpenClaw keeps its state: $OPENCLAW_STATE_DIR, else ~/.openclaw (its docs,
+    openclaw-agent-runtime.md)."""
+    from tests.test_import_openclaw_sessions import make_store
+
+    state = tmp_path / "gateway-state"
+    make_store(state)
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    rc, out, _ = run(capsys, "import", "openclaw", *site, "--json")
+    assert rc == 0
+    plan = json.loads(out)
+    assert (plan["kind"], plan["path"], plan["total"]) == ("openclaw", str(state), 4)
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    make_store(tmp_path / "user" / ".openclaw")
+    rc, out, _ = run(capsys, "import", "openclaw", *site, "--json")
+    assert rc == 0
+    assert json.loads(out)["path"] == str(tmp_path / "user" / ".openclaw")

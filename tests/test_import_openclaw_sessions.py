@@ -33,7 +33,7 @@ RECORDED = json.loads(PAYLOADS.read_text())
 MAIN_EVENTS: list[dict[str, Any]] = RECORDED["transcript.agent:main:main"]["events"]
 MAIN_SID = MAIN_EVENTS[0]["id"]
 
-# OpenClaw 2026.9.6's definitions of the three tables read (src/state/openclaw-agent-schema.ts)
+# OpenClaw 2026.9.6's definitions of the tables read (src/state/openclaw-agent-schema.ts)
 TABLES = {
     "session_nodes": """CREATE TABLE IF NOT EXISTS session_nodes (
   session_key TEXT NOT NULL PRIMARY KEY,
@@ -136,6 +136,22 @@ TABLES = {
       AND json_extract(navigation_json, '$.withoutCustomDataBytes') BETWEEN 0 AND 4194304,
       0) ELSE 0 END
   )
+) STRICT;""",
+    "session_transcript_cold_archives": """CREATE TABLE IF NOT EXISTS session_transcript_cold_archives (
+  session_id TEXT NOT NULL PRIMARY KEY,
+  generation TEXT NOT NULL,
+  archive_name TEXT NOT NULL UNIQUE,
+  archive_sha256 TEXT NOT NULL CHECK (length(archive_sha256) = 64),
+  event_count INTEGER NOT NULL CHECK (event_count >= 1),
+  raw_bytes INTEGER NOT NULL CHECK (raw_bytes >= 0),
+  archive_bytes INTEGER NOT NULL CHECK (archive_bytes >= 0),
+  last_seq INTEGER NOT NULL,
+  archived_at INTEGER NOT NULL,
+  storage TEXT NOT NULL CHECK (storage IN ('file', 'sqlite')),
+  archive_blob BLOB,
+  FOREIGN KEY (session_id) REFERENCES "session_windows"(session_id) ON DELETE CASCADE,
+  CHECK (length(archive_name) > 0 AND archive_name NOT IN ('.', '..') AND archive_name NOT LIKE '%/%' AND archive_name NOT LIKE '%\\%'),
+  CHECK ((storage = 'file' AND archive_blob IS NULL) OR (storage = 'sqlite' AND archive_blob IS NOT NULL))
 ) STRICT;""",
 }
 NAVIGATION = json.dumps({"version": 1, "report": {"kind": "leaf"}, "navigation": {},
@@ -285,6 +301,118 @@ def test_a_compressed_event_without_a_decoder_is_a_problem_naming_its_place(
                                                 "FAKE_REPLY #1: I read 3 messages."]
 
 
+def reset(event_id: str, reason: str, iso: str) -> dict[str, Any]:
+    """A reset as OpenClaw 2026.9.6 records it: an event in the same session (seen in the real
+    gateway's store, tests/e2e check 15); the session id stays."""
+    return {"type": "reset", "id": event_id, "parentId": "p", "timestamp": iso, "reason": reason}
+
+
+# one session id through two resets (a `sessions.reset`, then a /new with its injected reply)
+RESET_EVENTS = [
+    event("user", "the launch code name is BLUEHERON", 1_767_400_000_000),
+    event("assistant", "Noted.", 1_767_400_001_000),
+    reset("4f9bae31", "reset", "2026-01-03T00:10:00.000Z"),
+    event("user", "announce the launch on Friday", 1_767_400_700_000),
+    event("assistant", "Friday it is.", 1_767_400_701_000),
+    reset("fcd546f2", "new", "2026-01-03T00:20:00.000Z"),
+    event("user", "/new", 1_767_401_300_000),
+    event("assistant", "New session started.", 1_767_401_300_100),
+    event("user", "the staging name is GREENFINCH", 1_767_401_400_000),
+    event("assistant", "Staging: GREENFINCH.", 1_767_401_401_000),
+]
+
+
+def test_a_session_is_split_at_its_resets_as_the_live_path_extracted_it(
+        tmp_path: Path, app: App) -> None:
+    """The real gateway keeps one session id across resets: each reset's part is a
+    conversation of its own (one extraction each, as live), not one transcript of months."""
+    make_store(tmp_path / "state", sessions=[("agent:main:main", "sid-r", None, RESET_EVENTS)])
+    found = [i for i in openclaw_sessions.read(tmp_path / "state")
+             if isinstance(i, Conversation)]
+    assert [[m.text for m in c.messages] for c in found] == [
+        ["the launch code name is BLUEHERON", "Noted."],
+        ["announce the launch on Friday", "Friday it is."],
+        ["/new", "New session started.", "the staging name is GREENFINCH",
+         "Staging: GREENFINCH."]]
+    assert {c.session_id for c in found} == {"sid-r"}
+    assert {c.session_key for c in found} == {"agent:main:main"}
+    assert [c.source_id for c in found] == ["openclaw:main:sid-r", "openclaw:main:sid-r:4f9bae31",
+                                            "openclaw:main:sid-r:fcd546f2"]
+    result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert result.conversations == 3
+    assert [len(j.messages) for j in app.extraction.spool.jobs()] == [2, 2, 4]
+    # the sweep sending the whole session after it: nothing new
+    again = app.extraction.intake.accept(HookCall(trigger="sessionEnd", session_id="sid-r",
+                                                  session_key="agent:main:main",
+                                                  messages=RESET_EVENTS))
+    assert again.skipped is not None
+    assert again.skipped.startswith("nothing new")
+
+
+def make_cold(store: Path, session_id: str, *, storage: str,
+              hot: tuple[dict[str, Any], ...] = ()) -> Path:
+    """Move the session's events into a cold archive as OpenClaw's cold storage does
+    (``session.maintenance.coldStorage``, opt-in): zstd-compressed JSONL of a header and the
+    event rows, in the database (``sqlite``) or in ``agents/<agent>/sessions/cold/`` (``file``);
+    ``hot``: events written after it, back in ``transcript_events``."""
+    import hashlib
+
+    conn = sqlite3.connect(store)
+    conn.create_function("octet_length", 1, lambda v: None if v is None else len(str(v).encode()),
+                         deterministic=True)
+    with conn:
+        rows = conn.execute("SELECT seq, event_json, created_at FROM transcript_events WHERE "
+                            "session_id = ? ORDER BY seq", (session_id,)).fetchall()
+        lines = [{"kind": "header", "version": 1, "sessionId": session_id, "generation": "g1"}]
+        lines += [{"kind": "event", "row": {"seq": q, "event_json": j, "created_at": c}}
+                  for q, j, c in rows]
+        lines.append({"kind": "identity", "row": {"event_id": "x", "seq": 0}})
+        data = compress("".join(json.dumps(x) + "\n" for x in lines).encode())
+        digest = hashlib.sha256(data).hexdigest()
+        name = f"{digest}.jsonl.zst"
+        if storage == "file":
+            cold = store.parent.parent / "sessions" / "cold"
+            cold.mkdir(parents=True)
+            (cold / name).write_bytes(data)
+        conn.execute("DELETE FROM transcript_events WHERE session_id = ?", (session_id,))
+        conn.execute("INSERT INTO session_transcript_cold_archives VALUES "
+                     "(?, 'g1', ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                     (session_id, name, digest, len(rows), sum(len(r[1]) for r in rows),
+                      len(data), rows[-1][0], storage, data if storage == "sqlite" else None))
+        for n, value in enumerate(hot):
+            conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at)"
+                         " VALUES (?, ?, ?, 1)", (session_id, rows[-1][0] + 1 + n,
+                                                  json.dumps(value)))
+    conn.close()
+    return store.parent.parent / "sessions" / "cold" / name
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "file"])
+def test_a_session_in_cold_storage_is_read_from_its_archive(tmp_path: Path, storage: str
+                                                            ) -> None:
+    store = make_store(tmp_path / "state", sessions=[("agent:main:main", "sid-c", None,
+                                                      RESET_EVENTS[:5])])
+    later = [event("user", "and one more thing after it woke", 1_767_500_000_000),
+             event("assistant", "Noted again.", 1_767_500_001_000)]
+    make_cold(store, "sid-c", storage=storage, hot=tuple(later))
+    items = list(openclaw_sessions.read(tmp_path / "state"))
+    assert not [i for i in items if isinstance(i, Problem)]
+    assert [[m.text for m in c.messages] for c in items if isinstance(c, Conversation)] == [
+        ["the launch code name is BLUEHERON", "Noted."],
+        ["announce the launch on Friday", "Friday it is.", "and one more thing after it woke",
+         "Noted again."]]
+
+
+def test_a_cold_archive_that_cannot_be_read_is_a_problem(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "state", sessions=[("agent:main:main", "sid-c", None,
+                                                      RESET_EVENTS[:2])])
+    make_cold(store, "sid-c", storage="file").unlink()
+    (problem,) = openclaw_sessions.read(tmp_path / "state")
+    assert isinstance(problem, Problem)
+    assert "sid-c" in problem.origin
+    assert "cold storage" in problem.message
+
+
 def test_a_file_that_is_not_a_store_is_a_problem(tmp_path: Path) -> None:
     bogus = tmp_path / "x.sqlite"
     bogus.write_bytes(b"not a database at all" * 10)
@@ -328,6 +456,19 @@ def test_imported_sessions_share_exactly_once_with_the_live_path(tmp_path: Path,
     assert again.skipped.startswith("nothing new")
 
 
+def test_the_plan_leaves_out_what_the_scope_rules_refuse(tmp_path: Path, app: App) -> None:
+    """Seen on the real gateway (e2e check 15): the plan listed the cron and group sessions,
+    and their tokens, that the apply then skipped."""
+    make_store(tmp_path / "state")
+    plan = importer.plan(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert (plan.conversations, plan.out_of_scope, plan.total) == (2, 2, 4)
+    kept = (MAIN_SID, "5a9e7387-35ba-4c46-8f60-20bfaa3c3df2")  # the cron and group ones: out
+    assert plan.messages == sum(len(c.messages) for c in openclaw_sessions.read(
+        tmp_path / "state") if isinstance(c, Conversation) and c.session_id in kept)
+    result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert result.spooled_tokens == plan.estimate.tokens
+
+
 def test_the_admission_policy_applies_to_imported_sessions(tmp_path: Path, home: Home,
                                                           workspace: Path) -> None:
     from zettelclaw.config import load_config
@@ -336,7 +477,9 @@ def test_the_admission_policy_applies_to_imported_sessions(tmp_path: Path, home:
     settings = load_config(home, env={}, overrides=["admission.channels=telegram"])
     app = open_app(home, workspace, settings=settings)
     try:
-        importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+        source = importer.Source("openclaw", tmp_path / "state", "main")
+        assert importer.plan(app, source).out_of_scope == 3
+        importer.apply(app, source)
         assert [j.session_id for j in app.extraction.spool.jobs()] == [MAIN_SID]
     finally:
         app.close()

@@ -56,6 +56,15 @@ a gateway that starts the sidecar by itself. Checks:
     export and vault pages; the gateway's ``doctor.memory.status`` (the Control UI's memory tab)
     names Zettelclaw as the provider.
 
+15. ``zettelclaw import openclaw`` of the gateway's own session store (what the checks before
+    made, and a message long enough to be stored compressed) into a fresh data directory: the
+    plan counts the conversations (each session cut at its resets; the group and cron ones out of
+    scope) and writes nothing; ``--apply``
+    with a second sidecar on that directory extracts main's own conversations through the fake
+    API, dated when they happened, under the gateway's session ids, the group and cron sessions
+    left out; applying again adds nothing; ``--rollback last`` purges them. ``zettelclaw import
+    STATE`` tells the kind, ``zettelclaw import openclaw`` finds ``$OPENCLAW_STATE_DIR``.
+
 ``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
 every run needs); without it, all of them.
 
@@ -71,12 +80,14 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -365,6 +376,13 @@ class E2E:
         self.inspect: subprocess.Popen[bytes] | None = None
         self.turns = 0
         self.only: set[int] | None = None  # --only: these checks, else all
+        # every session a turn ran in: sessionId -> (agent, key, first start, last end); OpenClaw
+        # keeps a session id across resets: the conversations (parts between resets, with
+        # messages) each session holds, and those whose last part takes the next turn's messages
+        self.sessions: dict[str, tuple[str, str, float, float]] = {}
+        self.parts: dict[str, int] = {}
+        self.open_parts: set[str] = set()
+        self.cron_runs = 0  # check 5's: a session of main the import leaves out
 
     @contextmanager
     def check(self, number: int, title: str) -> Iterator[list[str]]:
@@ -393,13 +411,36 @@ class E2E:
         args = ["agent", "-m", message, "--json", "--timeout", "120"]
         args += ["--session-key", session_key] if session_key else ["--agent", agent]
         self.turns += 1
+        started = time.time()
         result = self.box.openclaw_json(*args, timeout=180, name=f"turn-{self.turns}")
         expect(result.get("status") == "ok", f"the turn did not complete: {result}")
+        session = str(result.get("result", {}).get("meta", {}).get("agentMeta", {})
+                      .get("sessionId", ""))
+        if session:
+            key = session_key or f"agent:{agent}:main"
+            first = self.sessions.get(session, (agent, key, started, 0.0))[2]
+            self.sessions[session] = (agent, key, first, time.time())
+            if session not in self.open_parts:
+                self.parts[session] = self.parts.get(session, 0) + 1
+                self.open_parts.add(session)
         return dict(result)
+
+    def parts_ended(self, key: str, new: bool = False) -> None:
+        """A reset of ``key``: its session's part ends (``new``: a /new, whose command and
+        injected reply are the next part's first messages)."""
+        for session, (agent, at_key, first, _) in list(self.sessions.items()):
+            if at_key != key:
+                continue
+            self.open_parts.discard(session)
+            if new:
+                self.parts[session] += 1
+                self.open_parts.add(session)
+                self.sessions[session] = (agent, at_key, first, time.time())
 
     def reset(self, key: str = MAIN_KEY) -> None:
         self.box.openclaw_json("gateway", "call", "sessions.reset", "--params",
                                json.dumps({"key": key}), "--json", name="reset")
+        self.parts_ended(key)
 
     def slash_new(self, key: str = MAIN_KEY) -> None:
         """``/new`` in the session, as a chat message (needs the operator.admin scope)."""
@@ -408,6 +449,7 @@ class E2E:
                              str(self.box.repo / "tests/e2e/gateway_call.mjs"), "chat.send",
                              json.dumps(params), "operator.admin"], timeout=90, name="slash-new")
         expect(proc.returncode == 0, f"chat.send /new failed: {tail(proc.stderr)}")
+        self.parts_ended(key, new=True)
 
     def wait_entries(self, what: str, predicate: Callable[[list[dict[str, Any]]], bool],
                      timeout: float = 60) -> list[dict[str, Any]]:
@@ -649,6 +691,7 @@ class E2E:
             cron = turn_text(request_for(box.model_requests(), "ZC-CRON"))
             expect(HANDOFF_HEADING not in cron, "the cron run got the handoff")
             cron_key = f"agent:main:cron:{job['id']}"
+            self.cron_runs += 1
             self.reset(cron_key)  # ends the cron session: its transcript goes to the sidecar
             state_file = box.data / "state.json"
             wait_for(lambda: any("cron session" in str(v.get("reason"))
@@ -837,6 +880,161 @@ class E2E:
             notes.append(f"session {session}: purged {result['changed']} entries, removed "
                          f"{json.dumps(result.get('removed'))}; after: no byte of {word} "
                          f"(any case) under {box.data.name}/ or {box.workspace.name}/")
+
+    def check_15(self) -> None:
+        """Needs sessions made by earlier checks: at least check 1 (main's session); with 5 (and
+        10), a group session and a cron run, which the import must leave out. Runs before
+        check 8, which takes the Anthropic key away (the second sidecar's extraction uses the
+        fake API), and before 6 (a turn of its own in main's session, which 6's reset ends)."""
+        box = self.box
+        with self.check(15, "`zettelclaw import openclaw` of the real gateway's store into a "
+                            "fresh memory: plan, apply (source times, the gateway's session "
+                            "ids, no group/cron), again (nothing), rollback") as notes:
+            started = time.time()
+            expect(self.sessions, "no session made by an earlier check (run check 1 first)")
+            # a message long enough (1 KiB and more) for the gateway to store it compressed
+            self.turn("ZC-IMPORT-LONG Here is the whole moving plan: "
+                      + "pack the kitchen, label every box, book the van for Saturday. " * 40
+                      + "ZC-LONG-END")
+            mine = {sid: v for sid, v in self.sessions.items() if v[0] == "main"}
+            direct = {sid for sid, v in mine.items() if v[1] == MAIN_KEY}
+            conversations = sum(self.parts[sid] for sid in mine) + self.cron_runs
+            extracted = sum(self.parts[sid] for sid in direct)
+            store = box.state / "agents/main/agent/openclaw-agent.sqlite"
+            conn = sqlite3.connect(f"{store.as_uri()}?mode=ro", uri=True)
+            try:
+                compressed = conn.execute("SELECT count(*) FROM transcript_events"
+                                          " WHERE event_zstd IS NOT NULL").fetchone()[0]
+            finally:
+                conn.close()
+            expect(compressed, "the gateway stored no event compressed (zstd)")
+            fresh = box.root / "import-memory"
+            home, workspace = fresh / "data", fresh / "workspace"
+            workspace.mkdir(parents=True)
+            sock = home / "sidecar.sock"  # never the gateway's (the plugin's socketPath)
+
+            def zc(*args: str, name: str) -> Any:
+                proc = box.run(["zettelclaw", *args, "--home", str(home), "--socket", str(sock),
+                                "--workspace", str(workspace), "--json"], name=name,
+                               timeout=300)
+                expect(proc.returncode == 0, f"zettelclaw {' '.join(args[:3])} exited "
+                       f"{proc.returncode}: {tail(proc.stderr or proc.stdout)}")
+                return parse_json_output(proc.stdout)
+
+            def fresh_log() -> list[dict[str, Any]]:
+                return read_jsonl(home / "log.jsonl")
+
+            # 1. the plan: what the e2e's turns made, nothing written
+            plan = zc("import", "openclaw", str(box.state), "--agent", "main", name="import-plan")
+            expect(plan["kind"] == "openclaw" and plan["path"] == str(box.state),
+                   f"plan of {plan['kind']} {plan['path']}")
+            expect(not plan["problems"], f"problems reading the store: {plan['problems']}")
+            expect((plan["conversations"], plan["outOfScope"])
+                   == (extracted, conversations - extracted),
+                   f"the plan lists {plan['conversations']} conversations, "
+                   f"{plan['outOfScope']} out of scope; the e2e made {conversations} in main's "
+                   f"{len(mine)} sessions ({self.parts}, cron runs {self.cron_runs}), "
+                   f"{extracted} in its direct session")
+            expect(plan["messages"] >= 2 * extracted,
+                   f"{plan['messages']} messages for {extracted} conversations")
+            expect(plan["estimate"]["inputTokens"] > 0, f"estimate {plan['estimate']}")
+            written = [p for p in (home / "imports", home / "spool", home / "transcripts")
+                       if p.exists() and any(p.iterdir())]
+            expect(not fresh_log() and not written, f"the plan wrote: {written or 'log.jsonl'}")
+            found = zc("import", str(box.state), name="import-detect")  # the kind told by it
+            expect(found["kind"] == "openclaw" and found["conversations"] == extracted,
+                   f"`zettelclaw import STATE` planned {found['kind']} "
+                   f"{found['conversations']}")
+            default = zc("import", "openclaw", name="import-default")  # $OPENCLAW_STATE_DIR
+            expect(default["path"] == str(box.state), f"the default path {default['path']}")
+            notes.append(f"store: {len(mine)} sessions of main, {compressed} event(s) stored "
+                         f"compressed; plan: {plan['conversations']} conversations "
+                         f"({plan['outOfScope']} out of scope), {plan['messages']} "
+                         f"messages, estimate {plan['estimate']['inputTokens']} + "
+                         f"{plan['estimate']['outputTokens']} tokens; `import STATE` and "
+                         "`import openclaw` (no path) plan the same")
+
+            # 2. apply, with a second sidecar on the fresh memory extracting
+            box.set_extraction_reply(
+                {"type": "fact", "content": "ZC-IMPORTED a fact from a past session",
+                 "subject": "import"},
+                {"type": "handoff", "content": "ZC-IMPORTED-HANDOFF must not be written"})
+            prompts_before = len(box.extraction_requests())
+            box.start("import-sidecar", ["zettelclaw", "serve", "--home", str(home), "--socket",
+                                         str(sock), "--workspace", str(workspace)])
+
+            def answers() -> bool:
+                Client(sock, timeout=5).connect().close()
+                return True
+
+            wait_for(answers, "the fresh memory's sidecar", 60, box.processes["import-sidecar"])
+            applied = zc("import", "openclaw", str(box.state), "--agent", "main", "--apply",
+                         name="import-apply")
+            expect(applied["state"] == "done", f"apply: {applied}")
+            expect(applied["conversations"] == extracted
+                   and applied["skipped"] == conversations - extracted,
+                   f"apply spooled {applied['conversations']} and skipped {applied['skipped']};"
+                   f" expected {extracted} and {conversations - extracted}")
+
+            def idle() -> bool:
+                with Client(sock, timeout=10) as client:
+                    return not client.call("jobs.list")["jobs"]
+
+            wait_for(idle, "the fresh memory's extraction jobs to be done", 180)
+            prompts = box.extraction_requests()[prompts_before:]
+            # (the gateway's own sidecar has nothing to extract meanwhile: no reset since 12)
+            expect(len(prompts) == extracted, f"{len(prompts)} extraction prompts for "
+                   f"{extracted} conversations")
+            expect(any("ZC-LONG-END" in p for p in prompts),
+                   "the long (compressed) message is in no extraction prompt")
+            entries = fresh_log()
+            by_session = {e["session"] for e in entries}
+            expect(by_session == direct, f"entries under sessions {sorted(by_session)}, the "
+                   f"gateway's direct sessions {sorted(direct)}")
+            expect(all(e["type"] == "fact" for e in entries),
+                   f"types {sorted({e['type'] for e in entries})} (a handoff written?)")
+            for entry in entries:
+                _, _, first, last = mine[entry["session"]]
+                at = datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00"))
+                expect(first - 2 <= at.timestamp() <= last + 2,
+                       f"entry {entry['id']} of {entry['session']} is dated {entry['timestamp']}"
+                       f", not within its session's turns ({hms(first)}-{hms(last)} UTC)")
+            manifest = json.loads(next((home / "imports").glob("*.json")).read_text())
+            skipped = {r["session"]: r["skipped"] for r in manifest["items"].values()
+                       if r.get("skipped")}
+            expect(not set(skipped) & direct and set(mine) - direct <= set(skipped)
+                   and (not self.cron_runs or any("cron" in r for r in skipped.values())),
+                   f"skipped {skipped}; main's group sessions {sorted(set(mine) - direct)}, "
+                   f"cron runs {self.cron_runs}")
+            sent = sum(len(p) for p in prompts) // 4
+            notes.append(f"apply: {applied['conversations']} spooled, {len(prompts)} prompts, "
+                         f"{len(entries)} entries under the gateway's session ids, dated within "
+                         f"their turns (the import ran at {hms(started)}); skipped: "
+                         + "; ".join(sorted(set(skipped.values()))))
+            allowance = plan["estimate"]["outputTokens"] // max(plan["conversations"], 1)
+            estimated = applied["spooledTokens"] - allowance * applied["conversations"]
+            expect(applied["spooledTokens"] == plan["estimate"]["tokens"],
+                   f"the plan estimated {plan['estimate']['tokens']} tokens, the apply spooled "
+                   f"{applied['spooledTokens']}")
+            notes.append(f"estimate of the prompts spooled: {estimated} tokens (+ {allowance} "
+                         f"a reply each); the {len(prompts)} prompts sent:"
+                         f" {sent} tokens at chars/4")
+
+            # 3. again: nothing added
+            again = zc("import", "openclaw", str(box.state), "--agent", "main", "--apply",
+                       name="import-again")
+            expect(again["importId"] is None and again["conversations"] == 0,
+                   f"a second apply: {again}")
+            expect(len(fresh_log()) == len(entries), "a second apply changed the log")
+
+            # 4. rollback: the entries leave the fresh log
+            rolled = zc("import", "--rollback", "last", name="import-rollback")
+            ids = {e["id"] for e in entries}
+            left = [e for e in fresh_log() if e["id"] in ids]
+            expect(rolled["state"] == "rolledBack" and not left,
+                   f"rollback: {rolled}; {len(left)} imported entries still in the log")
+            box.stop("import-sidecar")
+            notes.append(f"again: nothing; rollback: {rolled['entries']} entries purged")
 
     def check_6(self) -> None:
         box = self.box
@@ -1053,8 +1251,9 @@ class E2E:
             return
         steps = ((1, self.check_1), (2, self.check_2), (3, self.check_3), (4, self.check_4),
                  (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
-                 (12, self.check_12), (6, self.check_6), (7, self.check_inspect),
-                 (13, self.check_13), (8, self.check_8), (14, self.check_14))
+                 (12, self.check_12), (15, self.check_15), (6, self.check_6),
+                 (7, self.check_inspect), (13, self.check_13), (8, self.check_8),
+                 (14, self.check_14))
         for number, step in steps:
             if self.only is None or number in self.only:
                 step()
@@ -1078,6 +1277,10 @@ def holding(word: str, *roots: Path) -> dict[str, int]:
             if count:
                 found[f"{root.name}/{path.relative_to(root)}"] = count
     return found
+
+
+def hms(moment: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(moment))
 
 
 def pid_alive(pid: int) -> bool:

@@ -336,6 +336,7 @@ export type ImportPlan = {
   total: number;
   alreadyImported: number;
   outOfRange: number;
+  outOfScope: number;
   problems: ImportProblem[];
   estimate: ImportEstimate;
   budget: number;

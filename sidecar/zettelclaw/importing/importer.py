@@ -204,6 +204,7 @@ class Plan:
     total: int  # items in the source, in the date range
     already_imported: int
     out_of_range: int
+    out_of_scope: int  # conversations the scope rules or the admission policy refuse
     problems: list[Problem]
     estimate: Estimated
     budget: int  # tokens; 0: no limit
@@ -264,8 +265,8 @@ def plan(app: App, source: Source, budget: int | None = None) -> Plan:
     found = read(app.home, source, current=resumed)
     config = app.settings.extraction
     base = _base_tokens(app)
-    est = [estimate.conversation(c, config.max_transcript_chars, base)
-           for _, c in found.conversations]
+    kept = [c for _, c in found.conversations if _refusal(app, c, source.agent) is None]
+    est = [estimate.conversation(c, config.max_transcript_chars, base) for c in kept]
     input_tokens = sum(e.input_tokens for e in est)
     output_tokens = sum(e.output_tokens for e in est)
     limit = _budget(app, budget, resumed)
@@ -276,10 +277,11 @@ def plan(app: App, source: Source, budget: int | None = None) -> Plan:
     assert source.kind is not None  # resolved
     return Plan(
         kind=source.kind, path=str(source.path), agent=source.agent,
-        conversations=len(found.conversations),
-        messages=sum(len(c.messages) for _, c in found.conversations),
+        conversations=len(kept),
+        messages=sum(len(c.messages) for c in kept),
         notes=len(found.notes), total=found.total,
         already_imported=found.imported, out_of_range=found.out_of_range,
+        out_of_scope=len(found.conversations) - len(kept),
         problems=list(found.problems),
         estimate=Estimated(input_tokens=input_tokens, output_tokens=output_tokens,
                            tokens=input_tokens + output_tokens, route=route,
@@ -287,6 +289,16 @@ def plan(app: App, source: Source, budget: int | None = None) -> Plan:
                            prices=PRICES_SOURCE),
         budget=limit, fits=not limit or spooled + input_tokens + output_tokens <= limit,
         resumes=resumed.id if resumed else None)
+
+
+def _refusal(app: App, conversation: Conversation, agent: str) -> str | None:
+    """Why the intake would refuse the conversation (the admission policy, the scope rules: a
+    cron, group or sub-agent session), as it would at the apply; None: it would take it."""
+    intake = app.extraction.intake
+    call = HookCall(trigger="import", session_id=conversation.session_id or "import",
+                    session_key=conversation.session_key, agent_id=agent,
+                    channel=conversation.channel)
+    return intake.admission.refusal(call.subject()) or intake.skip_reason(call.session_key)
 
 
 def _base_tokens(app: App) -> int:
@@ -331,6 +343,7 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     if current is None:
         proposal = plan(app, source, budget)
         if not proposal.conversations and not proposal.notes:  # no import to make
+            # (what the scope rules refuse is not one: the apply would only skip it)
             return Progress(import_id=None, state="done", stop_reason=None,
                             total=proposal.total, done=proposal.total, notes=0,
                             conversations=0, skipped=0, spooled_tokens=0,

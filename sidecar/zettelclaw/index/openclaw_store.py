@@ -6,7 +6,8 @@ It is here because SQL lives in ``index/`` only (tests/test_architecture.py); it
 of Zettelclaw's index. The database is opened read-only (``mode=ro``), so a running gateway's
 writes are never disturbed; its tables, as OpenClaw creates them: ``session_windows`` (one row
 per session id, with its key and times), ``session_nodes`` (a key's entry and current session)
-and ``transcript_events`` (each event's JSON, or zstd-compressed bytes, by session and seq).
+and ``transcript_events`` (each event's JSON, or zstd-compressed bytes, by session and seq),
+and ``session_transcript_cold_archives`` (a session's events moved to cold storage).
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ class StoredEvent:
     json: str | None  # None: stored compressed (OpenClaw zstd-compresses events of 1 KiB
     compressed: bytes | None  # and more when its Node has zstd): these bytes,
     size: int | None  # this many bytes of UTF-8 once decompressed
+
+
+@dataclass(frozen=True)
+class ColdArchive:
+    """A session's events moved to OpenClaw's cold storage (``session.maintenance.coldStorage``,
+    opt-in): zstd-compressed JSONL, in ``blob`` or in the file ``name`` of the agent's
+    ``sessions/cold/`` folder; the events after ``last_seq`` are in ``transcript_events``."""
+
+    name: str
+    blob: bytes | None  # None: stored as a file
+    last_seq: int
 
 
 class StoreError(Exception):
@@ -71,3 +83,19 @@ def events(path: Path, session_id: str) -> Iterator[StoredEvent]:
                               None if size is None else int(size))
     finally:
         conn.close()
+
+
+def cold_archive(path: Path, session_id: str) -> ColdArchive | None:
+    """The session's cold archive, or None (none, or a store older than cold storage)."""
+    conn = _connect(path)
+    try:
+        row = conn.execute("SELECT archive_name, archive_blob, last_seq FROM"
+                           " session_transcript_cold_archives WHERE session_id = ?",
+                           (session_id,)).fetchone()
+    except sqlite3.OperationalError:  # no such table
+        return None
+    finally:
+        conn.close()
+    if row is None:
+        return None
+    return ColdArchive(str(row[0]), None if row[1] is None else bytes(row[1]), int(row[2]))

@@ -722,6 +722,7 @@ class ImportPlan(Result):
     total: int  # items in the source, in the date range
     already_imported: int
     out_of_range: int
+    out_of_scope: int  # conversations the admission policy or the scope rules refuse
     problems: list[ImportProblem]
     estimate: ImportEstimate
     budget: int  # tokens; 0: no limit

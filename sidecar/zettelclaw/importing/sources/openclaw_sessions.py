@@ -6,7 +6,9 @@ sweep reads through OpenClaw's SDK (clients/openclaw/src/transcripts.ts), read h
 itself. An older gateway's layout (``agents/<agent>/sessions/<sessionId>.jsonl`` with
 ``sessions.json`` naming each key's session) is read too.
 
-Messages are reduced exactly as a live hook's are (``extraction/transcript.normalize``: user and
+A session is cut at its resets (OpenClaw 2026.9 keeps the session id across them): each part
+is a conversation, as each was one extraction live. Messages are reduced exactly as a live
+hook's are (``extraction/transcript.normalize``: user and
 assistant text only, secrets replaced, the owner mark kept), and each conversation carries its
 real session id and key: the importer spools it under that id, so a session both imported and
 later swept or hooked is extracted once (the intake's message keys), and the key's scope rules
@@ -61,7 +63,13 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
     for session in listed:
         raw: list[Any] = []
         problem = None
+        cold = openclaw_store.cold_archive(store, session.session_id)
+        if cold is not None:
+            archived, problem = _cold_events(store, session.session_id, cold)
+            raw += archived
         for event in openclaw_store.events(store, session.session_id):
+            if cold is not None and event.seq <= cold.last_seq:
+                continue
             text = event.json
             if text is None and event.compressed is not None:
                 text = zstd.decompress(event.compressed, event.size)
@@ -77,12 +85,43 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
                                   "the event is not JSON; skipped")
         if problem is not None:
             yield problem
-        conversation = _conversation(raw, agent, session.session_id,
-                                     session_key=session.session_key,
-                                     origin=f"{store.name}, session {session.session_id}",
-                                     channel=session.channel)
-        if conversation is not None:
-            yield conversation
+        yield from _conversations(raw, agent, session.session_id,
+                                  session_key=session.session_key,
+                                  origin=f"{store.name}, session {session.session_id}",
+                                  channel=session.channel)
+
+
+def _cold_events(store: Path, session_id: str, cold: openclaw_store.ColdArchive
+                 ) -> tuple[list[Any], Problem | None]:
+    """The events of a session in OpenClaw's cold storage: its archive is zstd-compressed
+    JSONL (a header, then ``{"kind": "event", "row": {"seq", "event_json", ...}}`` records and
+    others), in the database or in ``agents/<agent>/sessions/cold/``."""
+    folder = store.parent.parent / "sessions" if store.parent.name == "agent" else store.parent
+    where = "the store" if cold.blob is not None else str(folder / "cold" / cold.name)
+    data = cold.blob
+    if data is None:
+        try:
+            data = (folder / "cold" / cold.name).read_bytes()
+        except OSError as exc:
+            return [], _cold_problem(store, session_id, where, exc.strerror or str(exc))
+    text = zstd.decompress(data, None)
+    if text is None:
+        return [], _cold_problem(store, session_id, where, f"not zstd, or {zstd.MISSING}")
+    events: list[Any] = []
+    for line in text.splitlines():
+        try:
+            record = orjson.loads(line)
+            if isinstance(record, dict) and record.get("kind") == "event":
+                events.append(orjson.loads(record["row"]["event_json"]))
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return events, _cold_problem(store, session_id, where, "a record is not JSON")
+    return events, None
+
+
+def _cold_problem(store: Path, session_id: str, where: str, why: str) -> Problem:
+    return Problem(f"{store}, session {session_id}",
+                   f"its events are in OpenClaw's cold storage ({where}), which could not be "
+                   f"read: {why}; the events written since are imported")
 
 
 def _legacy(directory: Path, agent: str) -> Iterator[Item]:
@@ -100,21 +139,40 @@ def _legacy(directory: Path, agent: str) -> Iterator[Item]:
                     keys[entry["sessionId"]] = str(key)
     for file in sorted(directory.glob("*.jsonl")):
         session_id = file.name.removesuffix(".jsonl")
-        conversation = _conversation(list(read_jsonl(file)), agent, session_id,
-                                     session_key=keys.get(session_id), origin=file.name)
-        if conversation is not None:
-            yield conversation
+        yield from _conversations(list(read_jsonl(file)), agent, session_id,
+                                  session_key=keys.get(session_id), origin=file.name)
 
 
-def _conversation(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
-                  origin: str, channel: str | None = None) -> Conversation | None:
-    messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
-                             _at(m.timestamp), m.from_owner) for m in normalize(raw))
-    if not messages:
-        return None
-    return Conversation(source_id=f"openclaw:{agent}:{session_id}", title=None,
-                        messages=messages, origin=origin, session_id=session_id,
-                        session_key=session_key, channel=channel)
+def _parts(raw: list[Any]) -> list[tuple[str | None, list[Any]]]:
+    """The session's events cut at its resets: (the reset event's id, or None for the part
+    before the first, and the events after it).
+
+    OpenClaw 2026.9 keeps a session id across ``/new`` and ``sessions.reset``: it records a
+    ``{"type": "reset"}`` event in the same transcript (seen in the real gateway's store), so a
+    main session holds every conversation since the key was made. Live, each reset ended one
+    and had it extracted; the import extracts the same parts, each its own conversation."""
+    parts: list[tuple[str | None, list[Any]]] = [(None, [])]
+    for item in raw:
+        if isinstance(item, dict) and item.get("type") == "reset":
+            parts.append((str(item.get("id") or len(parts)), []))
+        else:
+            parts[-1][1].append(item)
+    return parts
+
+
+def _conversations(raw: list[Any], agent: str, session_id: str, *, session_key: str | None,
+                   origin: str, channel: str | None = None) -> Iterator[Conversation]:
+    for reset_id, events in _parts(raw):
+        messages = tuple(Message("user" if m.role == "user" else "assistant", m.text,
+                                 _at(m.timestamp), m.from_owner) for m in normalize(events))
+        if not messages:
+            continue
+        part = "" if reset_id is None else f":{reset_id}"
+        yield Conversation(source_id=f"openclaw:{agent}:{session_id}{part}", title=None,
+                           messages=messages,
+                           origin=origin if reset_id is None else f"{origin}, after reset "
+                                                                  f"{reset_id}",
+                           session_id=session_id, session_key=session_key, channel=channel)
 
 
 def _at(timestamp: str | None) -> datetime | None:

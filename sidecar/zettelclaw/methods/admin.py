@@ -108,7 +108,7 @@ def memory_status(app: App) -> MemoryStatus:
         invalid_lines=InvalidLines(count=counts.invalid_lines,
                                    first=[InvalidLine.model_validate(i) for i in invalid]),
         subjects=len(app.subjects.load()),
-        search=SearchStatus.model_validate(app.searcher.status()),
+        search=from_domain(SearchStatus, app.searcher.status()),
         index=IndexStatus(
             bytes=sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
             indexing=progress is not None, progress=list(progress) if progress else None),

@@ -106,7 +106,7 @@ def memory_status(app: App) -> MemoryStatus:
         entries=EntryCounts(total=counts.total, by_type=counts.by_type,
                             replaced=counts.replaced, current=counts.total - counts.replaced),
         invalid_lines=InvalidLines(count=counts.invalid_lines,
-                                   first=[InvalidLine.model_validate(i) for i in invalid]),
+                                   first=[from_domain(InvalidLine, i) for i in invalid]),
         subjects=len(app.subjects.load()),
         search=from_domain(SearchStatus, app.searcher.status()),
         index=IndexStatus(

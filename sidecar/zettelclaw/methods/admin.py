@@ -39,6 +39,7 @@ from zettelclaw.protocol.results import (
     Rebuilt,
     SearchStatus,
     Status,
+    WorkspaceConflict,
 )
 
 ServerInfo = Callable[[], dict[str, Any]]  # the server object of status
@@ -62,7 +63,9 @@ async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) 
                 "briefing": from_domain(BriefingStatus, app.briefing.status()),
                 "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
                 "agentsTotal": len(agents.roster.agents()),
-                "workspaceConflicts": agents.roster.conflicts(), "server": server})
+                "workspaceConflicts": [from_domain(WorkspaceConflict, c)
+                                       for c in agents.roster.conflicts()],
+                "server": server})
 
         return await trio.to_thread.run_sync(read)
 

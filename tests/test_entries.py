@@ -349,15 +349,20 @@ def test_get_entry_returns_the_chain_both_ways(build: Build) -> None:
         got_b = query.get_entry(conn, b["id"])
         got_c = query.get_entry(conn, c["id"])
         got_other = query.get_entry(conn, other["id"])
-    assert got_b == {"entry": b, "line": 2, "current": False, "replaces": [a],
-                     "replacedBy": [c]}
-    assert got_a == {"entry": a, "line": 1, "current": False, "replaces": [],
-                     "replacedBy": [b, c]}
-    assert got_c == {"entry": c, "line": 4, "current": True, "replaces": [b, a],
-                     "replacedBy": []}
+    assert got_a is not None
+    assert got_b is not None
+    assert got_c is not None
+
+    def chain(got: query.Chain) -> tuple[Any, ...]:
+        return got.entry, got.line, got.current, got.replaces, got.replaced_by
+
+    assert chain(got_b) == (b, 2, False, [a], [c])
+    assert chain(got_a) == (a, 1, False, [], [b, c])
+    assert chain(got_c) == (c, 4, True, [b, a], [])
+    assert (got_a.newest, got_b.newest, got_c.newest) == (c, c, c)
     assert got_other is not None
-    assert (got_other["replaces"], got_other["replacedBy"], got_other["current"]) == (
-        [], [], True)
+    assert (got_other.replaces, got_other.replaced_by, got_other.current) == ([], [], True)
+    assert got_other.newest == other
 
 
 def test_get_entry_keeps_field_order_and_leaves_absent_fields_out(build: Build) -> None:
@@ -367,7 +372,7 @@ def test_get_entry_keeps_field_order_and_leaves_absent_fields_out(build: Build) 
     with index.read() as conn:
         got = query.get_entry(conn, task["id"])
     assert got is not None
-    assert list(got["entry"]) == ["id", "timestamp", "type", "content", "status", "detail",
+    assert list(got.entry) == ["id", "timestamp", "type", "content", "status", "detail",
                                   "subject", "session"]
 
 
@@ -381,9 +386,9 @@ def test_when_two_entries_replace_one_the_later_wins(build: Build) -> None:
         got_b = query.get_entry(conn, b["id"])
     assert got_a is not None
     assert got_b is not None
-    assert got_a["replacedBy"] == [c]
-    assert got_b["current"]
-    assert got_b["replaces"] == [a]
+    assert got_a.replaced_by == [c]
+    assert got_b.current
+    assert got_b.replaces == [a]
     assert set(found(search(index))) == {b["id"], c["id"]}
 
 
@@ -399,9 +404,9 @@ def test_a_dangling_replaces_hides_nothing(build: Build, target: str) -> None:
         got_later = query.get_entry(conn, later["id"])
     assert got is not None
     assert got_later is not None
-    assert got["entry"]["replaces"] == pointer  # as written
-    assert (got["current"], got["replaces"], got["replacedBy"]) == (True, [], [])
-    assert got_later["current"]
+    assert got.entry["replaces"] == pointer  # as written
+    assert (got.current, got.replaces, got.replaced_by) == (True, [], [])
+    assert got_later.current
     assert set(found(search(index))) == {own["id"], later["id"]}
 
 
@@ -426,10 +431,10 @@ def test_counts(build: Build) -> None:
         every = query.invalid_lines(conn, 10)
     assert counts == query.Counts(total=5, by_type={"fact": 2, "task": 2, "decision": 1},
                                   replaced=1, invalid_lines=3)
-    assert [i["line"] for i in invalid] == [3, 7]
-    assert [i["line"] for i in every] == [3, 7, 8]
-    assert invalid[0]["excerpt"] == "junk"
-    assert "duplicate id" in every[2]["reason"]
+    assert [i.line for i in invalid] == [3, 7]
+    assert [i.line for i in every] == [3, 7, 8]
+    assert invalid[0].excerpt == "junk"
+    assert "duplicate id" in every[2].reason
 
 
 def test_counts_of_an_empty_index(build: Build) -> None:

@@ -14,6 +14,7 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.agents.roster import Roster
 from zettelclaw.app import App
 from zettelclaw.home import Home
+from zettelclaw.llm.host import Offer
 from zettelclaw.llm.route import Router
 from zettelclaw.methods import host
 from zettelclaw.methods.host import withdraw_offers
@@ -74,7 +75,9 @@ async def test_an_offer_lasts_as_long_as_its_connection(app: App) -> None:
     assert result["accepted"] == ["llm.complete"]
     assert result["ignored"] == ["tea.make"]
     assert result["route"]["active"] == "host"
-    assert router.status().hosts == [{"client": {"name": "openclaw", "version": "2026.9.6"},
+    assert router.status().hosts == [Offer(client={"name": "openclaw", "version": "2026.9.6"},
+                                           model="fake/fake-model")]
+    assert result["route"]["hosts"] == [{"client": {"name": "openclaw", "version": "2026.9.6"},
                                          "model": "fake/fake-model"}]
     assert woken == [1]  # the waiting jobs were told
     peer.close()

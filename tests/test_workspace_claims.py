@@ -44,7 +44,7 @@ def test_conflicts_are_found_among_many_without_comparing_every_pair(tmp_path: P
     many.append(claims.claim("twin", "twin", tmp_path / "ws9", True))
     many.append(claims.claim("phone", "a3", tmp_path / "ws3", False))  # shares a3's memory
     found = claims.conflicts(many)
-    assert sorted((f["agents"], f["relation"]) for f in found) == [
+    assert sorted((f.agents, f.relation) for f in found) == [
         (["a7", "late"], "contains"), (["a9", "twin"], "same")]
 
 

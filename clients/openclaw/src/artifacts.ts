@@ -4,17 +4,13 @@
 // (`artifacts.list`, protocol.md; its paths are checked inside their roots there); this file
 // only reshapes it into the host's MemoryPluginPublicArtifact.
 
+import { request } from "./protocol.ts";
+import type { Artifact } from "./protocol_types.ts";
 import type { RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS } from "./settings.ts";
 
-type SidecarArtifact = {
-  kind: string;
-  root: string;
-  path: string;
-  absolutePath: string;
-  contentType: "markdown" | "json";
-  agentIds: string[];
-};
+// `kind` widened: a kind this plugin does not know yet goes through as the sidecar names it.
+type SidecarArtifact = Omit<Artifact, "kind"> & { kind: string };
 
 type HostArtifact = {
   kind: string;
@@ -58,7 +54,7 @@ export function publicArtifacts(client: () => RpcClient) {
     async listArtifacts(_params: { cfg: unknown }): Promise<HostArtifact[]> {
       const rpc = client();
       try {
-        const answer = await rpc.call<{ artifacts?: SidecarArtifact[] }>("artifacts.list", {}, SLOW_CALL_MS);
+        const answer = await request(rpc, "artifacts.list", {}, SLOW_CALL_MS);
         return (answer.artifacts ?? []).map(hostArtifact);
       } catch (error) {
         throw new Error(`Zettelclaw sidecar: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,7 +4,7 @@
 // (the owner bit to the tool factory, the group bit to before_dispatch) is passed from there with
 // hook.turnFacts, and the sidecar keeps it for that session's later calls (protocol.md).
 
-import type { BeforePromptBuildParams, TurnFactsParams } from "./protocol_types.ts";
+import type { BeforePromptBuildParams, SearchParams, TurnFactsParams } from "./protocol_types.ts";
 import { compact } from "./settings.ts";
 
 const id = (value: unknown) => (typeof value === "string" || typeof value === "number" ? value : undefined);
@@ -45,8 +45,11 @@ export type ToolCtx = {
   requesterSenderId?: unknown;
 };
 
+/** The audience fields every memory tool's params share (the sidecar's AudienceParams). */
+export type ToolAudience = Pick<SearchParams, "agentId" | "sessionKey" | "chatType" | "isGroup" | "chatId" | "senderId" | "senderIsOwner">;
+
 /** Whose memory, and who will read a tool's answer, from the tool factory's ctx (every memory tool). */
-export function toolAudience(ctx: ToolCtx): Record<string, unknown> {
+export function toolAudience(ctx: ToolCtx): ToolAudience {
   return compact({
     agentId: ctx.agentId,
     sessionKey: ctx.sessionKey,

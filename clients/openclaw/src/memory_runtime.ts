@@ -5,27 +5,18 @@
 // host's types. No rule lives here: who may see what is the sidecar's (the search names the
 // requester's sessionKey, and the sidecar answers for that audience).
 
+import { request } from "./protocol.ts";
+import type { EntryWithChain, LogResult, MemoryResult, SemanticStatus, Status, TextSlice } from "./protocol_types.ts";
 import type { RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS, compact } from "./settings.ts";
 
-type SidecarStatus = {
-  workspace?: string;
-  paths?: { index?: string };
-  entries?: { total?: number; current?: number; replaced?: number; byType?: Record<string, number> };
-  subjects?: number;
-  index?: { indexing?: boolean };
-  search?: { memoryFiles?: number; chunks?: number; semantic?: { on?: boolean; state?: string; reason?: string | null; model?: string } };
-  extraction?: { jobs?: Record<string, number> };
-  briefing?: { lastRun?: string | null; nextRun?: string | null };
-  log?: { bytes?: number; lines?: number };
-  version?: string;
-};
-
-type Hit = Record<string, unknown>;
+// The sidecar's answer, read defensively (an older sidecar may leave a part out): hence the `?.`.
+type SidecarStatus = Status;
+type Hit = LogResult | MemoryResult;
 
 /** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
 export function providerStatus(status: SidecarStatus): Record<string, unknown> {
-  const semantic = status.search?.semantic ?? {};
+  const semantic: Partial<SemanticStatus> = status.search?.semantic ?? {};
   const semanticReady = semantic.on === true && semantic.state === "ready";
   return compact({
     backend: "builtin",
@@ -60,7 +51,7 @@ export function providerStatus(status: SidecarStatus): Record<string, unknown> {
 }
 
 /** A sidecar result as the host's MemorySearchResult (log entries and file chunks alike are "memory"). */
-function searchResult(hit: Hit): Hit {
+function searchResult(hit: Hit): Record<string, unknown> {
   return compact({
     path: hit.path,
     startLine: hit.startLine,
@@ -76,12 +67,13 @@ function searchResult(hit: Hit): Hit {
 
 /** A search manager for one agent, its status read once from the sidecar when it is made. */
 export async function searchManager(rpc: RpcClient, agentId: string): Promise<Record<string, unknown>> {
-  const status = await rpc.call<SidecarStatus>("status", { agentId }, SLOW_CALL_MS);
-  const semantic = status.search?.semantic ?? {};
+  const status = await request(rpc, "status", { agentId }, SLOW_CALL_MS);
+  const semantic: Partial<SemanticStatus> = status.search?.semantic ?? {};
   const semanticReady = semantic.on === true && semantic.state === "ready";
   return {
     async search(query: string, opts: { maxResults?: number; minScore?: number; sessionKey?: string } = {}) {
-      const answer = await rpc.call<{ results?: Hit[] }>(
+      const answer = await request(
+        rpc,
         "memory.search",
         compact({ agentId, query: query.trim() || undefined, maxResults: opts.maxResults, minScore: opts.minScore, sessionKey: opts.sessionKey }),
         SLOW_CALL_MS,
@@ -90,11 +82,13 @@ export async function searchManager(rpc: RpcClient, agentId: string): Promise<Re
     },
     async readFile(params: { relPath: string; from?: number; lines?: number }) {
       try {
-        const answer = await rpc.call<Record<string, unknown>>(
+        const answer: Partial<TextSlice> & Partial<EntryWithChain> = await request(
+          rpc,
           "memory.get",
           compact({ agentId, path: params.relPath, from: params.from, lines: params.lines }),
           SLOW_CALL_MS,
         );
+        // a file's or a session's lines (TextSlice); an entry id answers the entry with its chain, shown as JSON
         return compact({ status: "ok", path: params.relPath, text: String(answer.text ?? JSON.stringify(answer)), truncated: answer.truncated, from: answer.from, lines: answer.lines });
       } catch (error) {
         if ((error as { code?: unknown }).code === -32002) return { status: "not_found", path: params.relPath, text: "" };

@@ -7,6 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import type { OpenClawPluginServiceContext } from "openclaw/plugin-sdk/plugin-entry";
 import type { LlmComplete } from "./host_model.ts";
 import { completeLive, goLive } from "./live.ts";
+import { request } from "./protocol.ts";
+import type { AgentWorkspace } from "./protocol_types.ts";
 import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
@@ -41,8 +43,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     rpc.handle("llm.complete", completeLive);
     const version = (api.runtime as { version?: unknown } | undefined)?.version;
     const unlisten = rpc.onConnect(inThisStart(() => {
-      rpc
-        .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
+      request(rpc, "host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
         .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
         .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
     }));
@@ -54,7 +55,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
       if (!end()) return; // a newer registration is live: its offer stands
       if (!rpc.connected) return;
       try {
-        await rpc.call("host.offer", { capabilities: [], reason: why }, timeoutMs);
+        await request(rpc, "host.offer", { capabilities: [], reason: why }, timeoutMs);
         log.info(`zettelclaw: withdrew the agent's model from the sidecar (${why})`);
       } catch (error) {
         log.warn(`zettelclaw: withdrawing the offer failed: ${describe(error)}`);
@@ -75,8 +76,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     return rpc.onConnect(inThisStart(() => {
       const agents = agentWorkspaces(api);
       if (agents.length === 0) return;
-      rpc
-        .call("agents.register", { agents }, timeoutMs)
+      request(rpc, "agents.register", { agents }, timeoutMs)
         .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
         .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
     }));
@@ -95,7 +95,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
       };
       void removeDreamingJob(ctx, log);
       try {
-        await rpc.call("status", undefined, timeoutMs);
+        await request(rpc, "status", undefined, timeoutMs);
         log.info(`zettelclaw: connected to the sidecar at ${socketPath}`);
         return;
       } catch (error) {
@@ -152,7 +152,7 @@ function inThisStart(listener: () => void): () => void {
 type AgentRuntime = { resolveAgentWorkspaceDir?: (cfg: unknown, agentId: string) => string };
 
 /** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
-export function agentWorkspaces(api: Shim["api"]): { agentId: string; workspace: string }[] {
+export function agentWorkspaces(api: Shim["api"]): AgentWorkspace[] {
   const runtime = api.runtime as { agent?: AgentRuntime; config?: { current?: () => unknown } } | undefined;
   const resolve = runtime?.agent?.resolveAgentWorkspaceDir;
   if (typeof resolve !== "function") return [];
@@ -172,7 +172,7 @@ async function waitUntilReady(rpc: RpcClient, proc: ChildProcess, log: Logger): 
   const deadline = Date.now() + READY_WAIT_MS;
   while (Date.now() < deadline && proc.exitCode === null && proc.signalCode === null) {
     try {
-      await rpc.call("status", undefined, 1000);
+      await request(rpc, "status", undefined, 1000);
       log.info(`zettelclaw: the sidecar is ready on ${rpc.socketPath}`);
       return;
     } catch {

@@ -4,6 +4,9 @@
 // instead of failing.
 
 import type { AnyAgentTool } from "openclaw/plugin-sdk/plugin-entry";
+import type { ToolAudience } from "./audience.ts";
+import { request } from "./protocol.ts";
+import type { ForgetParams, GetParams, RememberParams, SearchParams, UnforgetParams } from "./protocol_types.ts";
 import { RpcError, type RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS, compact } from "./settings.ts";
 
@@ -104,7 +107,9 @@ const FORGET_PARAMETERS = {
 // memory-core's corpus names, as the sidecar's (protocol.md, memory.search `corpus`).
 const CORPUS: Record<string, string> = { all: "all", log: "log", files: "files", memory: "all", sessions: "log", wiki: "files" };
 
-export function searchParams(input: Record<string, unknown>): Record<string, unknown> {
+// The model's input is held to the tool's parameter schema above, which says what the sidecar's
+// params say; the sidecar validates each call again (an invalid one answers an RpcError).
+export function searchParams(input: Record<string, unknown>): SearchParams {
   const query = typeof input.query === "string" ? input.query.trim() : "";
   return compact({
     query: query || undefined,
@@ -115,11 +120,11 @@ export function searchParams(input: Record<string, unknown>): Record<string, unk
     maxResults: input.maxResults,
     minScore: input.minScore,
     corpus: typeof input.corpus === "string" ? (CORPUS[input.corpus] ?? input.corpus) : undefined,
-  });
+  }) as SearchParams;
 }
 
 /** The memory tools for one turn: `audience` goes with every call; `sessionId` (the turn's) is the session memory_remember writes under. */
-export function memoryTools(client: () => RpcClient, audience: Record<string, unknown> = {}, sessionId?: string): AnyAgentTool[] {
+export function memoryTools(client: () => RpcClient, audience: ToolAudience = {}, sessionId?: string): AnyAgentTool[] {
   const search: AnyAgentTool = {
     name: "memory_search",
     label: "Memory Search",
@@ -134,7 +139,7 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
       const input = (params ?? {}) as Record<string, unknown>;
       const rpc = client();
       try {
-        return toolResult(await rpc.call("memory.search", { ...searchParams(input), ...audience }, SLOW_CALL_MS));
+        return toolResult(await request(rpc, "memory.search", { ...searchParams(input), ...audience }, SLOW_CALL_MS));
       } catch (error) {
         if (error instanceof RpcError) return toolResult({ results: [], error: error.message, code: error.code, data: error.data });
         return toolResult(unavailable(rpc.socketPath, error, { results: [] }));
@@ -153,9 +158,10 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
       const path = typeof input.path === "string" ? input.path : "";
       const rpc = client();
       try {
-        const answer = await rpc.call<Record<string, unknown>>(
+        const answer = await request(
+          rpc,
           "memory.get",
-          { ...compact({ path, from: input.from, lines: input.lines }), ...audience },
+          { ...compact({ path, from: input.from, lines: input.lines } as GetParams), ...audience },
           SLOW_CALL_MS,
         );
         return toolResult({ status: "ok", path, ...answer });
@@ -181,9 +187,10 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
       const input = (params ?? {}) as Record<string, unknown>;
       const rpc = client();
       try {
-        const answer = await rpc.call<Record<string, unknown>>(
+        const answer = await request(
+          rpc,
           "memory.remember",
-          { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId }), ...audience },
+          { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId } as RememberParams), ...audience },
           SLOW_CALL_MS,
         );
         return toolResult({ status: "ok", ...answer });
@@ -207,12 +214,15 @@ export function memoryTools(client: () => RpcClient, audience: Record<string, un
     async execute(_toolCallId: string, params: unknown) {
       const input = (params ?? {}) as Record<string, unknown>;
       const rpc = client();
-      const method = input.undo === true ? "memory.unforget" : "memory.forget";
-      const picked = input.undo === true
-        ? compact({ ids: input.ids, dryRun: input.dryRun })
-        : compact({ ids: input.ids, session: input.session, subject: input.subject, text: input.text, purge: input.purge, dryRun: input.dryRun });
       try {
-        const answer = await rpc.call<Record<string, unknown>>(method, { ...picked, ...audience }, SLOW_CALL_MS);
+        const answer = input.undo === true
+          ? await request(rpc, "memory.unforget", { ...compact({ ids: input.ids, dryRun: input.dryRun } as UnforgetParams), ...audience }, SLOW_CALL_MS)
+          : await request(
+              rpc,
+              "memory.forget",
+              { ...compact({ ids: input.ids, session: input.session, subject: input.subject, text: input.text, purge: input.purge, dryRun: input.dryRun } as ForgetParams), ...audience },
+              SLOW_CALL_MS,
+            );
         return toolResult({ status: "ok", ...answer });
       } catch (error) {
         if (error instanceof RpcError) return toolResult({ status: "error", error: error.message, code: error.code, data: error.data });

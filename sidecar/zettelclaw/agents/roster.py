@@ -24,8 +24,8 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
 from zettelclaw.errors import InvalidParamsError
@@ -82,6 +82,19 @@ def check_workspace(value: str) -> Path:
                                  [{"field": "workspace", "message": "not an absolute path",
                                    "type": "value_error"}])
     return Path(os.path.normpath(value))
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A workspace ``register`` did not record, and why (``owner``: the other memory's agent
+    whose workspace it overlaps, ``relation`` how)."""
+
+    agent_id: str
+    workspace: str
+    reason: str
+    owner: str | None = None
+    owner_workspace: str | None = None
+    relation: str | None = None
 
 
 class Roster:
@@ -170,7 +183,7 @@ class Roster:
                 found.append(self._claim(agent, workspace))
         return found
 
-    def conflicts(self) -> list[dict[str, Any]]:
+    def conflicts(self) -> list[workspace_claims.Conflict]:
         """Agents of different memories whose workspaces are the same or nested (status)."""
         return workspace_claims.conflicts(self.claims())
 
@@ -179,7 +192,7 @@ class Roster:
         return Claims(self.claims()).owner_against(self._claim(agent, workspace))
 
     def register(self, workspaces: Mapping[str, Path],
-                 refused: list[dict[str, Any]] | None = None) -> list[str]:
+                 refused: list[Refusal] | None = None) -> list[str]:
         """Record what the host says; returns the agents whose workspace changed. Written to
         agents.json (atomically) only when something changed. A workspace another memory's
         agent owns (the same, or nested) is not recorded: it is added to ``refused``."""
@@ -195,9 +208,9 @@ class Roster:
                         and len(self.registered) + len(accepted) >= MAX_REGISTERED):
                     over.append(agent)
                     if refused is not None:
-                        refused.append({"agentId": agent, "workspace": str(workspaces[agent]),
-                                        "reason": f"{MAX_REGISTERED} agents are registered "
-                                                  "already"})
+                        refused.append(Refusal(agent, str(workspaces[agent]),
+                                               f"{MAX_REGISTERED} agents are registered "
+                                               "already"))
                     continue
                 mine = self._claim(agent, workspaces[agent])
                 if claims is None:
@@ -209,12 +222,12 @@ class Roster:
                                    agent, mine.workspace, _HOW[how], owner.agent,
                                    owner.workspace)
                     if refused is not None:
-                        refused.append({"agentId": agent, "workspace": str(mine.workspace),
-                                        "reason": f"it {_HOW[how]} agent {owner.agent}'s "
-                                                  "workspace, of another memory",
-                                        "owner": owner.agent,
-                                        "ownerWorkspace": str(owner.workspace),
-                                        "relation": how})
+                        refused.append(Refusal(agent, str(mine.workspace),
+                                               f"it {_HOW[how]} agent {owner.agent}'s "
+                                               "workspace, of another memory",
+                                               owner=owner.agent,
+                                               owner_workspace=str(owner.workspace),
+                                               relation=how))
                     continue
                 accepted[agent] = workspaces[agent]
                 claims.add(mine)

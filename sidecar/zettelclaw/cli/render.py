@@ -135,7 +135,8 @@ def status(result: Mapping[str, Any], where: str) -> str:
             for a in result["agents"])
             + (f", and {result['agentsTotal'] - len(result['agents'])} more (zettelclaw agents)"
                if result.get("agentsTotal", 0) > len(result["agents"]) else ""))
-    lines += [f"warning    {claims.describe(c)}" for c in result.get("workspaceConflicts") or []]
+    lines += [f"warning    {claims.describe(claims.Conflict(**c))}"
+              for c in result.get("workspaceConflicts") or []]
     invalid = result["invalidLines"]
     if invalid["count"]:
         lines.append(f"warning    {invalid['count']} invalid line(s) in the log are skipped:")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,8 +189,8 @@ class Extraction:
                                       self.config.relevant_entries)
             # what this conversation already put in memory (memory.remember): shown as held,
             # so the model does not write it again (prompts/extraction.md, rule 8)
-            own = [found["entry"] for i in sorted(receipts.remembered(self.home, job.session_id))
-                   if (found := entries.get_entry(conn, i)) is not None and found["current"]]
+            own = [found.entry for i in sorted(receipts.remembered(self.home, job.session_id))
+                   if (found := entries.get_entry(conn, i)) is not None and found.current]
         shown = {e["id"] for e in own}
         entry_lines = [_entry_line(e) for e in [*own, *(e for e in related
                                                          if e["id"] not in shown)]]
@@ -215,7 +215,7 @@ class Extraction:
                 found = entries.get_entry(conn, entry_id)
             if found is None:
                 return None
-            return str(found["replacedBy"][-1]["id"] if found["replacedBy"] else entry_id)
+            return found.newest["id"]
 
         def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
             return _fallback_handoff(entries, messages)
@@ -250,7 +250,7 @@ class Extraction:
             with self.index.read() as conn:
                 # not in the log yet: neither indexed nor hidden (a hidden entry has no row);
                 # and not what the owner had remembered in this conversation (memory.remember)
-                held = {_same(got["entry"]) for i in receipts.remembered(self.home, job.session_id)
+                held = {_same(got.entry) for i in receipts.remembered(self.home, job.session_id)
                         if (got := entries.get_entry(conn, i)) is not None}
                 missing = [e for e in found if entries.get_entry(conn, e.id) is None
                            and not entries.is_hidden(conn, e.id)
@@ -403,12 +403,12 @@ class Extraction:
                     count=len(chosen), total=len(lines), truncated=False)
 
 
-def _same(entry: dict[str, Any]) -> tuple[str, str]:
+def _same(entry: Mapping[str, Any]) -> tuple[str, str]:
     """An entry's type and content, case and spacing aside: a copy of it is the same."""
     return str(entry["type"]), " ".join(str(entry["content"]).split()).casefold()
 
 
-def _entry_line(entry: dict[str, Any]) -> str:
+def _entry_line(entry: Mapping[str, Any]) -> str:
     status = f" [{entry['status']}]" if entry.get("status") else ""
     subject = f" ({entry['subject']})" if entry.get("subject") else ""
     return f"- id {entry['id']} · {entry['type']}{status}{subject}: {entry['content']}"

@@ -10,10 +10,11 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from zettelclaw.index import counts as kept_counts
 from zettelclaw.index import subject_counts
+from zettelclaw.log.schema import EntryRecord
 
 ENTRY_COLUMNS = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                  "session")
@@ -47,9 +48,10 @@ class Filters:
         return (" AND ".join(clauses) or "1"), params
 
 
-def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
-    """The entry as it stands in the log: its fields in line order, absent ones left out."""
-    return {key: row[key] for key in ENTRY_COLUMNS if row[key] is not None}
+def entry_dict(row: sqlite3.Row) -> EntryRecord:
+    """The entry as it stands in the log: its fields in line order, absent ones left out (a
+    plain dict, typed: search returns many, and a model each would cost)."""
+    return cast(EntryRecord, {key: row[key] for key in ENTRY_COLUMNS if row[key] is not None})
 
 
 def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int, order: str = "time"
@@ -68,9 +70,25 @@ def filter_entries(conn: sqlite3.Connection, filters: Filters, limit: int, order
     return rows
 
 
-def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
-    """The entry with its chain: ``replaces`` (older versions, nearest first) and
-    ``replacedBy`` (newer versions up to the current one, nearest first)."""
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """An entry with its chain: ``replaces`` (older versions, nearest first; a hidden one left
+    out) and ``replaced_by`` (newer versions up to the current one, nearest first)."""
+
+    entry: EntryRecord
+    line: int
+    current: bool
+    replaces: list[EntryRecord]
+    replaced_by: list[EntryRecord]
+
+    @property
+    def newest(self) -> EntryRecord:
+        """The current version (or the last one the log keeps)."""
+        return self.replaced_by[-1] if self.replaced_by else self.entry
+
+
+def get_entry(conn: sqlite3.Connection, entry_id: str) -> Chain | None:
+    """The entry with its chain, None when no entry has this id (or it is hidden)."""
     row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
     if row is None:
         return None
@@ -89,8 +107,15 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> dict[str, Any] | None:
         if cursor is None:
             break
         newer.append(entry_dict(cursor))
-    return {"entry": entry_dict(row), "line": row["line"], "current": row["replaced_by"] is None,
-            "replaces": older, "replacedBy": newer}
+    return Chain(entry=entry_dict(row), line=row["line"], current=row["replaced_by"] is None,
+                 replaces=older, replaced_by=newer)
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidLine:
+    line: int
+    reason: str
+    excerpt: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +156,10 @@ def peek_total(index_path: Path) -> int | None:
         return None
 
 
-def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+def invalid_lines(conn: sqlite3.Connection, limit: int) -> list[InvalidLine]:
     rows = conn.execute("SELECT line, reason, excerpt FROM invalid_lines ORDER BY line LIMIT ?",
                         (limit,))
-    return [{"line": line, "reason": reason, "excerpt": excerpt} for line, reason, excerpt in rows]
+    return [InvalidLine(line, reason, excerpt) for line, reason, excerpt in rows]
 
 
 def subject_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:

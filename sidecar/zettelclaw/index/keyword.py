@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from zettelclaw.index import fts
 from zettelclaw.index.entries import Filters, entry_dict
 from zettelclaw.index.ranking import idf
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.log.schema import EntryRecord
 
 RELATED_TERMS = 24
 
@@ -62,7 +62,7 @@ def log_candidates(terms: TermIndex, plan: fts.MatchPlan, *, filters: Filters, p
 
 
 def related(conn: sqlite3.Connection, terms: TermIndex, text: str, limit: int
-            ) -> list[dict[str, Any]]:
+            ) -> list[EntryRecord]:
     """Current entries that share the most distinctive words with ``text``, best first.
 
     Used to show the extraction model what memory already holds, so that a correction comes

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -65,6 +65,17 @@ class Completion:
     route: str  # "anthropic" or "host"
     model: str  # as the route named it: "claude-sonnet-4-6", "openai/gpt-5" (the host's)
     usage: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A connected host that offers ``llm.complete`` (``status``'s route ``hosts``): who it
+    says it is (``client``: its name and version, as it gave them), its model when it named
+    one, and why its model cannot be asked now, if it said so."""
+
+    client: Mapping[str, Any]
+    model: str | None = None
+    unusable: str | None = None
 
 
 class _Answer(BaseModel):
@@ -120,14 +131,13 @@ class HostModels:
         peer = self.current() if peer is None else peer
         return None if peer is None else self._unusable.get(id(peer))
 
-    def describe(self) -> list[dict[str, Any]]:
+    def describe(self) -> list[Offer]:
         hosts = []
         for p in self._peers:
             if not p.closed and CAPABILITY in p.offers:
-                details = dict(p.offers[CAPABILITY])
-                if id(p) in self._unusable:
-                    details["unusable"] = self._unusable[id(p)]
-                hosts.append(details)
+                details = p.offers[CAPABILITY]
+                hosts.append(Offer(client=details["client"], model=details.get("model"),
+                                   unusable=self._unusable.get(id(p))))
         return hosts
 
     async def complete(self, prompt: str, *, purpose: str, config: ExtractionConfig

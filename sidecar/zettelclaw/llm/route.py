@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from zettelclaw.config import BudgetConfig, ExtractionConfig
 from zettelclaw.llm import anthropic_client, usage
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
-from zettelclaw.llm.host import NO_HOST, Completion, HostModels
+from zettelclaw.llm.host import NO_HOST, Completion, HostModels, Offer
 
 NO_ROUTE_AUTO = f"no Anthropic API key and {NO_HOST} (route auto)"
 
@@ -150,4 +149,4 @@ class RouteStatus:
     reason: str
     anthropic_model: str
     host_model: str
-    hosts: list[dict[str, Any]]
+    hosts: list[Offer]

@@ -39,6 +39,7 @@ from zettelclaw.protocol.results import (
     Rebuilt,
     SearchStatus,
     Status,
+    WorkspaceConflict,
 )
 
 ServerInfo = Callable[[], dict[str, Any]]  # the server object of status
@@ -62,7 +63,9 @@ async def status(agents: Agents, server_info: ServerInfo, params: StatusParams) 
                 "briefing": from_domain(BriefingStatus, app.briefing.status()),
                 "agents": agent_rows(agents, limit=LISTED_AGENTS, first=(agent, MAIN)),
                 "agentsTotal": len(agents.roster.agents()),
-                "workspaceConflicts": agents.roster.conflicts(), "server": server})
+                "workspaceConflicts": [from_domain(WorkspaceConflict, c)
+                                       for c in agents.roster.conflicts()],
+                "server": server})
 
         return await trio.to_thread.run_sync(read)
 
@@ -106,9 +109,9 @@ def memory_status(app: App) -> MemoryStatus:
         entries=EntryCounts(total=counts.total, by_type=counts.by_type,
                             replaced=counts.replaced, current=counts.total - counts.replaced),
         invalid_lines=InvalidLines(count=counts.invalid_lines,
-                                   first=[InvalidLine.model_validate(i) for i in invalid]),
+                                   first=[from_domain(InvalidLine, i) for i in invalid]),
         subjects=len(app.subjects.load()),
-        search=SearchStatus.model_validate(app.searcher.status()),
+        search=from_domain(SearchStatus, app.searcher.status()),
         index=IndexStatus(
             bytes=sum(_size(Path(f"{home.index}{suffix}")) for suffix in ("", "-wal")),
             indexing=progress is not None, progress=list(progress) if progress else None),

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Any
 
 import trio
 
+from zettelclaw.agents import roster
 from zettelclaw.agents.pool import Agents
 from zettelclaw.agents.roster import check_workspace, memory_home
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index.log_fingerprint import LogStat
+from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import AgentsListParams, AgentsRegisterParams
 from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered, Refusal
@@ -30,7 +31,7 @@ LISTED_AGENTS = 50
 
 async def register(agents: Agents, params: AgentsRegisterParams) -> AgentsRegistered:
     found = {a.agent_id: check_workspace(a.workspace) for a in params.agents}
-    refused: list[dict[str, Any]] = []
+    refused: list[roster.Refusal] = []
     changed = await trio.to_thread.run_sync(agents.roster.register, found, refused)
 
     def rows() -> list[AgentRow]:  # the agents named first, as many as status lists
@@ -40,7 +41,7 @@ async def register(agents: Agents, params: AgentsRegisterParams) -> AgentsRegist
     total = len(agents.roster.agents())
     if refused:  # another memory's workspace, or nested with one: not recorded
         return AgentsRegistered(changed=changed,
-                                refused=[Refusal.model_validate(r) for r in refused],
+                                refused=[from_domain(Refusal, r) for r in refused],
                                 agents=listed, agents_total=total)
     return AgentsRegistered(changed=changed, agents=listed, agents_total=total)
 

@@ -20,7 +20,7 @@ from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
-from zettelclaw.methods.edge import heard
+from zettelclaw.methods.edge import from_domain, heard
 from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
@@ -144,4 +144,4 @@ def _entry(app: App, entry_id: str) -> EntryWithChain:
         found = entries.get_entry(conn, entry_id)
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id} in the log", {"path": entry_id})
-    return EntryWithChain.model_validate(found)
+    return from_domain(EntryWithChain, found)

@@ -22,7 +22,7 @@ from zettelclaw.log.store import LogStore
 from zettelclaw.methods.edge import heard
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import RememberParams
-from zettelclaw.protocol.results import Remembered
+from zettelclaw.protocol.results import LogEntry, Remembered
 from zettelclaw.recall import receipts
 
 MANUAL = "manual"
@@ -71,7 +71,7 @@ def write(app: App, params: RememberParams) -> Remembered:
         with app.index.read() as conn:
             found = entries.get_entry(conn, entry.id)
     assert found is not None
-    return Remembered(id=entry.id, line=int(found["line"]), entry=found["entry"])
+    return Remembered(id=entry.id, line=found.line, entry=LogEntry.model_validate(found.entry))
 
 
 def _invalid(field: str, message: str) -> InvalidParamsError:

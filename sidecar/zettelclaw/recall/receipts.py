@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from zettelclaw import lock
 from zettelclaw.files import atomic_write_bytes
 from zettelclaw.home import Home
 from zettelclaw.index import entries
-from zettelclaw.log.schema import now_timestamp
+from zettelclaw.log.schema import EntryRecord, now_timestamp
 from zettelclaw.session_keys import Audience
 
 logger = logging.getLogger(__name__)
@@ -128,8 +129,8 @@ def listing(home: Home, conn: sqlite3.Connection) -> list[Written]:
         for entry_id in c.get("ids", []):
             found = entries.get_entry(conn, entry_id)
             items.append(Landed(id=entry_id,
-                                type=found["entry"]["type"] if found else None,
-                                content=found["entry"]["content"] if found else None,
+                                type=found.entry["type"] if found else None,
+                                content=found.entry["content"] if found else None,
                                 present=found is not None))
         out.append(Written(session_id=c.get("sessionId"), source=c.get("source"),
                            job_id=c.get("jobId"), at=c.get("at"), told=bool(c.get("told")),
@@ -153,12 +154,12 @@ class Receipts:
         if not self.enabled:
             return
         waiting = [c for c in load(self.home) if not c.get("told")]
-        shown: list[dict[str, Any]] = []
+        shown: list[EntryRecord] = []
         for c in waiting:
             for entry_id in c.get("ids", []):
                 found = entries.get_entry(conn, entry_id)
-                if found is not None and found["current"]:
-                    shown.append(found["entry"])
+                if found is not None and found.current:
+                    shown.append(found.entry)
         with self._lock:
             self._keys = [_key(c) for c in waiting]
             self._ids = [e["id"] for e in shown]
@@ -176,7 +177,7 @@ class Receipts:
         return taken
 
 
-def format_line(shown: list[dict[str, Any]]) -> str:
+def format_line(shown: Sequence[Mapping[str, Any]]) -> str:
     n = len(shown)
     items = []
     for e in shown[:SHOWN_ITEMS]:

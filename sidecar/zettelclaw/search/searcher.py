@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
 
 from zettelclaw.config import SearchConfig
 from zettelclaw.errors import IndexNotReadyError
@@ -87,31 +87,49 @@ class Searcher:
 
         return read_now(self.index, NOW_SQLITE_SECONDS, quick)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SearchStatus:
         with self.index.read() as conn:
             files, chunks = entries.file_counts(conn)
-        semantic: dict[str, Any] = {"on": self.semantic.reason is None,
-                                    "reason": self.semantic.reason}
+        semantic = SemanticStatus(on=self.semantic.reason is None, reason=self.semantic.reason)
         if self.semantic.embedder is not None:
-            semantic["model"] = self.semantic.embedder.name
+            semantic.model = self.semantic.embedder.name
         if self.semantic.wanted:  # how far the vectors reach, also while the model loads
-            upto, total = self.semantic.coverage()
-            semantic.update(coveredThroughLine=upto, lines=total)
-        semantic["state"] = semantic_state(self.semantic, semantic)
-        return {"memoryFiles": files, "chunks": chunks, "semantic": semantic,
-                "candidateWindow": self.engine.pool}
+            semantic.covered_through_line, semantic.lines = self.semantic.coverage()
+        semantic.state = semantic_state(self.semantic, semantic)
+        return SearchStatus(memory_files=files, chunks=chunks, semantic=semantic,
+                            candidate_window=self.engine.pool)
 
 
+@dataclass(slots=True)
+class SemanticStatus:
+    """Where semantic search is (``status``'s ``search.semantic``): ``model``, and how far the
+    vectors reach (``covered_through_line`` of ``lines``), None where not known."""
 
-def semantic_state(semantic: Semantic, shown: dict[str, Any]) -> str:
+    on: bool
+    reason: str | None
+    model: str | None = None
+    covered_through_line: int | None = None
+    lines: int | None = None
+    state: str = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStatus:
+    memory_files: int
+    chunks: int
+    semantic: SemanticStatus
+    candidate_window: int
+
+
+def semantic_state(semantic: Semantic, shown: SemanticStatus) -> str:
     """One word for where semantic search is: ``off`` (turned off, not installed, failed to
     load, or the log too large: ``reason`` says which), ``loading`` (the model is on its way;
     the first second after start, before the vectorizer begins to load it, included),
-    ``catching up`` (on, part of the log without vectors yet: ``coveredThroughLine`` of
+    ``catching up`` (on, part of the log without vectors yet: ``covered_through_line`` of
     ``lines``; search covers the part that has them) or ``ready``."""
     if semantic.loading:
         return "loading"
     if semantic.reason is not None:
         return "off"
-    covered, lines = int(shown.get("coveredThroughLine") or 0), int(shown.get("lines") or 0)
+    covered, lines = shown.covered_through_line or 0, shown.lines or 0
     return "catching up" if covered < lines else "ready"

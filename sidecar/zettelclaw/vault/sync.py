@@ -209,7 +209,7 @@ def _apply(app: Memory, edits: list[Edit], hide: Hide
     return receipts, made, settled
 
 
-def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, str]
+def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, str]
                 ) -> _Asked | None:
     """What one edit asks: its receipt, with the entry to append or the id to hide; None when
     the edit asks for nothing the log does not already say."""
@@ -219,7 +219,7 @@ def _correction(edit: Edit, found: dict[str, Any] | None, corrected: dict[str, s
 
     if found is None:
         return _Asked(receipt("none", False, reason="the entry is not in the log (rewritten?)"))
-    current = found["replacedBy"][-1] if found["replacedBy"] else found["entry"]
+    current = found.newest
     text, was, now = _text(edit)
     old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
     if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):

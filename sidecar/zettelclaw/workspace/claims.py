@@ -29,7 +29,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from zettelclaw.workspace.memory_files import MEMORY_DIR
 
@@ -117,12 +116,23 @@ class Claims:
         return None
 
 
-def conflicts(claims: Iterable[Claim]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two agents of different memories whose workspaces are the same or nested (``status``'s
+    ``workspaceConflicts``); ``configured``: both as the user configured them."""
+
+    agents: list[str]
+    workspaces: list[str]
+    relation: str
+    configured: bool
+
+
+def conflicts(claims: Iterable[Claim]) -> list[Conflict]:
     """Every pair of claims of different memories that overlap. Each claim is looked up by the
     directories above it (a dict of paths), so n claims cost n times their depth, not n^2."""
     listed = sorted(claims, key=lambda c: c.agent)
     index = Claims(listed)
-    found: list[dict[str, Any]] = []
+    found: list[Conflict] = []
     seen: set[tuple[str, str]] = set()
     for current in listed:
         for other in index.near(current):
@@ -133,19 +143,19 @@ def conflicts(claims: Iterable[Claim]) -> list[dict[str, Any]]:
             if how is None:
                 continue
             seen.add(pair)
-            found.append({"agents": [current.agent, other.agent],
-                          "workspaces": [str(current.workspace), str(other.workspace)],
-                          "relation": how,
-                          "configured": current.configured and other.configured})
+            found.append(Conflict(agents=[current.agent, other.agent],
+                                  workspaces=[str(current.workspace), str(other.workspace)],
+                                  relation=how,
+                                  configured=current.configured and other.configured))
     return found
 
 
-def describe(found: dict[str, Any]) -> str:
-    a, b = found["agents"]
-    wa, wb = found["workspaces"]
-    if found["relation"] == "same":
+def describe(found: Conflict) -> str:
+    a, b = found.agents
+    wa, wb = found.workspaces
+    if found.relation == "same":
         where = f"share the workspace {wa}"
-    elif found["relation"] == "inside":
+    elif found.relation == "inside":
         where = f"have nested workspaces ({wa} lies in {wb}/memory)"
     else:
         where = f"have nested workspaces ({wb} lies in {wa}/memory)"

@@ -3,6 +3,7 @@
 // whose they are and whether the owner publishes them at all is the sidecar's answer
 // (`artifacts.list`, protocol.md; its paths are checked inside their roots there); this file
 // only reshapes it into the host's MemoryPluginPublicArtifact.
+import { request } from "./protocol.js";
 import { SLOW_CALL_MS } from "./settings.js";
 // The sidecar's kinds as OpenClaw names them: memory-wiki 2026.9.6 imports only "memory-root",
 // "daily-note", "dream-report" and "event-log" (each behind a bridge.* switch). memory-core names
@@ -35,7 +36,7 @@ export function publicArtifacts(client) {
         async listArtifacts(_params) {
             const rpc = client();
             try {
-                const answer = await rpc.call("artifacts.list", {}, SLOW_CALL_MS);
+                const answer = await request(rpc, "artifacts.list", {}, SLOW_CALL_MS);
                 return (answer.artifacts ?? []).map(hostArtifact);
             }
             catch (error) {

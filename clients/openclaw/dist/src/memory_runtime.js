@@ -4,6 +4,7 @@
 // sidecar (`status`, `memory.search`, `memory.get`); this file only reshapes its answers into the
 // host's types. No rule lives here: who may see what is the sidecar's (the search names the
 // requester's sessionKey, and the sidecar answers for that audience).
+import { request } from "./protocol.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 /** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
 export function providerStatus(status) {
@@ -56,17 +57,18 @@ function searchResult(hit) {
 }
 /** A search manager for one agent, its status read once from the sidecar when it is made. */
 export async function searchManager(rpc, agentId) {
-    const status = await rpc.call("status", { agentId }, SLOW_CALL_MS);
+    const status = await request(rpc, "status", { agentId }, SLOW_CALL_MS);
     const semantic = status.search?.semantic ?? {};
     const semanticReady = semantic.on === true && semantic.state === "ready";
     return {
         async search(query, opts = {}) {
-            const answer = await rpc.call("memory.search", compact({ agentId, query: query.trim() || undefined, maxResults: opts.maxResults, minScore: opts.minScore, sessionKey: opts.sessionKey }), SLOW_CALL_MS);
+            const answer = await request(rpc, "memory.search", compact({ agentId, query: query.trim() || undefined, maxResults: opts.maxResults, minScore: opts.minScore, sessionKey: opts.sessionKey }), SLOW_CALL_MS);
             return (answer.results ?? []).map(searchResult);
         },
         async readFile(params) {
             try {
-                const answer = await rpc.call("memory.get", compact({ agentId, path: params.relPath, from: params.from, lines: params.lines }), SLOW_CALL_MS);
+                const answer = await request(rpc, "memory.get", compact({ agentId, path: params.relPath, from: params.from, lines: params.lines }), SLOW_CALL_MS);
+                // a file's or a session's lines (TextSlice); an entry id answers the entry with its chain, shown as JSON
                 return compact({ status: "ok", path: params.relPath, text: String(answer.text ?? JSON.stringify(answer)), truncated: answer.truncated, from: answer.from, lines: answer.lines });
             }
             catch (error) {

@@ -3,6 +3,7 @@
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
 import { AsyncResource } from "node:async_hooks";
 import { completeLive, goLive } from "./live.js";
+import { request } from "./protocol.js";
 import { SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
 import { agentIds } from "./transcripts.js";
@@ -33,8 +34,7 @@ export function registerService(shim, runSweep) {
         rpc.handle("llm.complete", completeLive);
         const version = api.runtime?.version;
         const unlisten = rpc.onConnect(inThisStart(() => {
-            rpc
-                .call("host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
+            request(rpc, "host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
                 .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
                 .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
         }));
@@ -49,7 +49,7 @@ export function registerService(shim, runSweep) {
             if (!rpc.connected)
                 return;
             try {
-                await rpc.call("host.offer", { capabilities: [], reason: why }, timeoutMs);
+                await request(rpc, "host.offer", { capabilities: [], reason: why }, timeoutMs);
                 log.info(`zettelclaw: withdrew the agent's model from the sidecar (${why})`);
             }
             catch (error) {
@@ -71,8 +71,7 @@ export function registerService(shim, runSweep) {
             const agents = agentWorkspaces(api);
             if (agents.length === 0)
                 return;
-            rpc
-                .call("agents.register", { agents }, timeoutMs)
+            request(rpc, "agents.register", { agents }, timeoutMs)
                 .then(() => log.info(`zettelclaw: told the sidecar the workspaces of ${agents.length} agent(s)`))
                 .catch((error) => log.warn(`zettelclaw: agents.register failed: ${describe(error)}`));
         }));
@@ -90,7 +89,7 @@ export function registerService(shim, runSweep) {
             };
             void removeDreamingJob(ctx, log);
             try {
-                await rpc.call("status", undefined, timeoutMs);
+                await request(rpc, "status", undefined, timeoutMs);
                 log.info(`zettelclaw: connected to the sidecar at ${socketPath}`);
                 return;
             }
@@ -170,7 +169,7 @@ async function waitUntilReady(rpc, proc, log) {
     const deadline = Date.now() + READY_WAIT_MS;
     while (Date.now() < deadline && proc.exitCode === null && proc.signalCode === null) {
         try {
-            await rpc.call("status", undefined, 1000);
+            await request(rpc, "status", undefined, 1000);
             log.info(`zettelclaw: the sidecar is ready on ${rpc.socketPath}`);
             return;
         }

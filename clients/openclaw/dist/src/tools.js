@@ -2,6 +2,7 @@
 // memory_remember and memory_forget: the owner's own writes (the sidecar refuses them anywhere but
 // the owner's private sessions). While the sidecar is down they answer an "unavailable" shape
 // instead of failing.
+import { request } from "./protocol.js";
 import { RpcError } from "./rpc.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 function toolResult(payload) {
@@ -86,6 +87,8 @@ const FORGET_PARAMETERS = {
 };
 // memory-core's corpus names, as the sidecar's (protocol.md, memory.search `corpus`).
 const CORPUS = { all: "all", log: "log", files: "files", memory: "all", sessions: "log", wiki: "files" };
+// The model's input is held to the tool's parameter schema above, which says what the sidecar's
+// params say; the sidecar validates each call again (an invalid one answers an RpcError).
 export function searchParams(input) {
     const query = typeof input.query === "string" ? input.query.trim() : "";
     return compact({
@@ -114,7 +117,7 @@ export function memoryTools(client, audience = {}, sessionId) {
             const input = (params ?? {});
             const rpc = client();
             try {
-                return toolResult(await rpc.call("memory.search", { ...searchParams(input), ...audience }, SLOW_CALL_MS));
+                return toolResult(await request(rpc, "memory.search", { ...searchParams(input), ...audience }, SLOW_CALL_MS));
             }
             catch (error) {
                 if (error instanceof RpcError)
@@ -134,7 +137,7 @@ export function memoryTools(client, audience = {}, sessionId) {
             const path = typeof input.path === "string" ? input.path : "";
             const rpc = client();
             try {
-                const answer = await rpc.call("memory.get", { ...compact({ path, from: input.from, lines: input.lines }), ...audience }, SLOW_CALL_MS);
+                const answer = await request(rpc, "memory.get", { ...compact({ path, from: input.from, lines: input.lines }), ...audience }, SLOW_CALL_MS);
                 return toolResult({ status: "ok", path, ...answer });
             }
             catch (error) {
@@ -159,7 +162,7 @@ export function memoryTools(client, audience = {}, sessionId) {
             const input = (params ?? {});
             const rpc = client();
             try {
-                const answer = await rpc.call("memory.remember", { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId }), ...audience }, SLOW_CALL_MS);
+                const answer = await request(rpc, "memory.remember", { ...compact({ type: input.type, content: input.content, detail: input.detail, subject: input.subject, status: input.status, replaces: input.replaces, sessionId }), ...audience }, SLOW_CALL_MS);
                 return toolResult({ status: "ok", ...answer });
             }
             catch (error) {
@@ -182,12 +185,10 @@ export function memoryTools(client, audience = {}, sessionId) {
         async execute(_toolCallId, params) {
             const input = (params ?? {});
             const rpc = client();
-            const method = input.undo === true ? "memory.unforget" : "memory.forget";
-            const picked = input.undo === true
-                ? compact({ ids: input.ids, dryRun: input.dryRun })
-                : compact({ ids: input.ids, session: input.session, subject: input.subject, text: input.text, purge: input.purge, dryRun: input.dryRun });
             try {
-                const answer = await rpc.call(method, { ...picked, ...audience }, SLOW_CALL_MS);
+                const answer = input.undo === true
+                    ? await request(rpc, "memory.unforget", { ...compact({ ids: input.ids, dryRun: input.dryRun }), ...audience }, SLOW_CALL_MS)
+                    : await request(rpc, "memory.forget", { ...compact({ ids: input.ids, session: input.session, subject: input.subject, text: input.text, purge: input.purge, dryRun: input.dryRun }), ...audience }, SLOW_CALL_MS);
                 return toolResult({ status: "ok", ...answer });
             }
             catch (error) {

@@ -17,14 +17,19 @@ import orjson
 import pytest
 import trio
 
-from zettelclaw import freed_memory
+from zettelclaw import freed_memory, lock
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
 from zettelclaw.index.database import Index
 from zettelclaw.search import local_model
 from zettelclaw.serve import Ready, ServerConfig, serve
+from zettelclaw.state import update_state_locked
 
 _ids = itertools.count(1)
+
+# A memory's start (state.json ``since``) before every fixed past ``updatedAt`` the tests send:
+# the gateway's sweep leaves out the sessions it has never seen that are older than it.
+LONG_AGO = "1970-01-01T00:00:00Z"
 
 
 def make_id(n: int | None = None) -> str:
@@ -102,6 +107,15 @@ def home(tmp_path: Path) -> Home:
     h = Home(tmp_path / "home")
     h.ensure()
     return h
+
+
+def started(home: Home, since: str = LONG_AGO) -> Home:
+    """Record ``home``'s memory as started at ``since`` (before the app first opens it: the
+    start is recorded once and kept), as if Zettelclaw had been installed then."""
+    home.ensure()
+    with lock.exclusive(home.lock):
+        update_state_locked(home, lambda state: setattr(state, "since", since))
+    return home
 
 
 @pytest.fixture

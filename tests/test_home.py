@@ -1,8 +1,8 @@
 """Where the data lives (``zettelclaw.home``): resolution order and a private data directory.
 
 Covers the data directory's resolution order (--home > $ZETTELCLAW_HOME >
-$OPENCLAW_STATE_DIR/zettelclaw > ~/.openclaw/zettelclaw), the workspace's (--workspace >
-$ZETTELCLAW_WORKSPACE > $OPENCLAW_STATE_DIR/workspace > ~/.openclaw/workspace), and
+$OPENCLAW_STATE_DIR/zettelclaw > $OPENCLAW_HOME/.openclaw/zettelclaw > ~/.openclaw/zettelclaw),
+the workspace's (the same, with $ZETTELCLAW_WORKSPACE and workspace), and
 ``Home.ensure``: the directory 0700 and the log 0600, tightened with a warning when they were
 open to others, the log's content kept.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from zettelclaw.errors import DataDirError
-from zettelclaw.home import Home, resolve_home, resolve_workspace
+from zettelclaw.home import Home, resolve_home, resolve_openclaw_state_dir, resolve_workspace
 
 Resolve = Callable[[str | None, dict[str, str]], Path]
 
@@ -102,6 +102,30 @@ def test_relative_paths_are_made_absolute(resolve: Resolve, var: str, sub: str, 
     assert resolve("rel", {}) == tmp_path / "rel"
     assert resolve(None, {var: "own"}) == tmp_path / "own"
     assert resolve(None, {"OPENCLAW_STATE_DIR": "state"}) == tmp_path / "state" / sub
+
+
+@pytest.mark.parametrize(("resolve", "var", "sub"), CASES)
+def test_openclaw_home_replaces_the_home_in_openclaws_default(
+        user_home: Path, resolve: Resolve, var: str, sub: str) -> None:
+    """OpenClaw's rule (its docs/help/environment.md, dist resolveStateDir): $OPENCLAW_HOME
+    replaces the home in its default paths; $OPENCLAW_STATE_DIR still wins, and its ~ is
+    OpenClaw's home. Before, OPENCLAW_HOME was ignored: the sidecar's data and socket were
+    under ~/.openclaw while the gateway's were under $OPENCLAW_HOME/.openclaw."""
+    assert resolve(None, {"OPENCLAW_HOME": "/srv/oc"}) == Path("/srv/oc/.openclaw") / sub
+    assert resolve(None, {"OPENCLAW_HOME": "~/svc"}) == user_home / "svc" / ".openclaw" / sub
+    for unset in ("", "  ", "undefined", "null"):  # what OpenClaw counts as unset
+        assert resolve(None, {"OPENCLAW_HOME": unset}) == user_home / ".openclaw" / sub
+    assert resolve(None, {"OPENCLAW_HOME": "/srv/oc", "OPENCLAW_STATE_DIR": "/st"}) == (
+        Path("/st") / sub)
+    assert resolve(None, {"OPENCLAW_HOME": "/srv/oc", "OPENCLAW_STATE_DIR": "~/st"}) == (
+        Path("/srv/oc/st") / sub)
+    assert resolve(None, {var: "/own", "OPENCLAW_HOME": "/srv/oc"}) == Path("/own")
+
+
+def test_the_default_state_dir_is_openclaws(user_home: Path) -> None:
+    assert resolve_openclaw_state_dir({}) == user_home / ".openclaw"
+    assert resolve_openclaw_state_dir({"HOME": "/h", "OPENCLAW_HOME": "/srv"}) == (
+        Path("/srv/.openclaw"))
 
 
 def test_home_files_are_where_the_spec_puts_them(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import started
 from tests.direct import open_pool
 from zettelclaw.agents.pool import Agents
 from zettelclaw.extraction.spool import Job
@@ -60,7 +61,8 @@ async def test_a_spooled_conversation_is_logged_with_its_job(
 
 
 async def test_a_sweep_is_logged_per_agent_with_what_it_answered(
-        pool: Agents, caplog: pytest.LogCaptureFixture) -> None:
+        pool: Agents, home: Home, caplog: pytest.LogCaptureFixture) -> None:
+    started(home)  # before the session's last activity: it is swept
     params = GatewayStartParams.model_validate({"sessions": [
         {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999},
         {"sessionId": "cron-run-7", "sessionKey": "agent:main:cron:nightly:run:7"}]})
@@ -96,6 +98,7 @@ async def test_an_agent_whose_memory_cannot_open_does_not_stop_the_sweep_of_the_
         pool: Agents, home: Home, caplog: pytest.LogCaptureFixture) -> None:
     (home.root / "agents").mkdir(exist_ok=True)
     (home.root / "agents" / "family").write_text("not a directory")  # its memory cannot be made
+    started(home)
     params = GatewayStartParams.model_validate({"sessions": [
         {"sessionId": "f-1", "sessionKey": "agent:family:main", "updatedAt": 1795234999999},
         {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999}]})
@@ -132,9 +135,10 @@ async def test_the_sweep_leaves_out_a_session_read_since_its_last_activity(pool:
 
 
 async def test_a_malformed_session_id_is_skipped_by_name_and_the_good_ones_are_listed(
-        pool: Agents) -> None:
+        pool: Agents, home: Home) -> None:
     """Issue 28 item 7: at caac987 one bad sessionId failed the agent's whole sweep (its good
     sessions were not listed, and the plugin retried forever)."""
+    started(home)
     params = GatewayStartParams.model_validate({"sessions": [
         {"sessionId": "../../etc", "sessionKey": "agent:main:main", "updatedAt": 1795234999999},
         {"sessionId": SESSION, "sessionKey": "agent:main:main", "updatedAt": 1795234999999}]})

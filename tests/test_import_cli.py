@@ -143,8 +143,8 @@ def test_a_kind_without_its_reader_installed_is_said_so(monkeypatch: pytest.Monk
 def test_import_openclaw_without_a_path_reads_openclaws_state_dir(
         capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where OpenClaw keeps its state: $OPENCLAW_STATE_DIR, else ~/.openclaw (its docs,
-    openclaw-agent-runtime.md)."""
+    """Where OpenClaw keeps its state: $OPENCLAW_STATE_DIR, else $OPENCLAW_HOME/.openclaw, else
+    ~/.openclaw (its docs, openclaw-agent-runtime.md, help/environment.md)."""
     from tests.test_import_openclaw_sessions import make_store
 
     state = tmp_path / "gateway-state"
@@ -160,3 +160,8 @@ def test_import_openclaw_without_a_path_reads_openclaws_state_dir(
     rc, out, _ = run(capsys, "import", "openclaw", *site, "--json")
     assert rc == 0
     assert json.loads(out)["path"] == str(tmp_path / "user" / ".openclaw")
+    monkeypatch.setenv("OPENCLAW_HOME", str(tmp_path / "service"))
+    make_store(tmp_path / "service" / ".openclaw")
+    rc, out, _ = run(capsys, "import", "openclaw", *site, "--json")
+    assert rc == 0
+    assert json.loads(out)["path"] == str(tmp_path / "service" / ".openclaw")

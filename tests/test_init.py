@@ -328,6 +328,13 @@ def test_config_path_resolution(tmp_path: Path) -> None:
                                       "OPENCLAW_STATE_DIR": "/s"}) == Path("/y.json")
     assert resolve_config_path(None, {"OPENCLAW_STATE_DIR": "/s"}) == Path("/s/openclaw.json")
     assert resolve_config_path(None, {}) == Path.home() / ".openclaw" / "openclaw.json"
+    # OPENCLAW_HOME replaces the home in OpenClaw's defaults (home.py, OpenClaw's rule)
+    assert resolve_config_path(None, {"OPENCLAW_HOME": "/srv"}) == Path(
+        "/srv/.openclaw/openclaw.json")
+    assert resolve_config_path(None, {"OPENCLAW_HOME": "/srv", "OPENCLAW_STATE_DIR": "/s"}) == \
+        Path("/s/openclaw.json")
+    assert resolve_config_path(None, {"OPENCLAW_HOME": "/srv",
+                                      "OPENCLAW_CONFIG_PATH": "~/c.json"}) == Path("/srv/c.json")
 
 
 def test_config_option_and_a_symlinked_config(oc: Path, tmp_path: Path) -> None:

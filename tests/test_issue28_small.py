@@ -12,7 +12,7 @@ import pytest
 import tantivy
 import trio
 
-from tests.conftest import entry, line
+from tests.conftest import entry, line, started
 from tests.direct import open_app
 from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
 from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
@@ -103,7 +103,8 @@ def test_an_agent_id_is_ascii_before_it_is_lower_cased(agent: str) -> None:
 
 
 async def test_a_session_of_the_sweep_whose_key_names_no_agent_is_skipped_by_name(
-        server: Ready) -> None:
+        server: Ready, home: Home) -> None:
+    started(home)  # before updatedAt 1: the good session is swept
     async with await AsyncClient.connect(server.socket) as client:
         answer = await client.call("hook.gatewayStart", {"sessions": [
             {"sessionId": "bad-1", "sessionKey": "agent:wor\u212a:main", "updatedAt": 1},

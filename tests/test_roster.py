@@ -46,6 +46,19 @@ def test_openclaw_workspaces_as_openclaw_resolves_them(tmp_path: Path) -> None:
     assert openclaw_workspaces({"agents": "nonsense"}, env) == {}
 
 
+def test_openclaw_workspaces_follow_openclaw_home() -> None:
+    """$OPENCLAW_HOME replaces the home in OpenClaw's paths: the default state directory, and
+    the ~ of a configured workspace (OpenClaw's resolveUserPath)."""
+    env = {"HOME": "/h", "OPENCLAW_HOME": "/srv/oc"}
+    config = {"agents": {"defaults": {"workspace": "~/ws"},
+                         "entries": {"main": {}, "work": {"workspace": "~/work"}}}}
+    assert openclaw_workspaces(config, env) == {
+        "main": Path("/srv/oc/ws"), "work": Path("/srv/oc/work")}
+    assert openclaw_workspaces({"agents": {"list": [{"id": "main"}, {"id": "family"}]}},
+                               env) == {"main": Path("/srv/oc/.openclaw/workspace"),
+                                        "family": Path("/srv/oc/.openclaw/workspace-family")}
+
+
 def test_configured_workspaces_reads_openclaw_json_and_survives_a_broken_one(
         tmp_path: Path) -> None:
     path = tmp_path / "openclaw.json"

@@ -12,6 +12,7 @@ import orjson
 import pytest
 import trio
 
+from tests.conftest import started
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import Config, load_config
@@ -327,6 +328,7 @@ async def test_the_gateway_sweep_names_what_is_missing_and_retries_failed_jobs(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     fake.add(Reply(status=500), Reply(status=500))
     fake.default = Reply(text=GOOD_REPLY)
+    started(home)  # before STRETCH_1: s-12b, never seen, is swept
     _, client = await start(settings(home, fake))
     await client.call("hook.sessionEnd", {"sessionId": "s-12", "sessionKey": MAIN,
                                           "messages": STRETCH_1})

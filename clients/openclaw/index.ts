@@ -27,7 +27,7 @@ import { openClawSessionStore, type SessionStore } from "./src/transcripts.ts";
 
 export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audience.ts";
 export { removeDreamingJob } from "./src/service.ts";
-export { PLUGIN_ID, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
+export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
 export { searchParams } from "./src/tools.ts";
 export { conversation, type SessionStore } from "./src/transcripts.ts";

@@ -33,12 +33,14 @@ from zettelclaw.index.syncer import Syncer
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.llm.host import HostModels
 from zettelclaw.llm.route import Router
+from zettelclaw.log.schema import now_timestamp
+from zettelclaw.log.store import LogStore
 from zettelclaw.recall.handoff import Handoff
 from zettelclaw.recall.receipts import Receipts
 from zettelclaw.recall.trace import Trace
 from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
-from zettelclaw.state import State, save_state_locked
+from zettelclaw.state import State, load_state, update_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.subjects.rename import remove_leftover
 from zettelclaw.subjects.rename import temp_path as rename_leftover
@@ -124,15 +126,29 @@ def build_router(settings: Config, root: Home | None = None) -> Router:
 
 
 def _mend_home(home: Home) -> None:
-    """Create subjects.json and state.json when missing; remove what a cut-short rename left."""
+    """Create subjects.json and state.json when missing, and record the memory's start
+    (``since``) once; remove what a cut-short rename left."""
     if rename_leftover(home).exists():  # a rename cut short by a crash
         with lock.exclusive(home.lock):
             if remove_leftover(home):
                 logger.info("removed the temp file of a subject rename that did not finish")
-    if home.subjects.exists() and home.state.exists():
+    if home.subjects.exists() and home.state.exists() and load_state(home).since is not None:
         return
     with lock.exclusive(home.lock):
         if not home.subjects.exists():
             atomic_write_json(home.subjects, {})
-        if not home.state.exists():
-            save_state_locked(home, State())
+        if not home.state.exists() or load_state(home).since is None:
+            first = next(LogStore(home).entries(), None)
+            since = first.timestamp if first is not None else now_timestamp()
+            update_state_locked(home, lambda state: _record_since(state, since))
+
+
+def _record_since(state: State, since: str) -> None:
+    """The memory's start, before which the gateway's sweep extracts no session it has never
+    seen (docs/13-import.md): now, for a new memory; for one an earlier version kept (its log
+    has entries, its state.json no ``since``), its first entry's time, so that no session
+    that version would have swept is left out."""
+    if state.since is None:
+        state.since = since
+
+

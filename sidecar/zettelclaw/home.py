@@ -1,9 +1,15 @@
 """Where Zettelclaw keeps its data, and making sure that place is the user's alone.
 
 Resolution order for the data directory: ``--home``, then ``$ZETTELCLAW_HOME``, then
-``$OPENCLAW_STATE_DIR/zettelclaw``, then ``~/.openclaw/zettelclaw``. The workspace (where
-MEMORY.md and ``memory/*.md`` live) follows the same pattern with ``--workspace``,
-``$ZETTELCLAW_WORKSPACE``, ``$OPENCLAW_STATE_DIR/workspace``, ``~/.openclaw/workspace``.
+``OPENCLAW_STATE/zettelclaw``. The workspace (where MEMORY.md and ``memory/*.md`` live) follows
+the same pattern with ``--workspace``, ``$ZETTELCLAW_WORKSPACE``, ``OPENCLAW_STATE/workspace``.
+
+``OPENCLAW_STATE`` is OpenClaw's state directory, by OpenClaw's own rule (2026.9: its
+docs/help/environment.md, dist ``resolveStateDir``): ``$OPENCLAW_STATE_DIR``, else
+``OPENCLAW_HOME/.openclaw``, where ``OPENCLAW_HOME`` is ``$OPENCLAW_HOME`` (a leading ``~``
+expanded with the OS home; blank, ``undefined`` and ``null`` count as unset), else the OS home
+(``$HOME``). In ``$OPENCLAW_STATE_DIR`` and ``$OPENCLAW_CONFIG_PATH`` a leading ``~`` is
+``OPENCLAW_HOME``, as OpenClaw reads them. Every lookup of OpenClaw's files goes through here.
 """
 
 from __future__ import annotations
@@ -24,10 +30,40 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
+def _set(value: str | None) -> str | None:
+    trimmed = (value or "").strip()
+    return trimmed if trimmed and trimmed not in ("undefined", "null") else None
+
+
+def _os_home(env: Mapping[str, str]) -> Path:
+    found = _set(env.get("HOME")) or _set(env.get("USERPROFILE"))
+    return Path(found).absolute() if found else Path.home()
+
+
+def _tilde(value: str, home: Path) -> Path:
+    """``value`` with a leading ``~`` (alone or before a separator) replaced by ``home``."""
+    if value == "~" or value.startswith(("~/", "~\\")):
+        return (home / value[2:]).absolute() if len(value) > 1 else home
+    return Path(value).absolute()
+
+
+def resolve_openclaw_home(env: Mapping[str, str]) -> Path:
+    """The home OpenClaw's default paths are under: ``$OPENCLAW_HOME``, else the OS home."""
+    explicit = _set(env.get("OPENCLAW_HOME"))
+    return _tilde(explicit, _os_home(env)) if explicit else _os_home(env)
+
+
+def resolve_openclaw_path(value: str, env: Mapping[str, str]) -> Path:
+    """A path OpenClaw reads from its environment (``$OPENCLAW_STATE_DIR``,
+    ``$OPENCLAW_CONFIG_PATH``): trimmed, a leading ``~`` being OpenClaw's home."""
+    return _tilde(value.strip(), resolve_openclaw_home(env))
+
+
 def resolve_openclaw_state_dir(env: Mapping[str, str]) -> Path:
-    """OpenClaw's state directory: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw``."""
-    state = env.get("OPENCLAW_STATE_DIR")
-    return Path(state).expanduser() if state else Path.home() / ".openclaw"
+    """OpenClaw's state directory: ``$OPENCLAW_STATE_DIR``, else ``OPENCLAW_HOME/.openclaw``."""
+    state = (env.get("OPENCLAW_STATE_DIR") or "").strip()
+    return resolve_openclaw_path(state, env) if state else \
+        resolve_openclaw_home(env) / ".openclaw"
 
 
 def resolve_home(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:

@@ -3,11 +3,13 @@ defaults and replaced whole, atomically, under the data lock: here and nowhere e
 
 It records, per session, which were extracted (``extractedSessions``), which failed for good
 (``failedSessions``) and which were left out and why (``skippedSessions``); how many hooks the
-admission policy refused (``admissionRefused``); and the briefing's last and next runs
-(``briefing``). These are records for people and ``status``: the exactly-once guarantees rest on
-the spool and the provenance transcripts. Every field has a default, so a file of any earlier
-version reads (a missing part is empty); a key this version does not know is kept as it was, and
-a record that does not read (not an object, a wrong type) is dropped rather than the file.
+admission policy refused (``admissionRefused``); the briefing's last and next runs
+(``briefing``); the memory's start (``since``: set once, app.py ``_mend_home``), before which
+the gateway's sweep extracts no session it has never seen, and how many the last sweep left out
+so (``beforeInstall``). These are records for people and ``status``: the exactly-once guarantees
+rest on the spool and the provenance transcripts. Every field has a default, so a file of any
+earlier version reads (a missing part is empty); a key this version does not know is kept as it
+was, and a record that does not read (not an object, a wrong type) is dropped rather than the file.
 """
 
 from __future__ import annotations
@@ -108,6 +110,13 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+class BeforeInstall(Part):
+    """The last sweep's sessions left out as older than ``since`` (import's to take)."""
+
+    sessions: int = 0
+    at: str | None = None
+
+
 class BriefingRecord(Part):
     last_run: str | None = None
     last_result: Annotated[LastResult | None, BeforeValidator(_or_none(LastResult))] = None
@@ -125,6 +134,9 @@ class State(Part):
     skipped_sessions: Annotated[dict[str, Skipped], BeforeValidator(_records(Skipped))] = \
         Field(default_factory=dict)
     admission_refused: Annotated[int, BeforeValidator(_count)] = 0
+    since: str | None = None  # the memory's start, ISO 8601 (docs/13-import.md)
+    before_install: Annotated[BeforeInstall, BeforeValidator(_or_default(BeforeInstall))] = \
+        Field(default_factory=BeforeInstall)
     briefing: Annotated[BriefingRecord, BeforeValidator(_or_default(BriefingRecord))] = \
         Field(default_factory=BriefingRecord)
 

@@ -23,7 +23,7 @@ import { MEMORY_PROMPT, memoryTools } from "./src/tools.js";
 import { openClawSessionStore } from "./src/transcripts.js";
 export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audience.js";
 export { removeDreamingJob } from "./src/service.js";
-export { PLUGIN_ID, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
+export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
 export { lastSweep } from "./src/sweep.js";
 export { searchParams } from "./src/tools.js";
 export { conversation } from "./src/transcripts.js";

@@ -73,6 +73,14 @@ export type ArtifactsListParams = {
   agentIds?: string[] | null;
 };
 
+/** The memory's start (``since``) and the sessions the last gateway sweep left out as older than it, for ``zettelclaw import openclaw`` to take (docs/13-import.md). */
+export type BeforeInstall = {
+  since: string | null;
+  sessions: number;
+  at: string | null;
+  hint: string | null;
+};
+
 export type BeforePromptBuildParams = {
   agentId?: string | null;
   sessionKey?: string | null;
@@ -188,6 +196,7 @@ export type ExtractionStatus = {
   admission: Admission;
   transcripts: Transcripts;
   budget: Budget;
+  beforeInstall: BeforeInstall;
 };
 
 /** ``hook.turnFacts``: the facts are noted for the session's next calls. */

@@ -29,9 +29,31 @@ export function resolveSocketPath(config: PluginConfig, env: Env = process.env):
   const absolute = (p: string) => (isAbsolute(expand(p)) ? expand(p) : resolve(expand(p)));
   if (env.ZETTELCLAW_SOCKET) return absolute(env.ZETTELCLAW_SOCKET);
   if (config.socketPath) return absolute(config.socketPath);
-  const state = env.OPENCLAW_STATE_DIR ? absolute(env.OPENCLAW_STATE_DIR) : join(homedir(), ".openclaw");
-  const home = env.ZETTELCLAW_HOME ? absolute(env.ZETTELCLAW_HOME) : join(state, "zettelclaw");
+  const home = env.ZETTELCLAW_HOME ? absolute(env.ZETTELCLAW_HOME) : join(openclawStateDir(env), "zettelclaw");
   return join(home, "sidecar.sock");
+}
+
+const unset = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim();
+  return trimmed && trimmed !== "undefined" && trimmed !== "null" ? trimmed : undefined;
+};
+
+const withTilde = (value: string, home: string): string =>
+  value === "~" || value.startsWith("~/") || value.startsWith("~\\") ? resolve(home + value.slice(1)) : resolve(value);
+
+/**
+ * OpenClaw's state directory, by OpenClaw's own rule (its docs/help/environment.md and
+ * `resolveStateDir`; the sidecar's home.py says the same): `$OPENCLAW_STATE_DIR` (a leading `~`
+ * being OpenClaw's home), else `OPENCLAW_HOME/.openclaw`, where OpenClaw's home is
+ * `$OPENCLAW_HOME` (a leading `~` being the OS home; blank, `undefined` and `null` are unset), else
+ * the OS home.
+ */
+export function openclawStateDir(env: Env = process.env): string {
+  const osHome = unset(env.HOME) ?? unset(env.USERPROFILE) ?? homedir();
+  const explicit = unset(env.OPENCLAW_HOME);
+  const home = explicit ? withTilde(explicit, osHome) : resolve(osHome);
+  const state = env.OPENCLAW_STATE_DIR?.trim();
+  return state ? withTilde(state, home) : join(home, ".openclaw");
 }
 
 /** The argv prefix that runs the `zettelclaw` command. */

@@ -10,6 +10,7 @@ import {
   promptParams,
   removeDreamingJob,
   resolveSocketPath,
+  openclawStateDir,
   toolFacts,
   type SessionStore,
 } from "../index.ts";
@@ -663,6 +664,17 @@ test("the socket path is resolved as the sidecar resolves it", () => {
   assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
   assert.equal(resolveSocketPath({}, { ZETTELCLAW_HOME: "/h" }), "/h/sidecar.sock");
   assert.equal(resolveSocketPath({}, { OPENCLAW_STATE_DIR: "/st" }), "/st/zettelclaw/sidecar.sock");
+  assert.equal(resolveSocketPath({}, { OPENCLAW_HOME: "/srv/oc" }), "/srv/oc/.openclaw/zettelclaw/sidecar.sock");
+});
+
+test("OpenClaw's state directory follows OpenClaw's rule: OPENCLAW_STATE_DIR, else OPENCLAW_HOME/.openclaw", () => {
+  assert.equal(openclawStateDir({ HOME: "/h" }), "/h/.openclaw");
+  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv/oc" }), "/srv/oc/.openclaw");
+  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "~/svc" }), "/h/svc/.openclaw"); // ~: the OS home
+  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: " null " }), "/h/.openclaw"); // unset, as OpenClaw reads it
+  // an explicit state directory wins; its ~ is OpenClaw's home
+  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv", OPENCLAW_STATE_DIR: "/st" }), "/st");
+  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv", OPENCLAW_STATE_DIR: "~/st" }), "/srv/st");
 });
 
 test("the schema check sees an unknown method and an unknown param", () => {

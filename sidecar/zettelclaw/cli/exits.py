@@ -42,10 +42,11 @@ exit codes:
   {EXIT_INTERNAL}  internal error (a bug: one line on stderr, -v shows the traceback)
 
 environment:
-  ZETTELCLAW_HOME       data directory (default $OPENCLAW_STATE_DIR/zettelclaw or
-                        ~/.openclaw/zettelclaw)
-  ZETTELCLAW_WORKSPACE  workspace with MEMORY.md (default $OPENCLAW_STATE_DIR/workspace or
-                        ~/.openclaw/workspace; created when missing)
+  ZETTELCLAW_HOME       data directory (default $OPENCLAW_STATE_DIR/zettelclaw, else
+                        $OPENCLAW_HOME/.openclaw/zettelclaw, else ~/.openclaw/zettelclaw)
+  ZETTELCLAW_WORKSPACE  workspace with MEMORY.md (default $OPENCLAW_STATE_DIR/workspace, else
+                        $OPENCLAW_HOME/.openclaw/workspace, else ~/.openclaw/workspace;
+                        created when missing)
   ZETTELCLAW_SOCKET     socket path (default: the OpenClaw plugin's socketPath in
                         openclaw.json, else HOME/sidecar.sock)
   ZETTELCLAW_<SECTION>_<KEY>  a setting (README, Configuration), e.g.

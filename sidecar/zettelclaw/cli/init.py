@@ -37,7 +37,8 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH",
                         help="OpenClaw's config (default $OPENCLAW_CONFIG_PATH, else "
-                             "$OPENCLAW_STATE_DIR/openclaw.json, else ~/.openclaw/openclaw.json)")
+                             "$OPENCLAW_STATE_DIR/openclaw.json, else $OPENCLAW_HOME/.openclaw/"
+                             "openclaw.json, else ~/.openclaw/openclaw.json)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would change and write nothing")
     parser.add_argument("--force", action="store_true",

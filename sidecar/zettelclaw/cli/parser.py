@@ -272,8 +272,8 @@ def _import_command(command: Any) -> None:
         "import cut short goes on where it stopped when applied again.\n"
         "\n"
         "  zettelclaw import ~/.openclaw/workspace           # plan a memory-core import\n"
-        "  zettelclaw import openclaw --since 2026-01-01 --apply   # $OPENCLAW_STATE_DIR or "
-        "~/.openclaw\n"
+        "  zettelclaw import openclaw --since 2026-01-01 --apply   # $OPENCLAW_STATE_DIR, "
+        "$OPENCLAW_HOME/.openclaw or ~/.openclaw\n"
         "  zettelclaw import chatgpt ~/Downloads/export.zip --budget 3000000 --apply\n"
         "  zettelclaw import --list\n"
         "  zettelclaw import --rollback 20261126T091500-chatgpt-3f9a")

@@ -177,6 +177,10 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
     if rules:
         lines.append(f"admission  refused {admission['refused']} time(s), "
                      f"{admission['refusedSessions']} session(s): " + "; ".join(rules))
+    before = state.get("beforeInstall") or {}
+    if before.get("sessions"):
+        lines.append(f"sweep      {before['sessions']} session(s) older than this memory's start "
+                     f"({before['since']}) left out: {before['hint']}")
     if route.get("active") is None:
         lines.append(f"warning    extraction waits for a model: {route.get('reason')}; set "
                      "ANTHROPIC_API_KEY for the sidecar (or extraction.apiKey in "

@@ -36,13 +36,16 @@ from zettelclaw.llm.route import BudgetStatus, Router, RouteStatus
 from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.recall import receipts
-from zettelclaw.state import load_state
+from zettelclaw.state import BeforeInstall, State, load_state, update_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.workspace.memory_files import FileSlice
 
 logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
+IMPORT_HINT = "zettelclaw import openclaw (see its plan first; --apply extracts them)"
+BEFORE_INSTALL = ("before this memory's start (its last activity is older than Zettelclaw's "
+                  "install): `zettelclaw import openclaw` takes it, with a plan and a budget")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,16 @@ class JobCounts:
     pending: int
     waiting: int
     failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeInstallStatus:
+    """The memory's start and the sessions the last sweep left out as older (import's)."""
+
+    since: str | None
+    sessions: int
+    at: str | None  # that sweep's time
+    hint: str | None  # what takes them, when there are any
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +80,7 @@ class ExtractionStatus:
     admission: AdmissionStatus
     transcripts: retention.Kept
     budget: BudgetStatus
+    before_install: BeforeInstallStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +360,15 @@ class Extraction:
             concurrency=self.config.concurrency, route=self.router.status(),
             admission=self._admission_status(),
             transcripts=retention.kept(self.provenance, self.retention.transcript_days),
-            budget=self.router.budget_status())
+            budget=self.router.budget_status(),
+            before_install=self._before_install_status())
+
+    def _before_install_status(self) -> BeforeInstallStatus:
+        state = load_state(self.home)
+        sessions = state.before_install.sessions
+        return BeforeInstallStatus(since=state.since, sessions=sessions,
+                                   at=state.before_install.at,
+                                   hint=IMPORT_HINT if sessions else None)
 
     def _admission_status(self) -> AdmissionStatus:
         state = load_state(self.home)
@@ -358,9 +380,13 @@ class Extraction:
 
     def sweep(self, sessions: Sequence[HostSession]) -> SweepReport:
         """Which of the host's sessions need extraction, and from which message; and retry the
-        failed jobs that have not had their sweep retry."""
+        failed jobs that have not had their sweep retry. A session this memory has never seen
+        whose last activity is older than the memory's start (``since``) is left out: it is
+        ``zettelclaw import openclaw``'s, with its plan and budget (docs/13-import.md)."""
         need: list[Need] = []
         skipped: list[Skipped] = []
+        since = _since_millis(load_state(self.home).since)
+        before_install = 0
         for session in sessions:
             try:
                 session_id = check_session_id(session.session_id)
@@ -380,10 +406,17 @@ class Extraction:
             last = self.provenance.last(session_id)
             if last is not None and updated is not None and _millis(last) >= updated:
                 continue
+            if (last is None and seen is None and updated is not None and since is not None
+                    and updated < since):
+                before_install += 1
+                skipped.append(Skipped(session_id, BEFORE_INSTALL))
+                continue
             need.append(Need(session_id, None if last is None else
                              After(key=last.get("key"), timestamp=last.get("timestamp"))))
         retried = []
         with lock.exclusive(self.home.lock):
+            update_state_locked(self.home, lambda state: _count_before_install(
+                state, before_install))
             for job in self.spool.jobs():
                 if job.state == "failed" and not job.sweep_retried:
                     job.state, job.attempts, job.sweep_retried = "pending", MAX_ATTEMPTS - 1, True
@@ -422,6 +455,19 @@ def _fallback_handoff(entries: Sequence[Entry], messages: Sequence[Message]
         return f"Session covered: {topics}"[:600], note
     last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
     return f"Conversation without lasting information; last request: {last_user}"[:600], note
+
+
+def _count_before_install(state: State, sessions: int) -> None:
+    state.before_install = BeforeInstall(sessions=sessions, at=now_timestamp())
+
+
+def _since_millis(since: str | None) -> float | None:
+    from zettelclaw.log.schema import parse_timestamp
+
+    try:
+        return parse_timestamp(since).timestamp() * 1000 if since else None
+    except ValueError:
+        return None  # unreadable: no session is left out for it
 
 
 def _millis(record: dict[str, Any]) -> float:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
-from zettelclaw.home import resolve_openclaw_state_dir
+from zettelclaw.home import resolve_openclaw_path, resolve_openclaw_state_dir
 from zettelclaw.openclaw.config_file import ConfigFileError, read_config, resolve_config_path
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,8 @@ def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> di
     """Each configured agent's workspace, as OpenClaw 2026.9 resolves it: its own
     ``workspace``, else for the default agent ``agents.defaults.workspace`` (or the state
     directory's ``workspace``), for the others ``<defaults.workspace>/<id>`` (or
-    ``workspace-<id>`` in the state directory)."""
+    ``workspace-<id>`` in the state directory); a leading ``~`` is OpenClaw's home
+    (``$OPENCLAW_HOME``, home.py)."""
     agents = config.get("agents")
     if not isinstance(agents, Mapping):
         return {}
@@ -90,10 +91,11 @@ def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> di
     for agent, entry in entries.items():
         own = entry.get("workspace")
         if isinstance(own, str) and own.strip():
-            path = Path(own.strip()).expanduser()
+            path = resolve_openclaw_path(own, env)
         elif agent == default:
-            path = Path(fallback).expanduser() if fallback else state / "workspace"
+            path = resolve_openclaw_path(fallback, env) if fallback else state / "workspace"
         else:
-            path = Path(fallback).expanduser() / agent if fallback else state / f"workspace-{agent}"
+            path = resolve_openclaw_path(fallback, env) / agent if fallback else \
+                state / f"workspace-{agent}"
         found[agent] = path.absolute()
     return found

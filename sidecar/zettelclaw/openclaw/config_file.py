@@ -30,6 +30,7 @@ from typing import Any
 import json5
 
 from zettelclaw.files import atomic_write_bytes
+from zettelclaw.home import resolve_openclaw_path, resolve_openclaw_state_dir
 
 
 class ConfigFileError(Exception):
@@ -45,15 +46,14 @@ class ConfigFile:
 
 
 def resolve_config_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
-    """``--config``, else ``$OPENCLAW_CONFIG_PATH``, else ``$OPENCLAW_STATE_DIR/openclaw.json``,
-    else ``~/.openclaw/openclaw.json`` (OpenClaw's own order)."""
+    """``--config``, else ``$OPENCLAW_CONFIG_PATH``, else ``openclaw.json`` in OpenClaw's state
+    directory (``$OPENCLAW_STATE_DIR``, else ``$OPENCLAW_HOME/.openclaw``, else
+    ``~/.openclaw``: home.py, OpenClaw's own order)."""
     if explicit:
         return Path(explicit).expanduser().absolute()
-    if env.get("OPENCLAW_CONFIG_PATH"):
-        return Path(env["OPENCLAW_CONFIG_PATH"]).expanduser().absolute()
-    if env.get("OPENCLAW_STATE_DIR"):
-        return (Path(env["OPENCLAW_STATE_DIR"]).expanduser() / "openclaw.json").absolute()
-    return Path.home() / ".openclaw" / "openclaw.json"
+    if (env.get("OPENCLAW_CONFIG_PATH") or "").strip():
+        return resolve_openclaw_path(env["OPENCLAW_CONFIG_PATH"], env)
+    return resolve_openclaw_state_dir(env) / "openclaw.json"
 
 
 def read_config(path: Path) -> ConfigFile:

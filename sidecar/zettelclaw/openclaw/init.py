@@ -238,7 +238,7 @@ def _manifest_id(directory: Path) -> str | None:
 def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[str, str]
                   ) -> Path:
     """``--workspace``, ``$ZETTELCLAW_WORKSPACE``, OpenClaw's ``agents.defaults.workspace``, else
-    the default (``$OPENCLAW_STATE_DIR/workspace`` or ``~/.openclaw/workspace``)."""
+    the default (``workspace`` in OpenClaw's state directory: home.py)."""
     if explicit or env.get("ZETTELCLAW_WORKSPACE"):
         return resolve_workspace(explicit, env)
     configured = openclaw_workspaces(config, env)

@@ -279,6 +279,16 @@ class Budget(Result):
     spent: bool  # the day's budget is spent: model calls wait for the next day
 
 
+class BeforeInstall(Result):
+    """The memory's start (``since``) and the sessions the last gateway sweep left out as older
+    than it, for ``zettelclaw import openclaw`` to take (docs/13-import.md)."""
+
+    since: str | None
+    sessions: int
+    at: str | None
+    hint: str | None
+
+
 class ExtractionStatus(Result):
     """``status``'s ``extraction``, also in ``jobs.list``."""
 
@@ -292,6 +302,7 @@ class ExtractionStatus(Result):
     admission: Admission
     transcripts: Transcripts
     budget: Budget
+    before_install: BeforeInstall
 
 
 class JobSummary(Result):

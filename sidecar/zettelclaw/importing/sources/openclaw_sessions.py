@@ -1,7 +1,7 @@
 """OpenClaw's past sessions, from the gateway's transcript store: the same store the plugin's
 sweep reads through OpenClaw's SDK (clients/openclaw/src/transcripts.ts), read here from disk.
 
-``path`` is OpenClaw's state directory (``~/.openclaw``: the agent's store is
+``path`` is OpenClaw's state directory (``~/.openclaw``, home.py's rule: the agent's store is
 ``agents/<agent>/agent/openclaw-agent.sqlite``), an agent's directory, or the ``.sqlite`` file
 itself. An older gateway's layout (``agents/<agent>/sessions/<sessionId>.jsonl`` with
 ``sessions.json`` naming each key's session) is read too.

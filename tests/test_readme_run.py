@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.readme.blocks import parse
-from tests.readme.run import Outcome, Shell, run_document
+from tests.readme.run import REPO, Outcome, Shell, default_docs, run_document
 
 DOC = """\
 ```sh
@@ -54,3 +54,12 @@ def test_a_fresh_clone_block_runs_in_a_new_copy_and_a_new_terminal(
     assert "nothing the blocks above made" in out
     assert (first / ".venv").is_dir()
     assert not (copies[0] / ".venv").exists()
+
+
+def test_every_page_that_shows_commands_is_run_after_the_readme() -> None:
+    docs = default_docs()
+    assert docs[0] == Path("README.md")
+    showing = {p.relative_to(REPO) for p in (REPO / "docs").glob("*.md")
+               if "```sh" in p.read_text("utf-8")}
+    assert showing  # docs/13-import.md shows the import's commands
+    assert set(docs[1:]) == showing

@@ -2,6 +2,8 @@
 
     .venv/bin/python -m tests.readme.run [--doc README.md] [--keep]
 
+(by default README.md, then each docs/*.md page that has an sh block)
+
 A copy of the working tree (what `git ls-files` lists, tracked or not ignored: a fresh clone of
 it) is made in a temporary directory, HOME is a new empty directory, and every ```sh block of the
 document runs from the copy's top, each command in a bash that carries the last one's working
@@ -214,13 +216,21 @@ def run_document(shell: Shell, blocks: list[Block], logs: Path, outcome: Outcome
                 outcome.failed += 1
 
 
+def default_docs() -> list[Path]:
+    """README.md, then the docs/ pages that show commands: every command the documentation
+    shows runs, in the order a reader meets them (the pages after the README's set-up)."""
+    pages = sorted(p for p in (REPO / "docs").glob("*.md") if "```sh" in p.read_text("utf-8"))
+    return [Path("README.md"), *(p.relative_to(REPO) for p in pages)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--doc", type=Path, action="append",
-                        help="a Markdown file of the repository (default README.md)")
+                        help="a Markdown file of the repository (default: README.md, then every "
+                             "docs/*.md with an sh block, in name order, in the same shell)")
     parser.add_argument("--keep", action="store_true", help="keep the sandbox directory")
     args = parser.parse_args(argv)
-    docs = args.doc or [Path("README.md")]
+    docs = args.doc or default_docs()
     try:
         documents = [read_blocks(REPO / d) for d in docs]
     except DirectiveError as exc:

@@ -24,8 +24,8 @@ from tests.direct import open_app
 from zettelclaw.app import App
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
-from zettelclaw.importing import importer, zstd
-from zettelclaw.importing.items import Conversation, Problem
+from zettelclaw.importing import importer, registry, zstd
+from zettelclaw.importing.items import Conversation, Item, Problem
 from zettelclaw.importing.sources import openclaw_sessions
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "clients/openclaw/test/fixtures/payloads.json"
@@ -515,3 +515,21 @@ def test_the_tables_are_openclaws_own() -> None:
         start = text.index(f"CREATE TABLE IF NOT EXISTS {name} (")
         end = text.index(";", start)
         assert json.loads(f'"{text[start:end + 1]}"') == ddl, name
+
+
+def test_a_new_import_reads_its_source_once(tmp_path: Path, app: App,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan an apply makes first and its first slice share one reading (a 2 GB export
+    took twice its reading time before)."""
+    make_store(tmp_path / "state")
+    reads: list[Path] = []
+    real = registry.read
+
+    def counted(kind: str, path: Path, *, agent: str) -> Iterator[Item]:
+        reads.append(path)
+        return real(kind, path, agent=agent)
+
+    monkeypatch.setattr(registry, "read", counted)
+    result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
+    assert result.conversations == 2
+    assert len(reads) == 1

@@ -73,6 +73,12 @@ class Intake:
     def skip_reason(self, session_key: str | None) -> str | None:
         return automated_reason(session_key, frozenset(self.config.skip_session_types))
 
+    def refusal(self, subject: Subject) -> str | None:
+        """Why ``accept`` would take nothing of a conversation before reading it (the admission
+        policy, then the scope rules: a cron, group or sub-agent session); None: it reads it.
+        For those that ask ahead of a hook: the gateway's sweep, an import's plan."""
+        return self.admission.refusal(subject) or self.skip_reason(subject.session_key)
+
     def accept(self, call: HookCall) -> Accepted:
         """Spool the new part of a transcript: the job, or why there is none."""
         session_id = check_session_id(call.session_id)

@@ -393,9 +393,8 @@ class Extraction:
             except InvalidParamsError as exc:  # that one session, named; not the whole sweep
                 skipped.append(Skipped(session.session_id, exc.message))
                 continue
-            reason = self.intake.admission.refusal(Subject(
-                session_key=session.session_key, agent_id=session.agent_id)) \
-                or self.intake.skip_reason(session.session_key)
+            reason = self.intake.refusal(Subject(session_key=session.session_key,
+                                                 agent_id=session.agent_id))
             if reason is not None:
                 skipped.append(Skipped(session_id, reason))
                 continue

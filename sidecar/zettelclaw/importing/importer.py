@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from zettelclaw import failpoints, lock
 from zettelclaw.config import Config
 from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.forget import purge as purging
@@ -262,9 +263,15 @@ def plan(app: App, source: Source, budget: int | None = None) -> Plan:
     """What ``apply`` would do, and what it would cost; writes nothing."""
     source = source.resolved()
     resumed = _unfinished(app.home, source)
-    found = read(app.home, source, current=resumed)
+    return _proposal(app, source, read(app.home, source, current=resumed), budget=budget,
+                     resumed=resumed, base=_base_tokens(app))
+
+
+def _proposal(app: App, source: Source, found: Read, *, budget: int | None,
+              resumed: Manifest | None, base: int) -> Plan:
+    """The plan of ``found``, the source as read (``base``: a prompt's tokens without its
+    conversation)."""
     config = app.settings.extraction
-    base = _base_tokens(app)
     kept = [c for _, c in found.conversations if _refusal(app, c, source.agent) is None]
     est = [estimate.conversation(c, config.max_transcript_chars, base) for c in kept]
     input_tokens = sum(e.input_tokens for e in est)
@@ -292,13 +299,10 @@ def plan(app: App, source: Source, budget: int | None = None) -> Plan:
 
 
 def _refusal(app: App, conversation: Conversation, agent: str) -> str | None:
-    """Why the intake would refuse the conversation (the admission policy, the scope rules: a
-    cron, group or sub-agent session), as it would at the apply; None: it would take it."""
-    intake = app.extraction.intake
-    call = HookCall(trigger="import", session_id=conversation.session_id or "import",
-                    session_key=conversation.session_key, agent_id=agent,
-                    channel=conversation.channel)
-    return intake.admission.refusal(call.subject()) or intake.skip_reason(call.session_key)
+    """Why the intake would refuse the conversation, as it would at the apply; None: it would
+    take it."""
+    return app.extraction.intake.refusal(Subject(
+        session_key=conversation.session_key, agent_id=agent, channel=conversation.channel))
 
 
 def _base_tokens(app: App) -> int:
@@ -339,9 +343,14 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     """Import for about ``slice_seconds`` (the items of an unfinished import of the same source
     first), then say how far it got; called again until its ``state`` is not ``running``."""
     source = source.resolved()
+    started = time.monotonic()
     current = _unfinished(app.home, source)
+    # a new import reads the source once, for its plan and its first slice alike
+    found: Read | None = None
+    base: int | None = None
     if current is None:
-        proposal = plan(app, source, budget)
+        found, base = read(app.home, source), _base_tokens(app)
+        proposal = _proposal(app, source, found, budget=budget, resumed=None, base=base)
         if not proposal.conversations and not proposal.notes:  # no import to make
             # (what the scope rules refuse is not one: the apply would only skip it)
             return Progress(import_id=None, state="done", stop_reason=None,
@@ -367,16 +376,17 @@ def apply(app: App, source: Source, *, budget: int | None = None,
         current.budget = budget
     current.state, current.stop_reason = "running", None
     manifests.save(app.home, current)
-    started = time.monotonic()
     if any(r.state == "writing" and r.what == "conversation" for r in current.items.values()):
         # a job spooled before its messages were recorded as received (a kill between the
         # two): recorded now, as the worker does at start, so the intake does not spool it twice
         with lock.exclusive(app.home.lock):
             app.extraction.intake.recover_locked()
     _redo_unfinished(current)
-    found = read(app.home, source, current=current)
+    if found is None:  # an unfinished import goes on: its items as it holds them count as taken
+        found = read(app.home, source, current=current)
     current.problems = [_problem(p) for p in found.problems]
-    base = _base_tokens(app)
+    if base is None:
+        base = _base_tokens(app)
     # every slice reads the source again: a large one (a 2 GB export) gets a slice twice as
     # long as its reading, so that reading never takes more than a third of the time
     read_seconds = time.monotonic() - started

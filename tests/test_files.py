@@ -17,7 +17,13 @@ import orjson
 import pytest
 
 from zettelclaw import files
-from zettelclaw.files import atomic_write_bytes, atomic_write_json, read_json_object, write_all
+from zettelclaw.files import (
+    atomic_write_bytes,
+    atomic_write_json,
+    read_json_object,
+    remove_if_present,
+    write_all,
+)
 
 
 @pytest.fixture
@@ -163,3 +169,11 @@ def test_stale_temp_files_of_a_killed_writer_are_removed_not_this_process_s(
     assert mine.exists()
     assert all(path.exists() for path in kept)
     assert files.remove_stale_temps(tmp_path / "missing") == 0
+
+
+def test_remove_if_present_says_whether_there_was_one(tmp_path: Path) -> None:
+    path = tmp_path / "leftover.tmp"
+    path.write_bytes(b"x")
+    assert remove_if_present(path) is True
+    assert not path.exists()
+    assert remove_if_present(path) is False  # a step run again finds it gone

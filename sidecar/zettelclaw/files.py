@@ -27,6 +27,15 @@ def fsync_dir(directory: Path) -> None:
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # atomic_write_bytes's temp files: .<name>.<pid>.tmp
 
 
+def remove_if_present(path: Path) -> bool:
+    """Delete ``path``; True when there was one (a step run again finds it gone)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def remove_stale_temps(directory: Path) -> int:
     """Remove the temp files ``atomic_write_bytes`` left in ``directory`` when a process was
     killed mid-write (a SIGKILL runs no clean-up): they may hold what a purge must not leave,

@@ -15,7 +15,6 @@ the next listing writes it again.
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -23,7 +22,7 @@ from typing import Literal
 import orjson
 
 from zettelclaw import lock
-from zettelclaw.files import atomic_write_bytes
+from zettelclaw.files import atomic_write_bytes, remove_if_present
 from zettelclaw.home import Home
 from zettelclaw.index.entries import Filters, counts, entry_dict, filter_entries
 from zettelclaw.vault import state as vault_state
@@ -129,11 +128,7 @@ def log_export(app: Memory, agent_ids: list[str]) -> Found:
 
 def remove_export(home: Home) -> bool:
     """The purge's step: the export goes (it may hold the purged entries' text)."""
-    try:
-        os.unlink(export_path(home))
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_if_present(export_path(home))
 
 
 def of_memory(app: Memory, agent_ids: list[str]) -> Found:

@@ -37,7 +37,7 @@ from zettelclaw.artifacts.listing import remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
-from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps
+from zettelclaw.files import atomic_write_json, fsync_dir, remove_if_present, remove_stale_temps
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.subjects import rename
@@ -176,11 +176,7 @@ def rewrite_without_locked(home: Home, ids: frozenset[str]) -> int:
 
 
 def remove_leftover(home: Home) -> bool:
-    try:
-        os.unlink(temp_path(home))
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_if_present(temp_path(home))
 
 
 @dataclass

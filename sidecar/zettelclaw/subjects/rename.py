@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from zettelclaw.errors import LogRewriteError
-from zettelclaw.files import fsync_dir, write_all
+from zettelclaw.files import fsync_dir, remove_if_present, write_all
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Line, Position, entry_start, parse_line, read_lines
 
@@ -56,11 +56,7 @@ def temp_path(home: Home) -> Path:
 
 def remove_leftover(home: Home) -> bool:
     """Remove the temp file of a rename that a crash cut short; True when there was one."""
-    try:
-        os.unlink(temp_path(home))
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_if_present(temp_path(home))
 
 
 def rewrite_subject_locked(home: Home, old: str, new: str) -> RewriteResult:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from zettelclaw.agents.pool import Agents
+from zettelclaw.errors import RestrictedError
 from zettelclaw.protocol.params import AudienceParams
 from zettelclaw.protocol.results import Result
 
@@ -31,6 +32,16 @@ def heard(agents: Agents, params: A) -> A:
     session_id = getattr(params, "session_id", None)
     return params.completed(agents.turn_facts.of(params.session_key, session_id,
                                                  time.monotonic()))
+
+
+def refuse_restricted(agents: Agents, params: AudienceParams, *, changing: bool = False
+                      ) -> None:
+    """RestrictedError when memory may not be shown to the call's chat (``changing``: changed
+    from it), by the rule of ``AudienceParams.restriction`` and what the host said of the turn."""
+    reason = heard(agents, params).restriction()
+    if reason is not None:
+        what = "cannot be changed from" if changing else "is not available in"
+        raise RestrictedError(f"memory {what} this chat: {reason}", {"reason": reason})
 
 
 def from_domain(model: type[R], value: object) -> R:

@@ -13,13 +13,12 @@ import trio
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.briefing.service import rewrite_block
-from zettelclaw.errors import RestrictedError
 from zettelclaw.forget import service
 from zettelclaw.forget.purge import Removed as Counts
 from zettelclaw.forget.select import Criteria
-from zettelclaw.methods.edge import heard
+from zettelclaw.methods.edge import refuse_restricted
 from zettelclaw.protocol.dispatcher import Method
-from zettelclaw.protocol.params import AudienceParams, ForgetParams, UnforgetParams
+from zettelclaw.protocol.params import ForgetParams, UnforgetParams
 from zettelclaw.protocol.results import (
     Forgot,
     ForgotEntry,
@@ -32,15 +31,8 @@ from zettelclaw.protocol.results import (
 )
 
 
-def _allowed(params: AudienceParams) -> None:
-    reason = params.restriction()
-    if reason is not None:
-        raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
-                              {"reason": reason})
-
-
 async def forget(agents: Agents, params: ForgetParams) -> Forgot:
-    _allowed(heard(agents, params))
+    refuse_restricted(agents, params, changing=True)
     criteria = Criteria(ids=tuple(params.ids or ()), session=params.session,
                         subject=params.subject, text=params.text)
     async with agents.lease(params.agent()) as app:
@@ -52,7 +44,7 @@ async def forget(agents: Agents, params: ForgetParams) -> Forgot:
 
 
 async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
-    _allowed(heard(agents, params))
+    refuse_restricted(agents, params, changing=True)
     async with agents.lease(params.agent()) as app:
         found = await trio.to_thread.run_sync(
             lambda: service.unhide(app, list(params.ids), dry_run=params.dry_run))

@@ -15,12 +15,12 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
-from zettelclaw.errors import NotFoundError, RestrictedError
+from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.index.entries import Filters
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.log.schema import ID_RE
-from zettelclaw.methods.edge import from_domain, heard
+from zettelclaw.methods.edge import from_domain, heard, refuse_restricted
 from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import GetParams, SearchParams, day_bounds
@@ -72,10 +72,7 @@ async def search(agents: Agents, searches: trio.CapacityLimiter, params: SearchP
 
 
 async def get(agents: Agents, params: GetParams) -> EntryWithChain | TextSlice:
-    reason = heard(agents, params).restriction()
-    if reason is not None:
-        raise RestrictedError(f"memory is not available in this chat: {reason}",
-                              {"reason": reason})
+    refuse_restricted(agents, params)
     path = params.path.strip()
     async with agents.lease(params.agent()) as app:
         if path.startswith("session:"):  # provenance: the conversation an entry came from

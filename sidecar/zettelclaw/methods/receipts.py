@@ -8,23 +8,15 @@ from functools import partial
 import trio
 
 from zettelclaw.agents.pool import Agents
-from zettelclaw.errors import RestrictedError
-from zettelclaw.methods.edge import from_domain, heard
+from zettelclaw.methods.edge import from_domain, refuse_restricted
 from zettelclaw.protocol.dispatcher import Method
-from zettelclaw.protocol.params import AudienceParams, ReceiptsParams, TraceParams
+from zettelclaw.protocol.params import ReceiptsParams, TraceParams
 from zettelclaw.protocol.results import Conversation, Receipts, Trace
 from zettelclaw.recall import receipts
 
 
-def _allowed(params: AudienceParams) -> None:
-    reason = params.restriction()
-    if reason is not None:
-        raise RestrictedError(f"memory is not available in this chat: {reason}",
-                              {"reason": reason})
-
-
 async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
-    _allowed(heard(agents, params))
+    refuse_restricted(agents, params)
     async with agents.lease(params.agent()) as app:
         await app.syncer.fresh()
 
@@ -37,7 +29,7 @@ async def list_receipts(agents: Agents, params: ReceiptsParams) -> Receipts:
 
 
 async def trace(agents: Agents, params: TraceParams) -> Trace:
-    _allowed(heard(agents, params))
+    refuse_restricted(agents, params)
     async with agents.lease(params.agent()) as app:
         turns = app.trace.last(params.limit) if app.trace is not None else []
         return Trace(turns=turns)

@@ -15,11 +15,11 @@ import trio
 from zettelclaw import lock
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
-from zettelclaw.errors import InvalidParamsError, RestrictedError
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.methods.edge import heard
+from zettelclaw.methods.edge import refuse_restricted
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import RememberParams
 from zettelclaw.protocol.results import LogEntry, Remembered
@@ -29,10 +29,7 @@ MANUAL = "manual"
 
 
 async def remember(agents: Agents, params: RememberParams) -> Remembered:
-    reason = heard(agents, params).restriction()
-    if reason is not None:
-        raise RestrictedError(f"memory cannot be changed from this chat: {reason}",
-                              {"reason": reason})
+    refuse_restricted(agents, params, changing=True)
     async with agents.lease(params.agent()) as app:
         return await trio.to_thread.run_sync(write, app, params)
 

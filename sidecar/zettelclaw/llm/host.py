@@ -37,7 +37,10 @@ from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 logger = logging.getLogger(__name__)
 
 CAPABILITY = "llm.complete"
-KNOWN_CAPABILITIES = (CAPABILITY,)
+# the host's embedding provider (search/host_embeddings.py): offered next to llm.complete,
+# each with its own details; an offer of one does not make the host a model route
+EMBED_CAPABILITY = "embeddings.embed"
+KNOWN_CAPABILITIES = (CAPABILITY, EMBED_CAPABILITY)
 NO_HOST = f"no connected host offers {CAPABILITY}"
 
 # OpenClaw's words for a plugin handle retired by a hot reload. The plugin (from this release)
@@ -68,6 +71,16 @@ class Completion:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingOffer:
+    """A connected host that offers ``embeddings.embed`` (``status``'s
+    ``search.semantic.hosts``): who it says it is, and the provider and model it embeds with."""
+
+    client: Mapping[str, Any]
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
 class Offer:
     """A connected host that offers ``llm.complete`` (``status``'s route ``hosts``): who it
     says it is (``client``: its name and version, as it gave them), its model when it named
@@ -92,6 +105,12 @@ class HostModels:
     def __init__(self, on_offer: Callable[[], Awaitable[None]] | None = None) -> None:
         self._peers: list[HostPeer] = []
         self.on_offer = on_offer  # set by serve: wakes the jobs that wait for a model
+        # called (on the event loop) after each offer: the vectorizers waiting for a host that
+        # embeds (search/host_embeddings.py); each removes itself when it stops waiting
+        self.offer_listeners: set[Callable[[], None]] = set()
+        # the event loop's token, from the first offer: the embedder, called in worker threads,
+        # crosses into trio with it to ask the host
+        self.token: trio.lowlevel.TrioToken | None = None
         self._clients: dict[int, str] = {}  # id(peer) -> who offered ("openclaw 2026.9.6")
         self._unusable: dict[int, str] = {}  # id(peer) -> why its model cannot be asked now
         self.gone: str | None = None  # while no host offers: the last one that stopped, and why
@@ -103,10 +122,15 @@ class HostModels:
         self._peers.append(peer)
         self._clients[id(peer)] = _client_name(details)
         self._unusable.pop(id(peer), None)  # a new offer: asked again as if new
-        self.gone = None
+        if capability == CAPABILITY:
+            self.gone = None
+        self.token = trio.lowlevel.current_trio_token()
 
     async def offered(self) -> None:
-        """Called after a new offer: jobs that waited for a host may go now."""
+        """Called after a new offer: jobs that waited for a host may go now, and vectorizers
+        that waited for a host that embeds."""
+        for listener in list(self.offer_listeners):
+            listener()
         if self.on_offer is not None:
             await self.on_offer()
 
@@ -125,6 +149,19 @@ class HostModels:
             if not peer.closed and CAPABILITY in peer.offers:
                 return peer
         return None
+
+    def embedder(self) -> HostPeer | None:
+        """The newest connected host that offers ``embeddings.embed``."""
+        for peer in reversed(self._peers):
+            if not peer.closed and EMBED_CAPABILITY in peer.offers:
+                return peer
+        return None
+
+    def describe_embedders(self) -> list[EmbeddingOffer]:
+        return [EmbeddingOffer(client=p.offers[EMBED_CAPABILITY]["client"],
+                               provider=p.offers[EMBED_CAPABILITY]["provider"],
+                               model=p.offers[EMBED_CAPABILITY]["model"])
+                for p in self._peers if not p.closed and EMBED_CAPABILITY in p.offers]
 
     def unusable(self, peer: HostPeer | None = None) -> str | None:
         """Why the (current) host's model cannot be asked now, or None when nothing says so."""

@@ -33,6 +33,7 @@ class Vectorizer:
         self._refresh = refresh  # brings the memory files' chunks up to date (cheap: stats)
         self._wake = trio.Event()
         self.failing: str | None = None  # why the embedding server failed last, while it does
+        self.waiting: str | None = None  # why no host embeds (search.embeddings = host), said once
 
     def notify(self) -> None:
         self._wake.set()
@@ -124,14 +125,15 @@ class Vectorizer:
                 self.semantic.reason = f"the embedding model failed to load: {exc}"
                 logger.warning("semantic search is off: %s", exc)
                 return False
-            if str(exc) != self.failing:
+            if str(exc) != self.waiting:  # once, not every 30 s
                 logger.info("semantic search waits for a host: %s", exc)
-            self.semantic.reason = self.failing = str(exc)
+            self.semantic.reason = self.waiting = str(exc)
             return None
         except Exception as exc:  # a broken install must not take the sidecar down
             self.semantic.reason = f"the embedding model failed to load: {exc}"
             logger.exception("semantic search is off")
             return False
+        self.waiting = None
         logger.info("semantic search is on (%s)", self.semantic.embedder.name
                     if self.semantic.embedder else "?")
         return True

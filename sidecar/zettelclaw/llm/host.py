@@ -1,5 +1,7 @@
 """The host as a model route: a connected client that offers ``llm.complete`` runs completions
 with its own model and credentials (OpenClaw: ``api.runtime.llm.complete``, the agent's model).
+A client may also offer ``embeddings.embed`` (its embedding provider): kept here with the other
+offers, asked by ``search/host_embeddings.py``.
 
 A client offers the capability with ``host.offer`` on a connection it keeps open; the offer ends
 with that connection. The newest offer is used. A completion is one ``llm.complete`` request on
@@ -16,6 +18,7 @@ away is remembered, so ``status`` names that outage instead of only "no host".
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -105,8 +108,9 @@ class HostModels:
     def __init__(self, on_offer: Callable[[], Awaitable[None]] | None = None) -> None:
         self._peers: list[HostPeer] = []
         self.on_offer = on_offer  # set by serve: wakes the jobs that wait for a model
-        # called (on the event loop) after each offer: the vectorizers waiting for a host that
-        # embeds (search/host_embeddings.py); each removes itself when it stops waiting
+        # called (on the event loop) after each offer: the vectorizers of search.embeddings =
+        # host (search/host_embeddings.py), so a host's new offer is tried at once; each removes
+        # itself when its memory closes
         self.offer_listeners: set[Callable[[], None]] = set()
         # the event loop's token, from the first offer: the embedder, called in worker threads,
         # crosses into trio with it to ask the host
@@ -124,7 +128,8 @@ class HostModels:
         self._unusable.pop(id(peer), None)  # a new offer: asked again as if new
         if capability == CAPABILITY:
             self.gone = None
-        self.token = trio.lowlevel.current_trio_token()
+        with contextlib.suppress(RuntimeError):  # outside trio (a unit test): no loop to enter
+            self.token = trio.lowlevel.current_trio_token()
 
     async def offered(self) -> None:
         """Called after a new offer: jobs that waited for a host may go now, and vectorizers

@@ -42,6 +42,7 @@ model_config  # unused variable (sidecar/zettelclaw/subjects/registry.py:34)
 _.PURGE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py): the purge's points, named for ZETTELCLAW_FAILPOINT
 _.IMPORT_POINTS  # likewise: an import's points (tests/test_import_crash.py)
 _._something_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator
+_._embeddings_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator
 _.syncs  # (sidecar/zettelclaw/vault/watch.py): how many syncs and builds the watcher made, what its tests observe
 _.builds  # likewise
 memory_search  # (sidecar/zettelclaw/cli/mcp_server.py): MCP tools, registered by the SDK's decorator

@@ -95,3 +95,15 @@ def test_what_is_kept_and_the_admission_policy_are_shown() -> None:
     # no policy: no line
     assert not any(line.startswith("admission") for line in render.extraction(
         {**shown, "admission": {**shown["admission"], "channels": [], "agents": []}}))
+
+
+def test_the_hosts_embeddings_are_named_only_on_that_route() -> None:
+    host = {"client": {"name": "openclaw", "version": "2026.9.6"}, "provider": "openai",
+            "model": "text-embedding-3-small"}
+    ready = {"embeddings": "host", "hosts": [host], "state": "ready", "reason": None}
+    assert render.host_embeddings(ready) == ("embedding  the host's (openclaw 2026.9.6), "
+                                             "openai/text-embedding-3-small (search ready)")
+    waiting = {"embeddings": "host", "hosts": [], "state": "off",
+               "reason": "no connected host offers embeddings.embed (...)"}
+    assert render.host_embeddings(waiting) == ("embedding  none (no connected host offers "
+                                               "embeddings.embed (...))")

@@ -34,7 +34,7 @@ from zettelclaw.protocol.results import Wire
 
 DOC = Path(__file__).resolve().parent.parent / "protocol.md"
 # what the sidecar asks a client (protocol.md documents it; the client answers it)
-OUTGOING = {"llm.complete"}
+OUTGOING = {"llm.complete", "embeddings.embed"}
 # the params of every agent's call and of the audience, documented once, not per method
 SHARED_SECTIONS = ("## Agents: one memory each", "## Methods")
 

@@ -54,7 +54,8 @@ def test_status_tells_what_search_covers(memory: Direct, workspace: Path) -> Non
     status = memory.status()["search"]
     assert (status["memoryFiles"], status["chunks"]) == (1, 1)
     assert status["semantic"] == {"on": False, "state": "off", "reason":
-                                  "semantic search is turned off (search.semantic = off)"}
+                                  "semantic search is turned off (search.semantic = off)",
+                                  "embeddings": "local", "hosts": []}
 
 
 def test_a_display_name_edited_in_subjects_json_is_searched(

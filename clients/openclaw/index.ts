@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import type { OpenClawPluginApi, OpenClawPluginToolContext } from "openclaw/plugin-sdk/plugin-entry";
 import { publicArtifacts } from "./src/artifacts.ts";
+import { openClawEmbeddingSdk, type EmbeddingSdk } from "./src/host_embeddings.ts";
 import { toolAudience, toolFacts, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
@@ -40,6 +41,8 @@ export type PluginDeps = {
   env?: Env;
   /** The first wait before a failed sweep is tried again (ms); shortened in tests. */
   sweepRetryMs?: number;
+  /** OpenClaw's memory-search settings and embedding providers; a stand-in in tests. */
+  embeddingSdk?: () => Promise<EmbeddingSdk>;
 };
 
 export function createPlugin(deps: PluginDeps = {}) {
@@ -57,6 +60,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         client: () => sharedClient(socketPath, { timeoutMs }),
         loadStore: deps.sessionStore ?? openClawSessionStore,
         spawnProcess: deps.spawnProcess ?? spawn,
+        embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
       };
       const runSweep = sweeper(shim, deps.sweepRetryMs);
       registerHooks(shim, runSweep);

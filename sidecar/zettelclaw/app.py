@@ -100,7 +100,7 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     freshness.on_change.append(handoff.refresh)
     receipts = Receipts(home, enabled=settings.extraction.receipts)
     freshness.on_change.append(receipts.refresh)
-    searcher = Searcher(index, terms, files, settings.search)
+    searcher = Searcher(index, terms, files, settings.search, router.hosts)
     vectorizer = Vectorizer(searcher.semantic, refresh=files.sync) if serving else None
     if not serving and searcher.semantic.wanted:  # the embedding model (seconds, hundreds of
         searcher.semantic.reason = FILES_MODE_SEMANTIC  # MB) is loaded by the sidecar only

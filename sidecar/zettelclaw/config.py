@@ -106,9 +106,10 @@ class SearchConfig(_Section):
     candidate_window: int = Field(100, ge=20, le=100_000, alias="candidateWindow")
     # cores the local model embeds on: 2 embeds ~360 entries/s here, 1 leaves a core free
     embedding_threads: int = Field(2, ge=1, le=64, alias="embeddingThreads")
-    # where vectors come from: "local" (all-MiniLM-L6-v2, shipped, onnxruntime) or "http"
-    # (an OpenAI-compatible /v1/embeddings server: Ollama, llama.cpp, vLLM, OpenAI)
-    embeddings: Literal["local", "http"] = "local"
+    # where vectors come from: "local" (all-MiniLM-L6-v2, shipped, onnxruntime), "http"
+    # (an OpenAI-compatible /v1/embeddings server: Ollama, llama.cpp, vLLM, OpenAI) or "host"
+    # (the connected host's embedding provider: OpenClaw's memory.search.provider)
+    embeddings: Literal["local", "http", "host"] = "local"
     embedding_url: str | None = Field(None, min_length=1, alias="embeddingUrl")
     embedding_model: str | None = Field(None, min_length=1, alias="embeddingModel")
     embedding_api_key: str | None = Field(None, alias="embeddingApiKey", repr=False)

@@ -65,6 +65,13 @@ a gateway that starts the sidecar by itself. Checks:
     left out; applying again adds nothing; ``--rollback last`` purges them. ``zettelclaw import
     STATE`` tells the kind, ``zettelclaw import openclaw`` finds ``$OPENCLAW_STATE_DIR``.
 
+16. the host's embeddings: ``search.embeddings = host`` in the sidecar's config and OpenClaw's
+    own memory-search provider set (``memory.search.provider = openai``, its ``remote.baseUrl`` a
+    fake OpenAI-compatible ``/v1/embeddings`` on 127.0.0.1, a dummy key): the plugin offers
+    ``embeddings.embed`` with that provider and model, the sidecar's vectors are made through it
+    (``status``: ``host:openai/text-embedding-3-small``), and the agent's memory_search finds a
+    decision by meaning in hybrid mode, its query embedded by that server.
+
 ``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
 every run needs); without it, all of them.
 
@@ -1239,6 +1246,59 @@ class E2E:
                          f"doctor.memory.status: provider {doctor['provider']}, embedding "
                          f"{doctor.get('embedding')}")
 
+    def check_16(self) -> None:
+        box = self.box
+        title = ("search.embeddings = host: memory_search finds by meaning through OpenClaw's "
+                 "own embedding provider (openai, on a fake server)")
+        with self.check(16, title) as notes:
+            box.stop("gateway", grace=30)
+            wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop with the gateway", 30)
+            embed_log = box.logs / "fake-embeddings.jsonl"
+            url = box.start_fake("fake-embeddings", "tests.fakes.embeddings_api", "--log",
+                                 str(embed_log))
+            settings = box.data / "config.json"
+            current = json.loads(settings.read_text()) if settings.exists() else {}
+            current["search"] = {**current.get("search", {}), "embeddings": "host"}
+            settings.write_text(json.dumps(current))
+            path = box.state / "openclaw.json"
+            config = json.loads(path.read_text())
+            config["memory"]["search"].update(
+                {"provider": "openai", "remote": {"baseUrl": url, "apiKey": "e2e-fake"}})
+            path.write_text(json.dumps(config, indent=2))
+            self.start_gateway()
+            decision = "We went with Postgres for the books"
+            with Client(box.socket, timeout=60) as client:
+                client.call("memory.remember", {"type": "decision", "subject": "ledger",
+                                                "content": decision})
+            model = "host:openai/text-embedding-3-small"
+
+            def embedded() -> bool:
+                semantic = box.sidecar_status()["search"]["semantic"]
+                return bool(semantic["on"] and semantic.get("model") == model
+                            and semantic.get("coveredThroughLine") == semantic.get("lines"))
+
+            wait_for(embedded, "the vectors made through the host's provider", 120)
+            semantic = box.sidecar_status()["search"]["semantic"]
+            hosts = semantic["hosts"]
+            expect([(h["client"]["name"], h["provider"], h["model"]) for h in hosts]
+                   == [("openclaw", "openai", "text-embedding-3-small")], f"hosts: {hosts}")
+            query = "which database did we pick for the ledger"
+            self.turn(f'ZC-EMBED-ONE CALL_TOOL:memory_search {{"query": "{query}"}}')
+            found = tool_result(box.model_requests(), "ZC-EMBED-ONE")
+            expect(found.get("mode") == "hybrid", f"mode {found.get('mode')}: "
+                   f"{found.get('fallback')}")
+            top = (found.get("results") or [{}])[0]
+            expect(decision in str(top.get("snippet")), f"the first result: {top}")
+            asked = read_jsonl(embed_log)
+            expect(any(r.get("input") == [query] for r in asked),
+                   f"the query never reached the embeddings server ({len(asked)} requests)")
+            expect({r.get("model") for r in asked} == {"text-embedding-3-small"},
+                   f"models asked: {sorted({str(r.get('model')) for r in asked})}")
+            notes.append(f"{len(asked)} requests to the fake /v1/embeddings "
+                         f"({sum(len(r.get('input') or []) for r in asked)} texts); "
+                         f"{semantic['lines']} lines embedded as {model}; the decision first "
+                         f"in hybrid mode")
+
     def run(self) -> None:
         try:
             self.setup()
@@ -1253,7 +1313,7 @@ class E2E:
                  (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
                  (12, self.check_12), (15, self.check_15), (6, self.check_6),
                  (7, self.check_inspect), (13, self.check_13), (8, self.check_8),
-                 (14, self.check_14))
+                 (14, self.check_14), (16, self.check_16))
         for number, step in steps:
             if self.only is None or number in self.only:
                 step()

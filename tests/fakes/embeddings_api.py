@@ -5,14 +5,20 @@ meaning to one concept: ``postgres`` and ``database`` to ``db``) hashed to one o
 dimensions: texts that share meaning are close, unrelated ones far. Deterministic, no model.
 Answers in a shuffled ``data`` order with ``index`` set (as servers may), records each request,
 and can be told to fail (``status``) or to check a bearer token (``api_key``).
+
+``python -m tests.fakes.embeddings_api --log FILE`` runs it as a process (the end-to-end test's:
+OpenClaw's ``openai`` embedding provider pointed at it), printing its URL, each request body
+appended to ``FILE``.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 from tests.fakes.local_server import LocalServer
@@ -36,7 +42,8 @@ def vector(text: str) -> list[float]:
 class FakeEmbeddings(LocalServer):
     path = "/v1"
 
-    def __init__(self) -> None:
+    def __init__(self, log: Path | None = None) -> None:
+        self.log = log  # each request body, a JSON line (the process's --log)
         self.status = 200  # anything else: the server answers that error
         self.api_key: str | None = None
         self.requests: list[dict[str, Any]] = []
@@ -55,6 +62,9 @@ class FakeEmbeddings(LocalServer):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
                 fake.requests.append(body)
+                if fake.log is not None:
+                    with fake.log.open("a") as out:
+                        out.write(json.dumps({"path": self.path, **body}) + "\n")
                 fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if self.path != "/v1/embeddings":
                     return self._send(404, {"error": {"message": f"no {self.path}"}})
@@ -77,3 +87,21 @@ class FakeEmbeddings(LocalServer):
                 self.wfile.write(data)
 
         return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
+    fake = FakeEmbeddings(parser.parse_args().log)
+    print(fake.url, flush=True)
+    try:
+        fake.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.server.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
-"""A fake host: a client that offers ``llm.complete`` to the sidecar over its real Unix socket.
+"""A fake host: a client that offers ``llm.complete`` (and ``embeddings.embed``, when asked to)
+to the sidecar over its real Unix socket.
 
 It runs in a thread of the test process, speaks the protocol as protocol.md describes a host
 (``host.offer`` on a connection it keeps open, then it answers the sidecar's requests), and
@@ -8,6 +9,10 @@ records every request it gets. ``mode`` says what it does with one:
 - ``error``: reply with the JSON-RPC error ``error`` (code, message);
 - ``hold``: wait until ``release()``, then answer;
 - ``drop``: close the connection without a reply (the gateway going away mid-call).
+
+``embeddings.embed`` is answered the same way (``mode`` too), with ``tests/fakes/embeddings_api``'s
+bag-of-words vectors (deterministic: texts of one meaning are close), or with what
+``embed_answer(texts)`` returns when set (a malformed answer).
 """
 
 from __future__ import annotations
@@ -19,14 +24,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.embeddings_api import vector
+
 
 class FakeHost:
     def __init__(self, socket_path: Path, reply: str = "", *, mode: str = "answer",
                  error: tuple[int, str] = (-32013, "no model configured"),
-                 name: str = "fake-host") -> None:
+                 name: str = "fake-host",
+                 embedding: tuple[str, str] = ("fake", "bag-of-words")) -> None:
         self.socket_path, self.reply, self.mode, self.error = socket_path, reply, mode, error
         self.name = name
+        self.embedding = embedding  # (provider, model) of the embeddings it offers
+        self.embed_answer: Any = None  # texts -> the result to answer, instead of vectors
         self.requests: list[dict[str, Any]] = []
+        self.embed_requests: list[dict[str, Any]] = []
         self.offer_answer: dict[str, Any] | None = None
         self.received = threading.Event()  # set at each request
         self._release = threading.Event()
@@ -40,13 +51,25 @@ class FakeHost:
         self._sock = sock
         self._reader = sock.makefile("rb")
         self._send({"jsonrpc": "2.0", "id": 1, "method": "host.offer",
-                    "params": {"capabilities": list(capabilities),
-                               "client": {"name": self.name, "version": "0"}}})
+                    "params": self.offer_params(capabilities)})
         while self.offer_answer is None:  # the sidecar may send a request before the answer
             self._handle(json.loads(self._reader.readline()))
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
         return self
+
+    def offer_params(self, capabilities: tuple[str, ...]) -> dict[str, Any]:
+        params: dict[str, Any] = {"capabilities": list(capabilities),
+                                  "client": {"name": self.name, "version": "0"}}
+        if "embeddings.embed" in capabilities:
+            provider, model = self.embedding
+            params["embeddings"] = {"provider": provider, "model": model}
+        return params
+
+    def offer_again(self, capabilities: tuple[str, ...]) -> None:
+        """A new offer on the same connection (e.g. another embedding model)."""
+        self._send({"jsonrpc": "2.0", "id": 3, "method": "host.offer",
+                    "params": self.offer_params(capabilities)})
 
     def withdraw(self, reason: str) -> None:
         """Withdraw the offer on the same connection (``host.offer`` with no capabilities), as
@@ -95,9 +118,12 @@ class FakeHost:
         if message.get("id") == 1 and "method" not in message:
             self.offer_answer = message
             return
-        if message.get("method") != "llm.complete":
+        if message.get("method") == "embeddings.embed":
+            self.embed_requests.append(message)
+        elif message.get("method") == "llm.complete":
+            self.requests.append(message)
+        else:
             return
-        self.requests.append(message)
         self.received.set()
         threading.Thread(target=self._answer, args=(message,), daemon=True).start()
 
@@ -112,6 +138,11 @@ class FakeHost:
                 code, text = self.error
                 self._send({"jsonrpc": "2.0", "id": message["id"],
                             "error": {"code": code, "message": text}})
+            elif message["method"] == "embeddings.embed":
+                texts = message["params"]["texts"]
+                result = (self.embed_answer(texts) if self.embed_answer is not None
+                          else {"vectors": [vector(t) for t in texts]})
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
             else:
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": {
                     "text": self.reply, "model": "fake/host-model",

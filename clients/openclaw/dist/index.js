@@ -10,6 +10,7 @@
 // the sidecar (hook.turnFacts).
 import { spawn } from "node:child_process";
 import { publicArtifacts } from "./src/artifacts.js";
+import { openClawEmbeddingSdk } from "./src/host_embeddings.js";
 import { toolAudience, toolFacts } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
@@ -42,6 +43,7 @@ export function createPlugin(deps = {}) {
                 client: () => sharedClient(socketPath, { timeoutMs }),
                 loadStore: deps.sessionStore ?? openClawSessionStore,
                 spawnProcess: deps.spawnProcess ?? spawn,
+                embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
             };
             const runSweep = sweeper(shim, deps.sweepRetryMs);
             registerHooks(shim, runSweep);

@@ -168,6 +168,13 @@ export type Conversation = {
   entries: ReceiptEntry[];
 };
 
+/** A connected host that offers ``embeddings.embed`` (``host.offer``), and what embeds. */
+export type EmbeddingHost = {
+  client: HostClient;
+  provider: string;
+  model: string;
+};
+
 export type EntryCounts = {
   total: number;
   byType: Record<string, number>;
@@ -297,11 +304,18 @@ export type HostClientParams = {
   version?: string | null;
 };
 
+/** The embedding provider and model a host's ``embeddings.embed`` uses: the sidecar keeps the vectors under ``host:<provider>/<model>`` (another one, new vectors). */
+export type HostEmbeddingsParams = {
+  provider: string;
+  model: string;
+};
+
 /** ``host.offer``: what this connection's client can do for the sidecar (llm/host.py). */
 export type HostOfferParams = {
   capabilities: string[];
   client?: HostClientParams | null;
   model?: string | null;
+  embeddings?: HostEmbeddingsParams | null;
   reason?: string | null;
 };
 
@@ -714,6 +728,8 @@ export type SectionCount = {
 export type SemanticStatus = {
   on: boolean;
   reason: string | null;
+  embeddings: "local" | "http" | "host";
+  hosts: EmbeddingHost[];
   model?: string | null;
   coveredThroughLine?: number | null;
   lines?: number | null;

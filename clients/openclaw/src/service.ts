@@ -5,6 +5,7 @@
 import { AsyncResource } from "node:async_hooks";
 import type { ChildProcess } from "node:child_process";
 import type { OpenClawPluginServiceContext } from "openclaw/plugin-sdk/plugin-entry";
+import { EMBED, HostEmbeddings, embeddingChoice, keyOf, providerUnset, type Choice, type EmbeddingSdk } from "./host_embeddings.ts";
 import type { LlmComplete } from "./host_model.ts";
 import { completeLive, goLive } from "./live.ts";
 import { request } from "./protocol.ts";
@@ -20,7 +21,7 @@ const DREAMING_JOB_KEY = "memory-core:memory-dreaming-promotion";
 const DREAMING_JOB_NAME = "Memory Dreaming Promotion";
 
 export function registerService(shim: Shim, runSweep: (why: string) => Promise<void>): void {
-  const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess } = shim;
+  const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess, embeddingSdk } = shim;
   let child: ChildProcess | null = null;
   let stopReconnect: (() => void) | null = null;
   let stopHostModel: (() => Promise<void>) | null = null;
@@ -42,10 +43,46 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
     rpc.handle("llm.complete", completeLive);
     const version = (api.runtime as { version?: unknown } | undefined)?.version;
-    const unlisten = rpc.onConnect(inThisStart(() => {
-      request(rpc, "host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
-        .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
+    const clientInfo = compact({ name: "openclaw", version: typeof version === "string" ? version : undefined });
+    // OpenClaw's embedding provider (src/host_embeddings.ts), offered next to the model when
+    // memory.search names one; the sidecar asks it only with search.embeddings = host. OpenClaw's
+    // modules for it are loaded only then.
+    let sdk: Promise<EmbeddingSdk | null> | null = null;
+    let offered: string | null = null; // provider/model of the embeddings offered
+    const choose = async (): Promise<Choice | string> => {
+      const cfg = currentConfig(api);
+      const unset = providerUnset(cfg);
+      if (unset) return unset;
+      sdk ??= embeddingSdk().catch((error) => {
+        log.warn(`zettelclaw: OpenClaw's embedding providers cannot be reached: ${describe(error)}`);
+        return null;
+      });
+      const loaded = await sdk;
+      if (!loaded) return "OpenClaw's embedding providers cannot be reached (see the gateway's log)";
+      const runtime = api.runtime as { agent?: { resolveAgentDir?: (cfg: unknown, agentId: string) => string } } | undefined;
+      let agentDir: string | undefined;
+      try {
+        agentDir = runtime?.agent?.resolveAgentDir?.(cfg, "main");
+      } catch {
+        agentDir = undefined; // the provider then reads the process-wide auth
+      }
+      return embeddingChoice(loaded, cfg, agentDir);
+    };
+    const offer = (choice: Choice | string) => {
+      offered = typeof choice === "string" ? null : keyOf(choice);
+      const params = typeof choice === "string"
+        ? { capabilities: ["llm.complete"], client: clientInfo }
+        : { capabilities: ["llm.complete", EMBED], client: clientInfo, embeddings: { provider: choice.provider, model: choice.model } };
+      request(rpc, "host.offer", params, timeoutMs)
+        .then(() => log.info(typeof choice === "string"
+          ? `zettelclaw: offered the agent's model to the sidecar (llm.complete); no embeddings: ${choice}`
+          : `zettelclaw: offered the agent's model (llm.complete) and OpenClaw's embeddings (${offered}) to the sidecar`))
         .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
+    };
+    const embeddings = new HostEmbeddings(choose, () => offered, inThisStart2(offer));
+    const unhandle = rpc.handle(EMBED, (params) => embeddings.embed(params));
+    const unlisten = rpc.onConnect(inThisStart(() => {
+      void choose().then(offer);
     }));
     let withdrawn = false;
     const withdraw = async (why: string) => {
@@ -65,7 +102,10 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     signal?.addEventListener("abort", retired, { once: true });
     return async () => {
       signal?.removeEventListener("abort", retired);
+      embeddings.stopped = true;
+      unhandle();
       await withdraw("OpenClaw stopped the plugin (a reload, or the gateway stopping)");
+      await embeddings.close();
     };
   }
 
@@ -149,14 +189,25 @@ function inThisStart(listener: () => void): () => void {
   return AsyncResource.bind(listener);
 }
 
+/** The same, for a listener with an argument. */
+function inThisStart2<T>(listener: (value: T) => void): (value: T) => void {
+  return AsyncResource.bind(listener);
+}
+
 type AgentRuntime = { resolveAgentWorkspaceDir?: (cfg: unknown, agentId: string) => string };
+
+/** OpenClaw's config as it is now (the runtime's live one), else the one register() got. */
+function currentConfig(api: Shim["api"]): unknown {
+  const runtime = api.runtime as { config?: { current?: () => unknown } } | undefined;
+  return (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+}
 
 /** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
 export function agentWorkspaces(api: Shim["api"]): AgentWorkspace[] {
-  const runtime = api.runtime as { agent?: AgentRuntime; config?: { current?: () => unknown } } | undefined;
+  const runtime = api.runtime as { agent?: AgentRuntime } | undefined;
   const resolve = runtime?.agent?.resolveAgentWorkspaceDir;
   if (typeof resolve !== "function") return [];
-  const config = (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+  const config = currentConfig(api);
   const found: { agentId: string; workspace: string }[] = [];
   for (const agentId of agentIds(config)) {
     try {

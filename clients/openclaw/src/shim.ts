@@ -2,6 +2,7 @@
 
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import type { spawn } from "node:child_process";
+import type { EmbeddingSdk } from "./host_embeddings.ts";
 import type { RpcClient } from "./rpc.ts";
 import type { Env, Logger, PluginConfig } from "./settings.ts";
 import type { SessionStore } from "./transcripts.ts";
@@ -16,4 +17,5 @@ export type Shim = {
   client: () => RpcClient;
   loadStore: () => Promise<SessionStore>;
   spawnProcess: typeof spawn;
+  embeddingSdk: () => Promise<EmbeddingSdk>;
 };

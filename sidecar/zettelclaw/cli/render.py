@@ -125,6 +125,9 @@ def status(result: Mapping[str, Any], where: str) -> str:
         lines.append(f"sidecar    not running{tried} (this answer came from the files)")
     if result.get("extraction"):
         lines += extraction(result["extraction"])
+    semantic = (result.get("search") or {}).get("semantic") or {}
+    if semantic.get("embeddings") == "host":
+        lines.append(host_embeddings(semantic))
     if result.get("briefing"):
         lines += briefing(result["briefing"])
     others = [a for a in result.get("agents") or [] if a["agentId"] != result.get("agent")]
@@ -146,6 +149,20 @@ def status(result: Mapping[str, Any], where: str) -> str:
                      "newline that are not a whole entry (a write in progress, or torn by a "
                      "crash); the next append closes that line")
     return "\n".join(lines)
+
+
+def host_embeddings(semantic: Mapping[str, Any]) -> str:
+    """search.embeddings = host: which host embeds, with what, or why none does."""
+    hosts = semantic.get("hosts") or []
+    if not hosts:
+        return f"embedding  none ({semantic.get('reason') or 'no connected host embeds'})"
+    host = hosts[-1]
+    client = " ".join(str(host["client"][k]) for k in ("name", "version")
+                      if host["client"].get(k))
+    state = semantic.get("state", "")
+    why = f": {semantic['reason']}" if semantic.get("reason") else ""
+    return (f"embedding  the host's ({client}), {host['provider']}/{host['model']} "
+            f"(search {state}{why})")
 
 
 def agents(rows: list[Mapping[str, Any]]) -> str:

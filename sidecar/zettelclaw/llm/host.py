@@ -1,5 +1,7 @@
 """The host as a model route: a connected client that offers ``llm.complete`` runs completions
 with its own model and credentials (OpenClaw: ``api.runtime.llm.complete``, the agent's model).
+A client may also offer ``embeddings.embed`` (its embedding provider): kept here with the other
+offers, asked by ``search/host_embeddings.py``.
 
 A client offers the capability with ``host.offer`` on a connection it keeps open; the offer ends
 with that connection. The newest offer is used. A completion is one ``llm.complete`` request on
@@ -16,6 +18,7 @@ away is remembered, so ``status`` names that outage instead of only "no host".
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,7 +40,10 @@ from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 logger = logging.getLogger(__name__)
 
 CAPABILITY = "llm.complete"
-KNOWN_CAPABILITIES = (CAPABILITY,)
+# the host's embedding provider (search/host_embeddings.py): offered next to llm.complete,
+# each with its own details; an offer of one does not make the host a model route
+EMBED_CAPABILITY = "embeddings.embed"
+KNOWN_CAPABILITIES = (CAPABILITY, EMBED_CAPABILITY)
 NO_HOST = f"no connected host offers {CAPABILITY}"
 
 # OpenClaw's words for a plugin handle retired by a hot reload. The plugin (from this release)
@@ -68,6 +74,16 @@ class Completion:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingOffer:
+    """A connected host that offers ``embeddings.embed`` (``status``'s
+    ``search.semantic.hosts``): who it says it is, and the provider and model it embeds with."""
+
+    client: Mapping[str, Any]
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
 class Offer:
     """A connected host that offers ``llm.complete`` (``status``'s route ``hosts``): who it
     says it is (``client``: its name and version, as it gave them), its model when it named
@@ -92,6 +108,13 @@ class HostModels:
     def __init__(self, on_offer: Callable[[], Awaitable[None]] | None = None) -> None:
         self._peers: list[HostPeer] = []
         self.on_offer = on_offer  # set by serve: wakes the jobs that wait for a model
+        # called (on the event loop) after each offer: the vectorizers of search.embeddings =
+        # host (search/host_embeddings.py), so a host's new offer is tried at once; each removes
+        # itself when its memory closes
+        self.offer_listeners: set[Callable[[], None]] = set()
+        # the event loop's token, from the first offer: the embedder, called in worker threads,
+        # crosses into trio with it to ask the host
+        self.token: trio.lowlevel.TrioToken | None = None
         self._clients: dict[int, str] = {}  # id(peer) -> who offered ("openclaw 2026.9.6")
         self._unusable: dict[int, str] = {}  # id(peer) -> why its model cannot be asked now
         self.gone: str | None = None  # while no host offers: the last one that stopped, and why
@@ -103,10 +126,16 @@ class HostModels:
         self._peers.append(peer)
         self._clients[id(peer)] = _client_name(details)
         self._unusable.pop(id(peer), None)  # a new offer: asked again as if new
-        self.gone = None
+        if capability == CAPABILITY:
+            self.gone = None
+        with contextlib.suppress(RuntimeError):  # outside trio (a unit test): no loop to enter
+            self.token = trio.lowlevel.current_trio_token()
 
     async def offered(self) -> None:
-        """Called after a new offer: jobs that waited for a host may go now."""
+        """Called after a new offer: jobs that waited for a host may go now, and vectorizers
+        that waited for a host that embeds."""
+        for listener in list(self.offer_listeners):
+            listener()
         if self.on_offer is not None:
             await self.on_offer()
 
@@ -125,6 +154,19 @@ class HostModels:
             if not peer.closed and CAPABILITY in peer.offers:
                 return peer
         return None
+
+    def embedder(self) -> HostPeer | None:
+        """The newest connected host that offers ``embeddings.embed``."""
+        for peer in reversed(self._peers):
+            if not peer.closed and EMBED_CAPABILITY in peer.offers:
+                return peer
+        return None
+
+    def describe_embedders(self) -> list[EmbeddingOffer]:
+        return [EmbeddingOffer(client=p.offers[EMBED_CAPABILITY]["client"],
+                               provider=p.offers[EMBED_CAPABILITY]["provider"],
+                               model=p.offers[EMBED_CAPABILITY]["model"])
+                for p in self._peers if not p.closed and EMBED_CAPABILITY in p.offers]
 
     def unusable(self, peer: HostPeer | None = None) -> str | None:
         """Why the (current) host's model cannot be asked now, or None when nothing says so."""

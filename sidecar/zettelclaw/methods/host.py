@@ -12,7 +12,7 @@ from typing import Any
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidRequestError
-from zettelclaw.llm.host import KNOWN_CAPABILITIES, HostModels
+from zettelclaw.llm.host import EMBED_CAPABILITY, KNOWN_CAPABILITIES, HostModels
 from zettelclaw.llm.route import Router
 from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.dispatcher import Method
@@ -30,13 +30,17 @@ async def offer(agents: Agents, params: HostOfferParams) -> Offered:
                                   "offer lasts as long as it): call it over the socket")
     accepted = [c for c in dict.fromkeys(params.capabilities) if c in KNOWN_CAPABILITIES]
     ignored = [c for c in dict.fromkeys(params.capabilities) if c not in KNOWN_CAPABILITIES]
-    details: dict[str, Any] = {"client": params.client.model_dump(exclude_none=True)
-                               if params.client else {"name": "unnamed"}}
+    client = (params.client.model_dump(exclude_none=True) if params.client
+              else {"name": "unnamed"})
+    details: dict[str, dict[str, Any]] = {
+        capability: {"client": client} for capability in KNOWN_CAPABILITIES}
     if params.model:
-        details["model"] = params.model
+        details["llm.complete"]["model"] = params.model
+    if params.embeddings is not None:
+        details[EMBED_CAPABILITY].update(params.embeddings.model_dump())
     for capability in KNOWN_CAPABILITIES:
         if capability in accepted:
-            hosts.offer(peer, capability, details)
+            hosts.offer(peer, capability, details[capability])
         else:  # an offer replaces this connection's earlier one
             peer.offers.pop(capability, None)
     if not peer.offers:

@@ -327,6 +327,14 @@ class HostClientParams(Params):
     version: Annotated[str, StringConstraints(max_length=100)] | None = None
 
 
+class HostEmbeddingsParams(Params):
+    """The embedding provider and model a host's ``embeddings.embed`` uses: the sidecar keeps
+    the vectors under ``host:<provider>/<model>`` (another one, new vectors)."""
+
+    provider: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    model: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
 class HostOfferParams(Params):
     """``host.offer``: what this connection's client can do for the sidecar (llm/host.py)."""
 
@@ -334,7 +342,14 @@ class HostOfferParams(Params):
         max_length=32)
     client: HostClientParams | None = None
     model: Text | None = None  # the model the host's completions use by default, for status
+    embeddings: HostEmbeddingsParams | None = None  # with embeddings.embed: what embeds
     reason: Text | None = None  # why an offer is withdrawn (no capabilities), for status
+
+    @model_validator(mode="after")
+    def _embeddings_named(self) -> HostOfferParams:
+        if "embeddings.embed" in self.capabilities and self.embeddings is None:
+            raise ValueError("embeddings.embed needs embeddings: {provider, model}")
+        return self
 
 
 class ForgetParams(AudienceParams):

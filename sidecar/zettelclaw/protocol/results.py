@@ -459,9 +459,19 @@ class IndexStatus(Result):
     progress: list[int] | None
 
 
+class EmbeddingHost(Result):
+    """A connected host that offers ``embeddings.embed`` (``host.offer``), and what embeds."""
+
+    client: HostClient
+    provider: str
+    model: str
+
+
 class SemanticStatus(Result):
     on: bool
     reason: str | None
+    embeddings: Literal["local", "http", "host"]  # search.embeddings: where vectors come from
+    hosts: list[EmbeddingHost]  # the connected hosts that offer embeddings.embed
     model: str | None = None
     covered_through_line: int | None = None
     lines: int | None = None

@@ -25,6 +25,7 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.file_chunks import WorkspaceIndexer
 from zettelclaw.index.read_budget import read_now
 from zettelclaw.index.terms import TermIndex
+from zettelclaw.llm.host import EmbeddingOffer, HostModels
 from zettelclaw.machine_state import machine_state
 from zettelclaw.search.engine import Answer, Engine, Request
 from zettelclaw.search.semantic import Semantic
@@ -40,10 +41,10 @@ NOW_SQLITE_SECONDS = 0.003  # past it, the loop gives the search to a thread
 
 class Searcher:
     def __init__(self, index: Index, terms: TermIndex, files: WorkspaceIndexer,
-                 config: SearchConfig) -> None:
+                 config: SearchConfig, hosts: HostModels | None = None) -> None:
         self.index = index
         self.files = files
-        self.semantic = Semantic(index, config)
+        self.semantic = Semantic(index, config, hosts)
         self.engine = Engine(index, terms, self.semantic, config.candidate_window)
 
     def search(self, request: Request) -> Answer:
@@ -90,7 +91,10 @@ class Searcher:
     def status(self) -> SearchStatus:
         with self.index.read() as conn:
             files, chunks = entries.file_counts(conn)
-        semantic = SemanticStatus(on=self.semantic.reason is None, reason=self.semantic.reason)
+        semantic = SemanticStatus(on=self.semantic.reason is None, reason=self.semantic.reason,
+                                  embeddings=self.semantic.config.embeddings,
+                                  hosts=(self.semantic.hosts.describe_embedders()
+                                         if self.semantic.hosts is not None else []))
         if self.semantic.embedder is not None:
             semantic.model = self.semantic.embedder.name
         if self.semantic.wanted:  # how far the vectors reach, also while the model loads
@@ -103,10 +107,13 @@ class Searcher:
 @dataclass(slots=True)
 class SemanticStatus:
     """Where semantic search is (``status``'s ``search.semantic``): ``model``, and how far the
-    vectors reach (``covered_through_line`` of ``lines``), None where not known."""
+    vectors reach (``covered_through_line`` of ``lines``), None where not known; where the
+    vectors come from (``embeddings``) and the connected hosts that offer theirs (``hosts``)."""
 
     on: bool
     reason: str | None
+    embeddings: str
+    hosts: list[EmbeddingOffer]
     model: str | None = None
     covered_through_line: int | None = None
     lines: int | None = None

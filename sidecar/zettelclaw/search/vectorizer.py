@@ -17,6 +17,7 @@ import trio
 import trio.lowlevel
 
 from zettelclaw import freed_memory
+from zettelclaw.search.host_embeddings import HostModelChanged
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.semantic import LOADING, Semantic
 
@@ -32,6 +33,7 @@ class Vectorizer:
         self._refresh = refresh  # brings the memory files' chunks up to date (cheap: stats)
         self._wake = trio.Event()
         self.failing: str | None = None  # why the embedding server failed last, while it does
+        self.waiting: str | None = None  # why no host embeds (search.embeddings = host), said once
 
     def notify(self) -> None:
         self._wake.set()
@@ -42,6 +44,13 @@ class Vectorizer:
         if not self.semantic.wanted:
             logger.info("semantic search is off: %s", self.semantic.reason)
             return
+        stop = self.semantic.when_offered(self.notify)  # a host that embeds: try it at once
+        try:
+            await self._run()
+        finally:
+            stop()
+
+    async def _run(self) -> None:
         embedded = 0  # texts embedded since the last time nothing was left
         while True:
             self._wake = trio.Event()
@@ -51,14 +60,19 @@ class Vectorizer:
                 with trio.move_on_after(IDLE_POLL_SECONDS * 12):
                     await self._wake.wait()
                 continue
-            if self.semantic.embedder is None:
-                if not await self._load():
+            if self.semantic.embedder is None or self.semantic.outdated():
+                loaded = await self._load()
+                if loaded is None:  # no host embeds yet: when one offers, or a while later
+                    with trio.move_on_after(SERVICE_RETRY_SECONDS):
+                        await self._wake.wait()
+                    continue
+                if not loaded:
                     return
             else:
                 self.semantic.reason = None  # small enough again (a rewrite shrank the log)
             done = await self._step()
-            if done is None:  # the embedding server failed: it is asked again later
-                with trio.move_on_after(SERVICE_RETRY_SECONDS):
+            if done is None:  # the embedding server failed: it is asked again later (a host
+                with trio.move_on_after(SERVICE_RETRY_SECONDS):  # that offers: at once)
                     await self._wake.wait()
                 continue
             if done:
@@ -76,7 +90,12 @@ class Vectorizer:
         try:
             if self._refresh is not None:  # a memory file may have changed: embed it too
                 await trio.to_thread.run_sync(self._refresh)
-            done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+            try:
+                done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+            except HostModelChanged as exc:  # another provider or model: its vectors now
+                logger.info("%s", exc)
+                await trio.to_thread.run_sync(self.semantic.load)
+                done = await trio.to_thread.run_sync(self.semantic.embed_pending)
         except EmbeddingError as exc:  # the server is down or answers nonsense: say it
             if str(exc) != self.failing:  # once, not every few seconds
                 logger.warning("embedding failed: %s; trying again every %g s", exc,
@@ -91,7 +110,8 @@ class Vectorizer:
             self.failing = None
         return done
 
-    async def _load(self) -> bool:
+    async def _load(self) -> bool | None:
+        """Whether the model loaded; None when no host offers embeddings yet (asked again)."""
         self.semantic.reason = LOADING
         try:
             # Waited for, even on cancel (a shutdown waits for the rest of the load, seconds at
@@ -100,10 +120,20 @@ class Vectorizer:
             # exception", 134; or 139) in 6 of 20 SIGTERMs (issue 28 item 7). Once loaded, the
             # memory's close closes the model (App.close -> Semantic.close).
             await trio.to_thread.run_sync(self.semantic.load)
+        except EmbeddingError as exc:
+            if self.semantic.config.embeddings != "host":
+                self.semantic.reason = f"the embedding model failed to load: {exc}"
+                logger.warning("semantic search is off: %s", exc)
+                return False
+            if str(exc) != self.waiting:  # once, not every 30 s
+                logger.info("semantic search waits for a host: %s", exc)
+            self.semantic.reason = self.waiting = str(exc)
+            return None
         except Exception as exc:  # a broken install must not take the sidecar down
             self.semantic.reason = f"the embedding model failed to load: {exc}"
             logger.exception("semantic search is off")
             return False
+        self.waiting = None
         logger.info("semantic search is on (%s)", self.semantic.embedder.name
                     if self.semantic.embedder else "?")
         return True

@@ -2,6 +2,7 @@
 // gateway starts, start one when none answers (and stop it with the gateway), offer it the host's
 // model, and remove memory-core's dreaming cron job once Zettelclaw holds the memory slot.
 import { AsyncResource } from "node:async_hooks";
+import { EMBED, HostEmbeddings, embeddingChoice, keyOf, providerUnset } from "./host_embeddings.js";
 import { completeLive, goLive } from "./live.js";
 import { request } from "./protocol.js";
 import { SidecarUnavailableError } from "./rpc.js";
@@ -12,7 +13,7 @@ const STOP_WAIT_MS = 4_000;
 const DREAMING_JOB_KEY = "memory-core:memory-dreaming-promotion";
 const DREAMING_JOB_NAME = "Memory Dreaming Promotion";
 export function registerService(shim, runSweep) {
-    const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess } = shim;
+    const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess, embeddingSdk } = shim;
     let child = null;
     let stopReconnect = null;
     let stopHostModel = null;
@@ -33,10 +34,49 @@ export function registerService(shim, runSweep) {
         // Answered while the plugin is loaded: with no live registration, "cannot be asked now".
         rpc.handle("llm.complete", completeLive);
         const version = api.runtime?.version;
-        const unlisten = rpc.onConnect(inThisStart(() => {
-            request(rpc, "host.offer", { capabilities: ["llm.complete"], client: compact({ name: "openclaw", version: typeof version === "string" ? version : undefined }) }, timeoutMs)
-                .then(() => log.info("zettelclaw: offered the agent's model to the sidecar (llm.complete)"))
+        const clientInfo = compact({ name: "openclaw", version: typeof version === "string" ? version : undefined });
+        // OpenClaw's embedding provider (src/host_embeddings.ts), offered next to the model when
+        // memory.search names one; the sidecar asks it only with search.embeddings = host. OpenClaw's
+        // modules for it are loaded only then.
+        let sdk = null;
+        let offered = null; // provider/model of the embeddings offered
+        const choose = async () => {
+            const cfg = currentConfig(api);
+            const unset = providerUnset(cfg);
+            if (unset)
+                return unset;
+            sdk ??= embeddingSdk().catch((error) => {
+                log.warn(`zettelclaw: OpenClaw's embedding providers cannot be reached: ${describe(error)}`);
+                return null;
+            });
+            const loaded = await sdk;
+            if (!loaded)
+                return "OpenClaw's embedding providers cannot be reached (see the gateway's log)";
+            const runtime = api.runtime;
+            let agentDir;
+            try {
+                agentDir = runtime?.agent?.resolveAgentDir?.(cfg, "main");
+            }
+            catch {
+                agentDir = undefined; // the provider then reads the process-wide auth
+            }
+            return embeddingChoice(loaded, cfg, agentDir);
+        };
+        const offer = (choice) => {
+            offered = typeof choice === "string" ? null : keyOf(choice);
+            const params = typeof choice === "string"
+                ? { capabilities: ["llm.complete"], client: clientInfo }
+                : { capabilities: ["llm.complete", EMBED], client: clientInfo, embeddings: { provider: choice.provider, model: choice.model } };
+            request(rpc, "host.offer", params, timeoutMs)
+                .then(() => log.info(typeof choice === "string"
+                ? `zettelclaw: offered the agent's model to the sidecar (llm.complete); no embeddings: ${choice}`
+                : `zettelclaw: offered the agent's model (llm.complete) and OpenClaw's embeddings (${offered}) to the sidecar`))
                 .catch((error) => log.warn(`zettelclaw: host.offer failed: ${describe(error)}`));
+        };
+        const embeddings = new HostEmbeddings(choose, () => offered, inThisStart2(offer));
+        const unhandle = rpc.handle(EMBED, (params) => embeddings.embed(params));
+        const unlisten = rpc.onConnect(inThisStart(() => {
+            void choose().then(offer);
         }));
         let withdrawn = false;
         const withdraw = async (why) => {
@@ -60,7 +100,10 @@ export function registerService(shim, runSweep) {
         signal?.addEventListener("abort", retired, { once: true });
         return async () => {
             signal?.removeEventListener("abort", retired);
+            embeddings.stopped = true;
+            unhandle();
             await withdraw("OpenClaw stopped the plugin (a reload, or the gateway stopping)");
+            await embeddings.close();
         };
     }
     // Each agent's workspace, as OpenClaw resolves it (protocol.md, agents.register): on every
@@ -147,13 +190,22 @@ export function registerService(shim, runSweep) {
 function inThisStart(listener) {
     return AsyncResource.bind(listener);
 }
+/** The same, for a listener with an argument. */
+function inThisStart2(listener) {
+    return AsyncResource.bind(listener);
+}
+/** OpenClaw's config as it is now (the runtime's live one), else the one register() got. */
+function currentConfig(api) {
+    const runtime = api.runtime;
+    return (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+}
 /** Every configured agent with its workspace, resolved by OpenClaw (`main` always). */
 export function agentWorkspaces(api) {
     const runtime = api.runtime;
     const resolve = runtime?.agent?.resolveAgentWorkspaceDir;
     if (typeof resolve !== "function")
         return [];
-    const config = (typeof runtime?.config?.current === "function" ? runtime.config.current() : undefined) ?? api.config;
+    const config = currentConfig(api);
     const found = [];
     for (const agentId of agentIds(config)) {
         try {

@@ -231,11 +231,12 @@ def wait_embedded(sock: Path, timeout: float = 3600) -> None:
 
 
 def run_sidecar(conv: Conversation, root: Path, semantic: str,
-                embeddings: tuple[str, str] | None = None) -> SystemRun:
+                embeddings: tuple[str, str, bool] | None = None) -> SystemRun:
     """One conversation's questions through a real ``zettelclaw serve``; ``embeddings`` (an
-    OpenAI-compatible server's URL and model) for ``search.embeddings = http``."""
-    home, workspace, _ = data_dir(root, conv, semantic if embeddings is None
-                                  else f"{semantic}-http-{embeddings[1]}")
+    OpenAI-compatible server's URL and model, and whether requests say ``input_type``) for
+    ``search.embeddings = http``."""
+    home, workspace, _ = data_dir(root, conv, semantic if embeddings is None else
+                                  f"{semantic}-http-{embeddings[1]}-{int(embeddings[2])}")
     sock = Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp")) / "s.sock"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "ANTHROPIC"))}
     env["ZETTELCLAW_SEARCH_SEMANTIC"] = semantic
@@ -243,6 +244,7 @@ def run_sidecar(conv: Conversation, root: Path, semantic: str,
         env["ZETTELCLAW_SEARCH_EMBEDDINGS"] = "http"
         env["ZETTELCLAW_SEARCH_EMBEDDING_URL"] = embeddings[0]
         env["ZETTELCLAW_SEARCH_EMBEDDING_MODEL"] = embeddings[1]
+        env["ZETTELCLAW_SEARCH_EMBEDDING_INPUT_TYPE"] = str(embeddings[2]).lower()
     env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
     proc = subprocess.Popen([load.ZETTELCLAW, "serve", "--home", str(home), "--socket", str(sock),
                              "--workspace", str(workspace)], env=env, stdout=subprocess.PIPE,
@@ -351,8 +353,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedding-url", help="hybrid with an OpenAI-compatible embedding "
                         "server (search.embeddings = http), e.g. http://127.0.0.1:8765/v1")
     parser.add_argument("--embedding-model", default="", help="the server's model name")
+    parser.add_argument("--embedding-input-type", action="store_true",
+                        help="requests say input_type (search.embeddingInputType)")
     args = parser.parse_args(argv)
-    server = (args.embedding_url, args.embedding_model) if args.embedding_url else None
+    server = ((args.embedding_url, args.embedding_model, args.embedding_input_type)
+              if args.embedding_url else None)
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
         args.conversations, [c for c in args.conversations.split(",") if c])
     systems = [s for s in args.systems.split(",") if s]

@@ -230,11 +230,21 @@ def wait_embedded(sock: Path, timeout: float = 3600) -> None:
     raise SystemExit("the log was not embedded in time")
 
 
-def run_sidecar(conv: Conversation, root: Path, semantic: str) -> SystemRun:
-    home, workspace, _ = data_dir(root, conv, semantic)
+def run_sidecar(conv: Conversation, root: Path, semantic: str,
+                embeddings: tuple[str, str, bool] | None = None) -> SystemRun:
+    """One conversation's questions through a real ``zettelclaw serve``; ``embeddings`` (an
+    OpenAI-compatible server's URL and model, and whether requests say ``input_type``) for
+    ``search.embeddings = http``."""
+    home, workspace, _ = data_dir(root, conv, semantic if embeddings is None else
+                                  f"{semantic}-http-{embeddings[1]}-{int(embeddings[2])}")
     sock = Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp")) / "s.sock"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "ANTHROPIC"))}
     env["ZETTELCLAW_SEARCH_SEMANTIC"] = semantic
+    if embeddings is not None:
+        env["ZETTELCLAW_SEARCH_EMBEDDINGS"] = "http"
+        env["ZETTELCLAW_SEARCH_EMBEDDING_URL"] = embeddings[0]
+        env["ZETTELCLAW_SEARCH_EMBEDDING_MODEL"] = embeddings[1]
+        env["ZETTELCLAW_SEARCH_EMBEDDING_INPUT_TYPE"] = str(embeddings[2]).lower()
     env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
     proc = subprocess.Popen([load.ZETTELCLAW, "serve", "--home", str(home), "--socket", str(sock),
                              "--workspace", str(workspace)], env=env, stdout=subprocess.PIPE,
@@ -340,7 +350,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the data directories here")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--embedding-url", help="hybrid with an OpenAI-compatible embedding "
+                        "server (search.embeddings = http), e.g. http://127.0.0.1:8765/v1")
+    parser.add_argument("--embedding-model", default="", help="the server's model name")
+    parser.add_argument("--embedding-input-type", action="store_true",
+                        help="requests say input_type (search.embeddingInputType)")
     args = parser.parse_args(argv)
+    server = ((args.embedding_url, args.embedding_model, args.embedding_input_type)
+              if args.embedding_url else None)
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
         args.conversations, [c for c in args.conversations.split(",") if c])
     systems = [s for s in args.systems.split(",") if s]
@@ -357,7 +374,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             per_conv[conv.sample_id] = {}
             for system in systems:
                 run = (run_bm25(conv) if system == "bm25"
-                       else run_sidecar(conv, root, "auto" if system == "hybrid" else "off"))
+                       else run_sidecar(conv, root, "auto", server) if system == "hybrid"
+                       else run_sidecar(conv, root, "off"))
                 runs[system] += run.outcomes
                 others.update(run.other_hits)
                 per_conv[conv.sample_id][system] = figures(

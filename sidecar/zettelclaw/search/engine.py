@@ -38,9 +38,6 @@ Corpus = Literal["all", "log", "files"]
 Mode = Literal["hybrid", "keyword", "filter"]
 Order = Literal["time", "log"]
 VECTOR_CANDIDATES = 50
-# A text that shares no word with the query is a result only when it is this close in meaning:
-# below it, all-MiniLM-L6-v2 puts unrelated sentences (0.0-0.2) and loose associations.
-MIN_SIMILARITY = 0.25  # with ranking.KEYWORD_SHARE: measured together (see there)
 # A query word in more than this share of the log's entries is left out of what the model
 # reads (``Engine._model_query``); chosen on LoCoMo's tuning half (0.05, 0.1 and 0.2 within
 # 0.005 of each other in recall@5), tests/quality has no such word. Not below this many
@@ -126,16 +123,17 @@ class Engine:
             if plan is not None and want_files:
                 chunks = file_candidates(conn, plan, request.limit * 3)
         assert self.semantic is not None or reason
+        scale = ranking.SHIPPED_SCALE
         # a query of symbols only (emoji): no semantic candidates, which would all be alike
         if not reason and self.semantic is not None and self.semantic.understands(request.query):
             try:
-                self._add_semantic(self._model_query(request.query, plan), want_log, want_files,
-                                   entries, chunks)
+                scale = self._add_semantic(self._model_query(request.query, plan), want_log,
+                                           want_files, entries, chunks)
             except EmbeddingError as exc:  # the embedding server: keyword search still answers
                 answer.mode, answer.fallback = "keyword", f"the embedding service failed: {exc}"
         with self.index.read() as conn:
             answer.hits = self._rank(conn, plan, request, entries=entries, chunks=chunks,
-                                     now=now)
+                                     now=now, scale=scale)
         return answer
 
     def bounded(self, request: Request, postings: int) -> bool:
@@ -182,17 +180,19 @@ class Engine:
         return " ".join(kept.split())
 
     def _add_semantic(self, query: str, want_log: bool, want_files: bool,
-                      entries: dict[int, Candidate], chunks: dict[int, Candidate]) -> None:
+                      entries: dict[int, Candidate], chunks: dict[int, Candidate]
+                      ) -> ranking.SimilarityScale:
+        """Semantic candidates and every keyword candidate's similarity; the scale the
+        model's similarities are read on for this query (``Semantic.scale``)."""
         import numpy as np
 
         assert self.semantic is not None
         vector = self.semantic.query_vector(query)
-        for wanted, target, similarities in (
-                (want_log, entries, self.semantic.entry_similarities),
-                (want_files, chunks, self.semantic.chunk_similarities)):
-            if not wanted:
-                continue
-            keys, sims = similarities(vector)
+        found = [(target, *similarities(vector)) for wanted, target, similarities in (
+            (want_log, entries, self.semantic.entry_similarities),
+            (want_files, chunks, self.semantic.chunk_similarities)) if wanted]
+        scale = self.semantic.scale(*[sims for _, _, sims in found])
+        for target, keys, sims in found:
             if not len(keys):
                 continue
             wanted_top = min(VECTOR_CANDIDATES * 4, len(sims))
@@ -200,23 +200,24 @@ class Engine:
             # took 8 of a hybrid search's 20 ms)
             top = np.argpartition(-sims, wanted_top - 1)[:wanted_top]
             for i in top:
-                if sims[i] >= MIN_SIMILARITY or int(keys[i]) in target:
+                if sims[i] >= scale.candidate or int(keys[i]) in target:
                     target.setdefault(int(keys[i]), Candidate()).semantic = float(sims[i])
             for key, candidate in target.items():  # keyword candidates get their similarity
                 if candidate.semantic is None:
                     at = int(np.searchsorted(keys, key))
                     if at < len(keys) and keys[at] == key:
                         candidate.semantic = float(sims[at])
+        return scale
 
     def _rank(self, conn: sqlite3.Connection, plan: fts.MatchPlan | None, request: Request, *,
-              entries: dict[int, Candidate], chunks: dict[int, Candidate], now: float
-              ) -> list[EntryHit | ChunkHit]:
+              entries: dict[int, Candidate], chunks: dict[int, Candidate], now: float,
+              scale: ranking.SimilarityScale) -> list[EntryHit | ChunkHit]:
         scored: list[tuple[float, str, int, Candidate]] = []
         unchecked = [line for line, c in entries.items() if c.meta is None]  # from vectors
         for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
         ranked = [c for c in entries.values() if c.meta is not None]  # passed the filters
-        _damp_short_texts(conn, entries)
+        _damp_short_texts(conn, entries, scale.floor)
         ranked += chunks.values()
         best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
         share = ranking.keyword_share(max((c.keyword for c in ranked), default=0.0))
@@ -225,13 +226,13 @@ class Engine:
             if c.meta is None:  # a vector candidate the filters leave out
                 continue
             kind, status, ts = c.meta
-            match = ranking.fuse(c.keyword, c.semantic, best, share)
+            match = ranking.fuse(c.keyword, c.semantic, best, share, scale)
             if asked is not None and not asked[0] <= ts < asked[1]:
                 match *= ranking.OUTSIDE_TIME_ASKED
             scored.append((ranking.entry_score(match, kind, status, ts, now), "log", line, c))
         outside = ranking.OUTSIDE_TIME_ASKED if asked is not None else 1.0  # a file has no time
         for chunk_id, c in chunks.items():
-            scored.append((outside * ranking.fuse(c.keyword, c.semantic, best, share)
+            scored.append((outside * ranking.fuse(c.keyword, c.semantic, best, share, scale)
                            / ranking.MAX_TYPE_WEIGHT, "file", chunk_id, c))
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
@@ -254,17 +255,18 @@ class Engine:
         return hits
 
 
-def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate]) -> None:
+def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float
+                      ) -> None:
     """Entries' similarities, damped for texts of few words (ranking.damped_similarity)."""
     lines = [line for line, c in entries.items() if c.meta is not None
-             and c.semantic is not None and c.semantic > ranking.SIMILARITY_FLOOR]
+             and c.semantic is not None and c.semantic > floor]
     for line, content, detail in texts(conn, lines):
         c = entries[line]
         assert c.semantic is not None
         found = fts.WORD_RE.findall(entry_text(content, detail).lower())
         # (map over the set's own test: twice as fast as a generator, ~100 texts a search)
         words = len(found) - sum(map(fts.STOPWORDS.__contains__, found))
-        c.semantic = ranking.damped_similarity(c.semantic, words)
+        c.semantic = ranking.damped_similarity(c.semantic, words, floor)
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

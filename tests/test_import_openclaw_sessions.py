@@ -469,6 +469,35 @@ def test_the_plan_leaves_out_what_the_scope_rules_refuse(tmp_path: Path, app: Ap
     assert result.spooled_tokens == plan.estimate.tokens
 
 
+def test_the_plan_leaves_out_what_live_extraction_already_took(tmp_path: Path, app: App
+                                                               ) -> None:
+    """The plan counted, and priced, the sessions the gateway's hooks had already delivered
+    (the apply then skipped them: nothing new): a session live extraction took whole is
+    "already remembered", one it took in part counts only the rest."""
+    make_store(tmp_path / "state")
+    source = importer.Source("openclaw", tmp_path / "state", "main")
+    before = importer.plan(app, source)
+    assert (before.conversations, before.already_remembered) == (2, 0)
+    user_at = [i for i, e in enumerate(MAIN_EVENTS)
+               if e.get("type") == "message" and e["message"]["role"] == "user"]
+    # the live path took the main session up to its last user message
+    app.extraction.intake.accept(HookCall(trigger="beforeReset", session_id=MAIN_SID,
+                                          session_key="agent:main:main",
+                                          messages=MAIN_EVENTS[:user_at[-1]]))
+    part = importer.plan(app, source)
+    assert (part.conversations, part.already_remembered) == (2, 0)
+    assert part.messages < before.messages
+    assert part.estimate.tokens < before.estimate.tokens
+    # then the rest of it
+    app.extraction.intake.accept(HookCall(trigger="sessionEnd", session_id=MAIN_SID,
+                                          session_key="agent:main:main", messages=MAIN_EVENTS))
+    after = importer.plan(app, source)
+    assert (after.conversations, after.already_remembered, after.out_of_scope) == (1, 1, 2)
+    result = importer.apply(app, source)
+    assert result.spooled_tokens == after.estimate.tokens
+    assert result.conversations == 1
+
+
 def test_the_admission_policy_applies_to_imported_sessions(tmp_path: Path, home: Home,
                                                           workspace: Path) -> None:
     from zettelclaw.config import load_config

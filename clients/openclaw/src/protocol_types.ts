@@ -358,6 +358,7 @@ export type ImportPlan = {
   notes: number;
   total: number;
   alreadyImported: number;
+  alreadyRemembered: number;
   outOfRange: number;
   outOfScope: number;
   problems: ImportProblem[];

@@ -114,9 +114,11 @@ def _plan(plan: dict[str, Any]) -> str:
              f"would add  {plan['conversations']} conversation(s) ({plan['messages']} "
              f"messages) for extraction, {plan['notes']} note(s) as entries",
              f"skipped    {plan['alreadyImported']} already imported"
+             + (f", {plan['alreadyRemembered']} already remembered (live)"
+                if plan.get("alreadyRemembered") else "")
              + (f", {plan['outOfRange']} outside the dates" if plan["outOfRange"] else "")
-             + (f", {plan['outOfScope']} out of scope (cron, group, sub-agent, admission)"
-                if plan.get("outOfScope") else "")]
+             + (f", {plan['outOfScope']} out of scope (cron, group, sub-agent, admission, "
+                "another speaker)" if plan.get("outOfScope") else "")]
     lines.append(f"tokens     about {est['tokens']:,} ({est['inputTokens']:,} in, "
                  f"{est['outputTokens']:,} out)"
                  + (" on the host's model (priced by its provider)" if est["route"] == "host"

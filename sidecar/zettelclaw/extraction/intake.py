@@ -59,6 +59,24 @@ class Accepted:
     messages: int | None = None
 
 
+NOTHING_NEW = "nothing new: these messages were already received"
+SOMEONE_ELSE = "someone other than the owner speaks in this conversation"
+NO_USER_MESSAGE = "no user message"
+
+
+def declined(new: Sequence[Message]) -> str | None:
+    """Why the intake spools none of ``new``, a conversation's messages not received yet
+    (None: it spools them): nothing new, someone other than the owner speaks, or nobody but
+    the assistant does."""
+    if not new:
+        return NOTHING_NEW
+    if any(m.role == "user" and m.from_owner is False for m in new):
+        return SOMEONE_ELSE
+    if not any(m.role == "user" for m in new):
+        return NO_USER_MESSAGE
+    return None
+
+
 class Intake:
     def __init__(self, home: Home, config: ExtractionConfig, provenance: Provenance,
                  spool: Spool, transcript_roots: Sequence[Path], *,
@@ -105,24 +123,34 @@ class Intake:
                 self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
         return result
 
+    def pending(self, session_id: str | None, items: Sequence[Any]
+                ) -> tuple[list[Message], str | None]:
+        """What ``accept`` would take of a conversation now, read only (an import's plan): its
+        messages not received yet for ``session_id`` (None: a session never seen), and why
+        it would spool none of them (``declined``; None: it would spool them)."""
+        messages = normalize(items)
+        received = (self.provenance.keys(check_session_id(session_id))
+                    if session_id is not None else set())
+        new = [m for m in messages if m.key not in received]
+        return new, declined(new)
+
     def _accept_locked(self, session_id: str, messages: Sequence[Message], call: HookCall
                        ) -> Accepted:
         received = self.provenance.keys(session_id)
         new = [m for m in messages if m.key not in received]
-        if not new:
-            return Accepted(skipped="nothing new: these messages were already received",
-                            messages=0)
-        if any(m.role == "user" and m.from_owner is False for m in new):
+        why = declined(new)
+        if why == NOTHING_NEW:
+            return Accepted(skipped=why, messages=0)
+        if why == SOMEONE_ELSE:
             # Someone else speaks here (a group routed into the main session, or a DM from
             # another person): their words do not become the owner's memory. Not recorded
             # as received, so nothing of it is kept either.
             self._skip_locked(session_id, "someone other than the owner speaks in it")
-            return Accepted(skipped="someone other than the owner speaks in this conversation",
-                            messages=0)
-        if not any(m.role == "user" for m in new):
+            return Accepted(skipped=why, messages=0)
+        if why == NO_USER_MESSAGE:
             self.provenance.append(session_id, new, None, durable=False)
             self._skip_locked(session_id, "no user message in the new part of the transcript")
-            return Accepted(skipped="no user message", messages=len(new))
+            return Accepted(skipped=why, messages=len(new))
         job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
                   agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
                   created_at=now_timestamp(), messages=[m.to_json() for m in new],

@@ -62,7 +62,13 @@ def context_tokens(entries: int, subjects: int, relevant: int) -> int:
 def conversation(item: Conversation, max_chars: int, base: int | None = None) -> Estimate:
     """The model tokens extracting ``item`` takes (``base``: the template's and the listed
     context's, computed once for an import)."""
-    text, _ = render(as_transcript(item), max_chars)
+    return transcript(as_transcript(item), max_chars, base)
+
+
+def transcript(messages: Sequence[Message], max_chars: int, base: int | None = None
+               ) -> Estimate:
+    """The model tokens extracting these messages (as the intake spools them) takes."""
+    text, _ = render(list(messages), max_chars)
     fixed = _template_tokens() if base is None else base
     return Estimate(fixed + estimate_tokens(text), REPLY_ALLOWANCE)
 

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from zettelclaw import failpoints, lock
 from zettelclaw.config import Config
 from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.extraction import intake
 from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
@@ -204,8 +205,13 @@ class Plan:
     notes: int
     total: int  # items in the source, in the date range
     already_imported: int
+    # conversations of the host's own sessions whose every message the sidecar already has
+    # (its live extraction took them)
+    already_remembered: int
     out_of_range: int
-    out_of_scope: int  # conversations the scope rules or the admission policy refuse
+    # conversations the scope rules or the admission policy refuse, and those the intake
+    # would take nothing of (someone other than the owner speaks; no user message)
+    out_of_scope: int
     problems: list[Problem]
     estimate: Estimated
     budget: int  # tokens; 0: no limit
@@ -272,10 +278,12 @@ def _proposal(app: App, source: Source, found: Read, *, budget: int | None,
     """The plan of ``found``, the source as read (``base``: a prompt's tokens without its
     conversation)."""
     config = app.settings.extraction
-    kept = [c for _, c in found.conversations if _refusal(app, c, source.agent) is None]
-    est = [estimate.conversation(c, config.max_transcript_chars, base) for c in kept]
-    input_tokens = sum(e.input_tokens for e in est)
-    output_tokens = sum(e.output_tokens for e in est)
+    kept = [_pending(app, c, base) for _, c in found.conversations
+            if _refusal(app, c, source.agent) is None]
+    todo = [p for p in kept if p.declined is None]
+    remembered = sum(p.declined == intake.NOTHING_NEW for p in kept)
+    input_tokens = sum(p.estimate.input_tokens for p in todo)
+    output_tokens = sum(p.estimate.output_tokens for p in todo)
     limit = _budget(app, budget, resumed)
     route = app.extraction.router.choose().route
     costs = [Cost(model, estimate.cost(model, input_tokens, output_tokens))
@@ -284,11 +292,12 @@ def _proposal(app: App, source: Source, found: Read, *, budget: int | None,
     assert source.kind is not None  # resolved
     return Plan(
         kind=source.kind, path=str(source.path), agent=source.agent,
-        conversations=len(kept),
-        messages=sum(len(c.messages) for c in kept),
+        conversations=len(todo),
+        messages=sum(p.messages for p in todo),
         notes=len(found.notes), total=found.total,
-        already_imported=found.imported, out_of_range=found.out_of_range,
-        out_of_scope=len(found.conversations) - len(kept),
+        already_imported=found.imported, already_remembered=remembered,
+        out_of_range=found.out_of_range,
+        out_of_scope=len(found.conversations) - len(todo) - remembered,
         problems=list(found.problems),
         estimate=Estimated(input_tokens=input_tokens, output_tokens=output_tokens,
                            tokens=input_tokens + output_tokens, route=route,
@@ -296,6 +305,25 @@ def _proposal(app: App, source: Source, found: Read, *, budget: int | None,
                            prices=PRICES_SOURCE),
         budget=limit, fits=not limit or spooled + input_tokens + output_tokens <= limit,
         resumes=resumed.id if resumed else None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """What the intake would take of a conversation now (``Intake.pending``)."""
+
+    estimate: estimate.Estimate  # the model tokens of extracting it
+    messages: int  # its messages not received yet
+    declined: str | None  # why it would take none of them (``intake.declined``)
+
+
+def _pending(app: App, conversation: Conversation, base: int) -> _Pending:
+    """A session of the host's own (OpenClaw's) may have been taken by the live path already,
+    in whole or in part: what is left of it, as the intake would see it at the apply (the
+    plan and the budget count only that)."""
+    new, why = app.extraction.intake.pending(conversation.session_id,
+                                             [_message(m) for m in conversation.messages])
+    tokens = estimate.transcript(new, app.settings.extraction.max_transcript_chars, base)
+    return _Pending(tokens, len(new), why)
 
 
 def _refusal(app: App, conversation: Conversation, agent: str) -> str | None:
@@ -398,9 +426,9 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     conversations = found.conversations
     while conversations and not notes and time.monotonic() < deadline:
         key, conversation = conversations[0]
-        tokens = estimate.conversation(conversation, app.settings.extraction.max_transcript_chars,
-                                       base).tokens
-        if current.budget and current.spooled_tokens + tokens > current.budget:
+        pending = _pending(app, conversation, base)
+        tokens = pending.estimate.tokens if pending.declined is None else 0
+        if tokens and current.budget and current.spooled_tokens + tokens > current.budget:
             current.state = "stopped"
             current.stop_reason = (
                 f"the import's budget is reached: {current.spooled_tokens:,} of "

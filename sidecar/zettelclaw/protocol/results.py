@@ -742,8 +742,11 @@ class ImportPlan(Result):
     notes: int
     total: int  # items in the source, in the date range
     already_imported: int
+    already_remembered: int  # the host's sessions the live path already took, every message
     out_of_range: int
-    out_of_scope: int  # conversations the admission policy or the scope rules refuse
+    # conversations the admission policy or the scope rules refuse, or the intake would take
+    # nothing of (someone other than the owner speaks; no user message)
+    out_of_scope: int
     problems: list[ImportProblem]
     estimate: ImportEstimate
     budget: int  # tokens; 0: no limit

@@ -73,7 +73,9 @@ def test_fresh_config_gets_every_setting(oc: Path, capsys: pytest.CaptureFixture
     result = config(oc)
     assert result["plugins"]["slots"]["memory"] == "zettelclaw"
     assert result["plugins"]["entries"]["zettelclaw"] == {
-        "enabled": True, "hooks": {"allowConversationAccess": True}}
+        "enabled": True, "hooks": {"allowConversationAccess": True},
+        # the Control UI's memory tab reads the memory plugin's dreaming setting (default: on)
+        "config": {"dreaming": {"enabled": False}}}
     assert result["plugins"]["entries"]["memory-core"] == {"enabled": False}
     assert result["hooks"]["internal"]["entries"]["session-memory"] == {"enabled": False}
     assert result["agents"]["defaults"]["compaction"]["memoryFlush"] == {"enabled": False}

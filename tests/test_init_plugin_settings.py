@@ -70,7 +70,8 @@ def test_a_misspelt_key_is_named_moved_and_the_plugin_turned_on_again(
     assert rc == 0, err
     assert "timeoutMS: unknown key; did you mean timeoutMs?" in out
     entry = json.loads(config.read_text())["plugins"]["entries"]["zettelclaw"]
-    assert entry["config"] == {"autostart": False, "timeoutMs": 3000}
+    assert entry["config"] == {"autostart": False, "timeoutMs": 3000,
+                               "dreaming": {"enabled": False}}
     assert entry["enabled"] is True
     assert "turned on again" in out
     backups = list(tmp_path.glob("openclaw.json.zettelclaw-backup-*"))

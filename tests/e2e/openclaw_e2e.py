@@ -1240,11 +1240,15 @@ class E2E:
             doctor = box.openclaw_json("gateway", "call", "doctor.memory.status", "--json",
                                        timeout=120, name="gateway-doctor-memory-status")
             expect(doctor.get("provider") == "zettelclaw", f"doctor.memory.status: {doctor}")
+            # zettelclaw init's dreaming.enabled = false: memory-core's default (on) was shown
+            expect((doctor.get("dreaming") or {}).get("enabled") is False,
+                   f"doctor.memory.status shows dreaming on: {doctor.get('dreaming')}")
             notes.append(f"wiki status: {status['bridgePublicArtifactCount']} exported artifacts "
                          f"({len(mine)} of main's: {', '.join(kinds)}); bridge import: "
                          f"{len(imported['pagePaths'])} pages, the fact in {len(holding_fact)}; "
                          f"doctor.memory.status: provider {doctor['provider']}, embedding "
-                         f"{doctor.get('embedding')}")
+                         f"{doctor.get('embedding')}, dreaming enabled "
+                         f"{doctor['dreaming']['enabled']}")
 
     def check_16(self) -> None:
         box = self.box

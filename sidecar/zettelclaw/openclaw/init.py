@@ -84,6 +84,9 @@ SETTINGS: tuple[Setting, ...] = (
             "OpenClaw runs its before_prompt_build hook (the handoff before each turn)"),
     Setting(("plugins", "entries", "memory-core", "enabled"), False,
             "memory-core is off: its memory tools and its nightly dreaming"),
+    Setting(("plugins", "entries", PLUGIN_ID, "config", "dreaming", "enabled"), False,
+            "the Control UI's memory tab shows no dreaming (OpenClaw reads the memory plugin's "
+            "`dreaming` setting, memory-core's defaults when unset: on, at 3 a.m.)"),
     Setting(("hooks", "internal", "entries", "session-memory", "enabled"), False,
             "the session-memory hook is off: Zettelclaw extracts every session"),
     Setting(("agents", "defaults", "compaction", "memoryFlush", "enabled"), False,

@@ -115,9 +115,10 @@ async def sidecar(server_config: ServerConfig, write_log: Any) -> AsyncIterator[
 
 async def test_the_sidecar_searches_by_meaning_through_the_hosts_embeddings(
         sidecar: Sidecar) -> None:
-    before = await sidecar.semantic()
+    # (until the vectorizer has looked for a host: "not loaded" before, under load)
+    before = await sidecar.until(lambda s: (s.get("reason") or "").startswith(NO_HOST),
+                                 "the wait for a host")
     assert (before["on"], before["embeddings"], before["hosts"]) == (False, "host", [])
-    assert before["reason"].startswith(NO_HOST)
     waiting = await sidecar.search("tomatoes")
     assert waiting["mode"] == "keyword"
     assert waiting["fallback"]["reason"].startswith(NO_HOST)
@@ -145,7 +146,13 @@ async def test_the_sidecar_searches_by_meaning_through_the_hosts_embeddings(
     assert (await sidecar.semantic())["hosts"] == []
 
 
-async def test_the_hosts_failures_answer_in_keyword_mode_saying_why(sidecar: Sidecar) -> None:
+async def test_the_hosts_failures_answer_in_keyword_mode_saying_why(
+        sidecar: Sidecar, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.search import semantic as semantic_module
+
+    # each failure asked at once (searches otherwise leave a failing service alone a while:
+    # tests/test_http_embeddings.py)
+    monkeypatch.setattr(semantic_module, "QUERY_RETRY_SECONDS", 0.0)
     host = await sidecar.host()
     await sidecar.until(covered("host:fake/bag-of-words"), "the host's vectors")
 

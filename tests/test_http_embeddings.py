@@ -150,3 +150,53 @@ async def test_the_sidecar_searches_by_meaning_with_the_servers_vectors(
     assert "the embedding service failed" in down["fallback"]["reason"]
     assert "answered 503" in down["fallback"]["reason"]
     assert down["results"][0]["snippet"] == ENTRIES[2][1], "keywords still answer"
+
+
+def test_searches_leave_a_failing_service_alone_for_a_while(
+        home: Any, workspace: Any, write_log: Any, fake: FakeEmbeddings) -> None:
+    """A server that hangs held every hybrid search for search.embeddingTimeoutSeconds (30 s),
+    and the agent's turn with it: after a failure, searches answer in keyword mode at once,
+    without asking, for QUERY_RETRY_SECONDS, or until the service answers the background."""
+    from tests.direct import Direct
+    from zettelclaw.protocol.params import SearchParams
+    from zettelclaw.search import semantic as semantic_module
+
+    write_log(*[entry(kind, text) for kind, text in ENTRIES])
+    m = Direct.open(home, workspace, config(fake.url, semantic="auto"))
+    try:
+        semantic = m.searcher.semantic
+        now = [1000.0]
+        semantic.clock = lambda: now[0]
+        semantic.use(HttpEmbedder(config(fake.url)))
+        m.sync()
+        while semantic.embed_pending():
+            pass
+
+        def search() -> dict[str, Any]:
+            return m.search(SearchParams.model_validate({"query": "tomatoes"}))
+
+        assert search()["mode"] == "hybrid"
+        fake.status = 503
+        assert "answered 503" in search()["fallback"]["reason"]
+        fake.status = 200
+        asked = len(fake.requests)
+        now[0] += semantic_module.QUERY_RETRY_SECONDS - 1
+        waiting = search()
+        assert waiting["mode"] == "keyword"
+        assert "answered 503:" in waiting["fallback"]["reason"]
+        assert "s ago" in waiting["fallback"]["reason"]
+        assert waiting["results"][0]["snippet"] == ENTRIES[2][1], "keywords still answer"
+        assert len(fake.requests) == asked, "the service was asked while it was left alone"
+        now[0] += 2
+        assert search()["mode"] == "hybrid"
+        # the background's success ends the wait too
+        fake.status = 503
+        search()
+        fake.status = 200
+        m.sync()
+        write_log(entry("fact", "The shed key is under the blue pot"))
+        m.sync()
+        assert semantic.embed_pending() == 1
+        assert search()["mode"] == "hybrid"
+    finally:
+        m.close()

@@ -37,6 +37,8 @@ NO_HOST = (f"no connected host offers {EMBED_CAPABILITY} (search.embeddings = ho
 class HostModelChanged(EmbeddingError):
     """The host now embeds with another provider or model than the stored vectors'."""
 
+    service_failing = False  # it works: the vectorizer makes the embedder again at once
+
 
 def offered_name(hosts: HostModels) -> str | None:
     """``host:<provider>/<model>`` of the newest host that embeds, or None when none does."""

@@ -37,6 +37,10 @@ MAX_ERROR_BODY = 300
 class EmbeddingError(Exception):
     """The embedding service could not give vectors; ``str()`` says why, for a person."""
 
+    # whether it says the service is failing (searches then leave it alone for a while:
+    # ``Semantic.query_vector``); not so for a host that changed models
+    service_failing = True
+
 
 class HttpEmbedder:
     def __init__(self, config: SearchConfig) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,6 +30,7 @@ from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.llm.host import HostModels
 from zettelclaw.search import local_model
+from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.pieces import compared_texts
 
 if TYPE_CHECKING:
@@ -55,6 +57,11 @@ LOADING = "the embedding model is loading"
 # LoCoMo round 5).
 OTHER_FLOOR_PERCENTILE = 50
 OTHER_LEAST_TEXTS = 10
+# An embedding service (a server's, the host's) that failed is not asked by searches for this
+# long after (the background asks again at the same pace, search/vectorizer.py): a server that
+# hangs held every hybrid search for search.embeddingTimeoutSeconds (30 s by default), and an
+# agent's turn with it. Its first success (a search's or the background's) ends the wait.
+QUERY_RETRY_SECONDS = 30.0
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -115,6 +122,8 @@ class Semantic:
         # vectors table would read every row of it on every search (bench/README.md).
         self._vectors_generation = 0
         self._chunk_vectors_generation = 0
+        self.clock = time.monotonic
+        self._failing: tuple[float, str] | None = None  # when the service last failed, and why
 
     def _static_reason(self) -> str | None:
         if self.config.semantic == "off":
@@ -193,7 +202,8 @@ class Semantic:
             texts = {h: t for h, t in texts.items() if not vectors.has_vector(conn, name, h)}
         texts = dict(list(texts.items())[:BATCH])
         if texts:
-            made = self.embedder.embed_background(list(texts.values()))
+            embedder = self.embedder
+            made = self._asked(lambda: embedder.embed_background(list(texts.values())))
             with self.index.write() as conn:
                 vectors.store(conn, [(name, h, v.astype("float16").tobytes())
                                      for h, v in zip(texts, made, strict=True)])
@@ -234,9 +244,29 @@ class Semantic:
         return bool(knows(text)) if knows is not None else True
 
     def query_vector(self, text: str) -> Matrix:
-        assert self.embedder is not None
-        vector: Matrix = self.embedder.embed([text])[0]
+        """The query's vector; ``EmbeddingError`` at once, without asking, while the service
+        failed less than QUERY_RETRY_SECONDS ago."""
+        embedder = self.embedder
+        assert embedder is not None
+        failing = self._failing
+        if failing is not None:
+            ago = self.clock() - failing[0]
+            if ago < QUERY_RETRY_SECONDS:
+                raise EmbeddingError(f"{failing[1]} ({ago:.0f} s ago; searches ask again "
+                                     f"{QUERY_RETRY_SECONDS:g} s after a failure)")
+        vector: Matrix = self._asked(lambda: embedder.embed([text]))[0]
         return vector
+
+    def _asked(self, call: Callable[[], Matrix]) -> Matrix:
+        """``call``'s vectors, noting whether the service failed (``_failing``)."""
+        try:
+            made = call()
+        except EmbeddingError as exc:
+            if exc.service_failing:
+                self._failing = (self.clock(), str(exc))
+            raise
+        self._failing = None
+        return made
 
     def scale(self, *similarities: Any) -> ranking.SimilarityScale:
         """The scale a query's similarities are read on: the shipped model's, measured

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from zettelclaw import failpoints, lock
 from zettelclaw.config import AdmissionConfig, ExtractionConfig
@@ -64,7 +64,17 @@ SOMEONE_ELSE = "someone other than the owner speaks in this conversation"
 NO_USER_MESSAGE = "no user message"
 
 
-def declined(new: Sequence[Message]) -> str | None:
+class Spoken(Protocol):
+    """A message as ``declined`` reads it: the intake's, or an import's before it is keyed."""
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def from_owner(self) -> bool | None: ...
+
+
+def declined(new: Sequence[Spoken]) -> str | None:
     """Why the intake spools none of ``new``, a conversation's messages not received yet
     (None: it spools them): nothing new, someone other than the owner speaks, or nobody but
     the assistant does."""
@@ -123,15 +133,12 @@ class Intake:
                 self.provenance.mark_seen(session_id, min(call.read_at, time.time() * 1000))
         return result
 
-    def pending(self, session_id: str | None, items: Sequence[Any]
-                ) -> tuple[list[Message], str | None]:
+    def pending(self, session_id: str, items: Sequence[Any]) -> tuple[list[Message], str | None]:
         """What ``accept`` would take of a conversation now, read only (an import's plan): its
-        messages not received yet for ``session_id`` (None: a session never seen), and why
-        it would spool none of them (``declined``; None: it would spool them)."""
-        messages = normalize(items)
-        received = (self.provenance.keys(check_session_id(session_id))
-                    if session_id is not None else set())
-        new = [m for m in messages if m.key not in received]
+        messages not received yet for ``session_id``, and why it would spool none of them
+        (``declined``; None: it would spool them)."""
+        received = self.provenance.keys(check_session_id(session_id))
+        new = [m for m in normalize(items) if m.key not in received]
         return new, declined(new)
 
     def _accept_locked(self, session_id: str, messages: Sequence[Message], call: HookCall

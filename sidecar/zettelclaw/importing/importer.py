@@ -319,11 +319,17 @@ class _Pending:
 def _pending(app: App, conversation: Conversation, base: int) -> _Pending:
     """A session of the host's own (OpenClaw's) may have been taken by the live path already,
     in whole or in part: what is left of it, as the intake would see it at the apply (the
-    plan and the budget count only that)."""
+    plan and the budget count only that). A conversation without one (an export's) gets a
+    session of the import's own, which nothing was received for: all of it is new, and it is
+    not keyed here (keying scrubs every message, ~30 times the estimate's cost, once more for
+    the plan and once more for each slice of a multi-gigabyte export)."""
+    max_chars = app.settings.extraction.max_transcript_chars
+    if conversation.session_id is None:
+        return _Pending(estimate.conversation(conversation, max_chars, base),
+                        len(conversation.messages), intake.declined(conversation.messages))
     new, why = app.extraction.intake.pending(conversation.session_id,
                                              [_message(m) for m in conversation.messages])
-    tokens = estimate.transcript(new, app.settings.extraction.max_transcript_chars, base)
-    return _Pending(tokens, len(new), why)
+    return _Pending(estimate.transcript(new, max_chars, base), len(new), why)
 
 
 def _refusal(app: App, conversation: Conversation, agent: str) -> str | None:

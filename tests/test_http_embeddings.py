@@ -104,6 +104,9 @@ def test_failures_say_what_went_wrong(fake: FakeEmbeddings) -> None:
      "different lengths"),
     ({"data": [{"index": 0, "embedding": [0.0]}, {"index": 1, "embedding": [1.0]}]},
      "zero vector"),
+    # JSON's NaN parses: it would make every similarity NaN (the host's route refused it already)
+    ({"data": [{"index": 0, "embedding": [float("nan")]}, {"index": 1, "embedding": [1.0]}]},
+     "answered a vector that is not finite"),
 ])
 def test_a_malformed_answer_is_refused(monkeypatch: pytest.MonkeyPatch, answer: Any,
                                        said: str) -> None:

@@ -25,7 +25,7 @@ import trio
 from zettelclaw.config import SearchConfig
 from zettelclaw.errors import PeerGone, ZettelclawError
 from zettelclaw.llm.host import EMBED_CAPABILITY, HostModels
-from zettelclaw.search.http_embeddings import EmbeddingError
+from zettelclaw.search.http_embeddings import EmbeddingError, unit_rows
 
 if TYPE_CHECKING:
     from zettelclaw.search.matrix import Matrix
@@ -88,17 +88,13 @@ class HostEmbedder:
         except RuntimeError as exc:  # called on the event loop itself: a bug, said plainly
             raise EmbeddingError(f"the host's embeddings cannot be asked from here: {exc}"
                                  ) from None
-        matrix = np.asarray(_vectors(raw, len(texts)), dtype=np.float32)
-        if self.dims is not None and matrix.shape[1] != self.dims:  # they could not be compared
-            raise EmbeddingError(f"the host's vectors have {matrix.shape[1]} dimensions, its "
+        vectors = _vectors(raw, len(texts))
+        dims = len(vectors[0])
+        if self.dims is not None and dims != self.dims:  # they could not be compared
+            raise EmbeddingError(f"the host's vectors have {dims} dimensions, its "
                                  f"earlier ones {self.dims}")
-        if not np.all(np.isfinite(matrix)):
-            raise EmbeddingError("the host answered a vector that is not finite")
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        if not np.all(norms > 0):
-            raise EmbeddingError("the host answered a zero vector")
-        self.dims = matrix.shape[1]
-        result: Matrix = matrix / norms
+        result = unit_rows(vectors, "the host")
+        self.dims = dims
         return result
 
     async def _ask(self, texts: list[str], purpose: str) -> Any:

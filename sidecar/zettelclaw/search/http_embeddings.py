@@ -79,14 +79,7 @@ class HttpEmbedder:
                                 "input": [self.sides[side] + text for text in texts]}
         if self.input_type:
             body["input_type"] = side
-        answer = self._post(body)
-        vectors = _vectors(answer, len(texts))
-        matrix = np.asarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        if not np.all(norms > 0):
-            raise EmbeddingError(f"{self.url} answered a zero vector")
-        result: Matrix = matrix / norms
-        return result
+        return unit_rows(_vectors(self._post(body), len(texts)), self.url)
 
     def _post(self, body: dict[str, Any]) -> Any:
         headers = {"content-type": "application/json", "accept": "application/json"}
@@ -105,6 +98,22 @@ class HttpEmbedder:
             raise EmbeddingError(f"{self.url} cannot be reached: {why}") from None
         except ValueError:
             raise EmbeddingError(f"{self.url} answered something that is not JSON") from None
+
+
+def unit_rows(vectors: list[list[float]], source: str) -> Matrix:
+    """A service's vectors (checked to be one length) as a matrix of unit rows, as they are
+    stored and compared (services differ in whether they normalize); a vector that is not
+    finite (JSON's NaN and Infinity parse) or is zero is the ``source``'s fault, said so."""
+    import numpy as np
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if not np.all(np.isfinite(matrix)):
+        raise EmbeddingError(f"{source} answered a vector that is not finite")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if not np.all(norms > 0):
+        raise EmbeddingError(f"{source} answered a zero vector")
+    result: Matrix = matrix / norms
+    return result
 
 
 def _vectors(answer: Any, count: int) -> list[list[float]]:

@@ -162,18 +162,15 @@ def keyword_share(best_keyword: float) -> float:
 
 
 def fuse(keyword: float, semantic: float | None, best: float,
-         share: float = KEYWORD_SHARE, scale: SimilarityScale | None = None) -> float:
+         share: float = KEYWORD_SHARE, scale: SimilarityScale = SHIPPED_SCALE) -> float:
     """Hybrid match quality: keyword relevance and cosine similarity, the latter relative to
     ``best``, the query's highest similarity among the texts ranked, on the model's ``scale``
     (the shipped model's by default), weighed ``share`` to the rest (``keyword_share``); never
     below KEYWORD_ALONE of the keyword relevance."""
     if semantic is None:
         return keyword
-    floor, least = (scale.floor, scale.least_span) if scale is not None else (
-        SIMILARITY_FLOOR, SIMILARITY_LEAST_SPAN)
-    return max(share * keyword
-               + (1.0 - share) * relative_similarity(semantic, best, floor, least),
-               KEYWORD_ALONE * keyword)
+    relative = relative_similarity(semantic, best, scale.floor, scale.least_span)
+    return max(share * keyword + (1.0 - share) * relative, KEYWORD_ALONE * keyword)
 
 
 def idf(df: int, total: int) -> float:

@@ -147,7 +147,6 @@ class Semantic:
             self.use(HttpEmbedder(self.config))
         elif self.config.embeddings == "host":
             from zettelclaw.search.host_embeddings import NO_HOST, HostEmbedder
-            from zettelclaw.search.http_embeddings import EmbeddingError
 
             if self.hosts is None:
                 raise EmbeddingError(NO_HOST)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,13 +132,7 @@ def main() -> None:
     fake = FakeAnthropic()
     fake.reply_file = args.reply_file
     fake.log_file = args.log
-    fake.start()
-    print(fake.url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        fake.stop()
+    fake.serve_until_interrupted()
 
 
 if __name__ == "__main__":

@@ -93,14 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log", type=Path, help="append every request body here (JSON lines)")
-    fake = FakeEmbeddings(parser.parse_args().log)
-    print(fake.url, flush=True)
-    try:
-        fake.server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.server.server_close()
+    FakeEmbeddings(parser.parse_args().log).serve_until_interrupted()
 
 
 if __name__ == "__main__":

@@ -28,3 +28,14 @@ class LocalServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+    def serve_until_interrupted(self) -> None:
+        """Run as a process of its own (a fake's ``main``, for the end-to-end test): print the
+        URL, then serve on this thread until ^C (or the process is killed)."""
+        print(self.url, flush=True)
+        try:
+            self.server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.server.server_close()

@@ -31,9 +31,11 @@ import re
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.local_server import LocalServer
 
 INTERNAL_CONTEXT = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>"
 CALL_TOOL = re.compile(r"CALL_TOOL:([A-Za-z0-9_\-]+)[ \t]*(\{[^\n]*\})?")
@@ -92,19 +94,15 @@ def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None
     return {"text": f"FAKE_REPLY #{n}"}
 
 
-class FakeModel:
+class FakeModel(LocalServer):
+    path = "/v1"
+
     def __init__(self, log: Path | None, reply_file: Path | None = None) -> None:
         self.log = log
         self.reply_file = reply_file
         self.count = 0
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        super().__init__(self._handler())
 
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
@@ -217,14 +215,7 @@ def main() -> None:
     parser.add_argument("--reply-file", type=Path,
                         help="what an extraction prompt is answered with (rule 0)")
     args = parser.parse_args()
-    fake = FakeModel(args.log, args.reply_file)
-    print(fake.url, flush=True)
-    try:
-        fake.server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.server.server_close()
+    FakeModel(args.log, args.reply_file).serve_until_interrupted()
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import entry
 from zettelclaw.home import Home
 from zettelclaw.index import counts
-from zettelclaw.index.database import ADDED_INDEXES, SCHEMA_VERSION, Index, has_hidden_table
+from zettelclaw.index.database import ADDED_INDEXES, SCHEMA_VERSION, Index, has_table
 from zettelclaw.index.ingest import Ingester
 
 
@@ -304,15 +304,17 @@ def test_an_index_of_schema_4_gets_its_chunks_words_again_and_keeps_the_rest(
 
 def test_an_index_of_schema_4_as_released_gets_what_was_added_since(
         home: Home, opened: Callable[[], Index], write_log: Callable[..., Any]) -> None:
-    """Schema 4 was released before the ``hidden`` table (forget) and the added indexes: an
-    index of 4 changed in place to 5 gets them too, as one of 5 does at open. Without, the
-    first catch-up that starts over (the log rewritten) stopped the sidecar's start: "no such
-    table: hidden" (a data directory made at caac987)."""
+    """Schema 4 was released before the ``hidden`` table (forget), the ``text_parts`` table
+    (semantic search's sentences) and the added indexes: an index of 4 changed in place to 5
+    gets them too, as one of 5 does at open. Without, the first catch-up that starts over (the
+    log rewritten) stopped the sidecar's start: "no such table: hidden" (a data directory
+    made at caac987)."""
     write_log(entry(), entry())
     old = opened()
     Ingester(old, home.log).catch_up()
     with old.write() as conn:
         conn.execute("DROP TABLE hidden")
+        conn.execute("DROP TABLE text_parts")
         for name in ADDED_INDEXES:
             conn.execute(f"DROP INDEX {name}")
         conn.execute("UPDATE meta SET value = 4 WHERE key = 'schema_version'")
@@ -320,7 +322,8 @@ def test_an_index_of_schema_4_as_released_gets_what_was_added_since(
     index = opened()
     with index.read() as conn:
         assert Index._version(conn) == SCHEMA_VERSION
-        assert has_hidden_table(conn)
+        assert has_table(conn, "hidden")
+        assert has_table(conn, "text_parts")
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert set(ADDED_INDEXES) <= names
     Ingester(index, home.log).reset()  # what a rewritten log does at the next catch-up

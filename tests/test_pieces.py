@@ -1,9 +1,17 @@
 """search/pieces.py: a chunk is cut into pieces the model reads whole, losing and repeating
-nothing, and is also compared by each line that says something on its own."""
+nothing, and is also compared by each line that says something on its own; an entry of several
+sentences by each sentence that says something."""
 
 from __future__ import annotations
 
-from zettelclaw.search.pieces import PIECE_CHARS, compared_texts, pieces
+from zettelclaw.search.pieces import (
+    MOST_SENTENCES,
+    PIECE_CHARS,
+    compared_texts,
+    pieces,
+    sentences,
+    words,
+)
 
 
 def test_a_long_chunk_is_embedded_in_pieces_the_model_reads_whole() -> None:
@@ -26,3 +34,20 @@ def test_a_chunk_is_compared_by_its_pieces_and_by_each_line_that_says_something(
     one_line = "Aisle seats on long flights, always"
     assert compared_texts(one_line) == [one_line], "a line that is its chunk is compared once"
     assert compared_texts("x" * 1200) == pieces("x" * 1200), "a long line is in the pieces"
+
+
+def test_an_entry_of_several_sentences_is_compared_by_each_that_says_something() -> None:
+    text = ("Yes! I went to the LGBTQ support group yesterday. It was so powerful.\n"
+            "The speakers told their own coming-out stories")
+    assert sentences(text) == [("I went to the LGBTQ support group yesterday.", 5),
+                               ("The speakers told their own coming-out stories", 4)]
+    assert words("It was so powerful.") == 1, "stopwords say nothing"
+    one = "Queue-based retries for webhook delivery instead of synchronous ones."
+    assert sentences(one) == [], "one sentence is the text itself"
+    assert sentences("Meet at 3.30 by the station, version 2.1 ready") == [], "a point in a number"
+    twice = "Water the fig tree weekly. Water the fig tree weekly. Done."
+    assert sentences(twice) == [("Water the fig tree weekly.", 4)]
+    many = " ".join(f"Sentence number {i} about the garden shed." for i in range(40))
+    said = sentences(many)
+    assert len(said) == MOST_SENTENCES
+    assert said[0][0] == "Sentence number 0 about the garden shed."

@@ -19,11 +19,13 @@ from tests.direct import Direct, open_app
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
-from zettelclaw.index import fts, vectors
+from zettelclaw.index import fts, space, vectors
+from zettelclaw.index.database import text_hash
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search import semantic as semantic_module
 from zettelclaw.search.local_model import LocalModel
+from zettelclaw.search.pieces import sentences
 from zettelclaw.serve import Ready, ServerConfig, serve
 
 pytestmark = pytest.mark.slow  # loads the real embedding model
@@ -267,6 +269,101 @@ def test_nonsense_finds_nothing_rather_than_the_least_unrelated(
     m, _ = memory
     fill(m)
     assert search(m, query="zeppelin xylophone quasar")["results"] == []
+
+
+# One sentence of a long entry answers; averaged over the whole text it is less close to the
+# question than a short entry about food that does not (0.33 against 0.36 here), and alone it is
+# closer than anything (0.43). No word of the question is in any entry.
+TRIP = ("The car needs new tyres before the winter, the garage said. We drove up to the lake "
+        "on Saturday and the weather held the whole time. The kids swam until dinner and fell "
+        "asleep in the car on the way back. I refuse to eat coriander, the one herb I cannot "
+        "stand in any dish. Next month we want to try the campsite on the far shore. My sister "
+        "starts her new job in Leeds on the first of the month.")
+FOOD = ["Bought basil, thyme and rosemary seedlings for the balcony pots.",
+        "The new cookbook has a whole chapter on cooking with fresh herbs.",
+        "Dinner at the Thai place on Friday was excellent, the green curry especially.",
+        "The soup was too salty, so next time use half the stock cube."]
+
+
+@pytest.fixture
+def trip(home: Home, workspace: Path, write_log: Any,
+         embedder: LocalModel) -> Iterator[tuple[Direct, Counting, str]]:
+    target = entry("fact", TRIP)
+    write_log(*[entry("fact", text) for text in FOOD[:2]], target,
+              *[entry("fact", text) for text in FOOD[2:]])
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    counting = Counting(embedder)
+    m.searcher.semantic.use(counting)
+    m.sync()
+    yield m, counting, target["id"]
+    m.close()
+
+
+def test_the_sentence_that_answers_finds_its_long_entry(
+        trip: tuple[Direct, Counting, str]) -> None:
+    m, counting, target = trip
+    fill(m)
+    assert counting.texts == len(FOOD) + 1 + len(sentences(TRIP)), "the sentences too"
+    answer = search(m, query="which seasoning do I dislike in meals?")
+    assert answer["mode"] == "hybrid"
+    assert answer["results"][0]["path"] == target
+
+
+def test_an_index_made_before_sentences_embeds_only_them(
+        trip: tuple[Direct, Counting, str]) -> None:
+    m, counting, target = trip
+    fill(m)
+    with m.index.write() as conn:  # as an index of the release before left it
+        conn.execute("DELETE FROM text_parts")
+        conn.execute("DELETE FROM meta WHERE key = 'sentences_rule'")
+    for said, _ in sentences(TRIP):
+        with m.index.write() as conn:
+            conn.execute("DELETE FROM vectors WHERE text_hash = ?", (text_hash(said),))
+    other = Counting(counting.inner)
+    m.searcher.semantic.use(other)  # as the sidecar's next start does
+    fill(m)
+    assert other.texts == len(sentences(TRIP)), "the entries' own vectors are kept"
+    answer = search(m, query="which seasoning do I dislike in meals?")
+    assert answer["results"][0]["path"] == target
+
+
+def test_the_vectors_of_sentences_no_entry_holds_are_dropped(
+        trip: tuple[Direct, Counting, str]) -> None:
+    m, counting, _ = trip
+    fill(m)
+    gone = "A sentence of an entry that was purged. Its other sentence went too."
+    with m.index.write() as conn:
+        vectors.store(conn, [(counting.name, text_hash(gone), b"\0\0")])
+        vectors.store_parts(conn, [(text_hash("the purged entry"), text_hash(gone), 5)])
+    assert space.drop_unused_vectors(m.index) == 1
+    with m.index.read() as conn:
+        kept = {r[0] for r in conn.execute("SELECT part_hash FROM text_parts")}
+    assert kept == {text_hash(said) for said, _ in sentences(TRIP)}
+    assert search(m, query="which seasoning do I dislike in meals?")["results"][0]["path"] \
+        == trip[2]
+
+
+def test_entries_ahead_of_the_walk_wait_for_it(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry ahead of the vectorizer whose text an earlier one shares has its vector
+    already. Read up to it, the entries between were never read once the walk reached them."""
+    write_log(entry("fact", "Grandma's birthday is on the fourth of March"),
+              entry("task", "Book a dentist appointment for a cleaning"),
+              entry("fact", "Grandma's birthday is on the fourth of March", session="s-2"))
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    try:
+        m.searcher.semantic.use(embedder)
+        m.sync()
+        monkeypatch.setattr(semantic_module, "BATCH", 1)
+        m.searcher.semantic.embed_pending()
+        query = m.searcher.semantic.query_vector("dentist")
+        assert list(m.searcher.semantic.entry_similarities(query)[0]) == [1]
+        fill(m)
+        assert list(m.searcher.semantic.entry_similarities(query)[0]) == [1, 2, 3]
+    finally:
+        m.searcher.semantic.embedder = None  # the module's model: kept for the other tests
+        m.close()
 
 
 def test_a_rebuild_reuses_the_vectors(memory: tuple[Direct, Counting]) -> None:

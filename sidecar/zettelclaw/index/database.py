@@ -127,9 +127,20 @@ HIDDEN_TABLE = ("CREATE TABLE IF NOT EXISTS hidden (id TEXT PRIMARY KEY, line IN
                 " WITHOUT ROWID")
 
 
-def has_hidden_table(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hidden'"
-                        ).fetchone() is not None
+# Made at open where missing (added after schema 5 was released): the sentences of each entry
+# text that semantic search compares on their own (search/pieces.py), keyed by the text's
+# hash, with how many words each holds. What a text's sentences are depends on the text alone,
+# so no rebuild or renumbering of the log makes a row wrong. Filled by the vectorizer with
+# their vectors (search/semantic.py); only hashes and counts, no text.
+TEXT_PARTS_TABLE = ("CREATE TABLE IF NOT EXISTS text_parts (text_hash TEXT NOT NULL,"
+                    " part_hash TEXT NOT NULL, words INTEGER NOT NULL,"
+                    " PRIMARY KEY (text_hash, part_hash)) WITHOUT ROWID")
+ADDED_TABLES = {"hidden": HIDDEN_TABLE, "text_parts": TEXT_PARTS_TABLE}
+
+
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                        (name,)).fetchone() is not None
 
 
 def new_epoch() -> str:
@@ -174,9 +185,12 @@ class Index:
                 self._to_5(conn)
                 version = SCHEMA_VERSION  # and what was added since 4 was released, below
             if version == SCHEMA_VERSION:
-                if not has_hidden_table(conn):
+                missing = [made for name, made in ADDED_TABLES.items()
+                           if not has_table(conn, name)]
+                if missing:
                     with transaction(conn):
-                        conn.execute(HIDDEN_TABLE)
+                        for statement in missing:
+                            conn.execute(statement)
                 if (missing_indexes(conn) or not counts.kept(conn)
                         or not subject_counts.kept(conn)):
                     with transaction(conn):
@@ -229,7 +243,8 @@ class Index:
                 if statement.strip():
                     conn.execute(statement)
             make_indexes(conn)
-            conn.execute(HIDDEN_TABLE)
+            for statement in ADDED_TABLES.values():
+                conn.execute(statement)
             subject_counts.create(conn)
             counts.store(conn, {}, 0)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))

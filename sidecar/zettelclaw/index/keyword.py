@@ -35,6 +35,7 @@ RELATED_TERMS = 24
 class Candidate:
     keyword: float = 0.0  # match quality in [0, 1]; 0 when only semantic search found it
     semantic: float | None = None  # cosine similarity, in hybrid mode
+    part: float | None = None  # a log entry's best sentence's, damped (search/pieces.py)
     meta: tuple[str, str | None, float] | None = None  # a log entry's type, status, ts
 
 

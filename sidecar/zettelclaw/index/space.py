@@ -11,11 +11,15 @@ from zettelclaw.index.database import Index
 
 
 def drop_unused_vectors(index: Index) -> int:
-    """Delete the vectors of texts no entry and no chunk has; returns how many."""
+    """Delete the vectors of texts no entry and no chunk has, and of sentences no entry's
+    text holds (with their rows in ``text_parts``); returns how many vectors."""
     with index.write() as conn:
+        conn.execute("DELETE FROM text_parts WHERE text_hash NOT IN"
+                     " (SELECT text_hash FROM entries)")
         return conn.execute(
             "DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM entries)"
-            " AND text_hash NOT IN (SELECT text_hash FROM chunks)").rowcount
+            " AND text_hash NOT IN (SELECT text_hash FROM chunks)"
+            " AND text_hash NOT IN (SELECT part_hash FROM text_parts)").rowcount
 
 
 def wipe_free_pages(index: Index) -> None:

@@ -40,13 +40,31 @@ def current_entries_after(conn: sqlite3.Connection, line: int, limit: int
     return rows
 
 
-def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int
+def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int
                         ) -> list[tuple[int, bytes]]:
-    """(line, vector) of the entries after ``line`` that have a vector, in log order."""
+    """(line, vector) of the entries after ``line`` and up to ``upto`` that have a vector, in
+    log order."""
     return conn.execute(
         "SELECT e.line, v.vec FROM entries e JOIN vectors v ON v.model = ?"
-        " AND v.text_hash = e.text_hash WHERE e.line > ? ORDER BY e.line",
-        (model, line)).fetchall()
+        " AND v.text_hash = e.text_hash WHERE e.line > ? AND e.line <= ? ORDER BY e.line",
+        (model, line, upto)).fetchall()
+
+
+def store_parts(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, int]]) -> None:
+    """(text hash, sentence hash, its words) rows: the sentences an entry text is also compared
+    by (``search/pieces.py``)."""
+    conn.executemany("INSERT OR IGNORE INTO text_parts VALUES (?, ?, ?)", rows)
+
+
+def part_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int
+                       ) -> list[tuple[int, bytes, int]]:
+    """(line, vector, words) of the sentences of the entries after ``line`` and up to
+    ``upto`` that have a vector, in log order."""
+    return conn.execute(
+        "SELECT e.line, v.vec, p.words FROM entries e"
+        " JOIN text_parts p ON p.text_hash = e.text_hash"
+        " JOIN vectors v ON v.model = ? AND v.text_hash = p.part_hash"
+        " WHERE e.line > ? AND e.line <= ? ORDER BY e.line", (model, line, upto)).fetchall()
 
 
 def chunk_texts(conn: sqlite3.Connection) -> list[str]:

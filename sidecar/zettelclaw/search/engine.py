@@ -31,6 +31,7 @@ from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.search import dates
 from zettelclaw.search.http_embeddings import EmbeddingError
+from zettelclaw.search.pieces import words
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import clip, snippet
 
@@ -195,18 +196,31 @@ class Engine:
         for target, keys, sims in found:
             if not len(keys):
                 continue
-            wanted_top = min(VECTOR_CANDIDATES * 4, len(sims))
+            # an entry of several sentences is a candidate by its best sentence too
+            said_keys, said = (self.semantic.sentence_similarities(vector, scale.floor)
+                               if target is entries else (keys[:0], sims[:0]))
+            by = sims
+            if len(said_keys):
+                by = sims.copy()
+                at = np.searchsorted(keys, said_keys).clip(0, len(keys) - 1)
+                hit = keys[at] == said_keys
+                by[at[hit]] = np.maximum(by[at[hit]], said[hit])
+            wanted_top = min(VECTOR_CANDIDATES * 4, len(by))
             # the best few hundred without sorting them all (a full sort of 100k similarities
             # took 8 of a hybrid search's 20 ms)
-            top = np.argpartition(-sims, wanted_top - 1)[:wanted_top]
+            top = np.argpartition(-by, wanted_top - 1)[:wanted_top]
             for i in top:
-                if sims[i] >= scale.candidate or int(keys[i]) in target:
+                if by[i] >= scale.candidate or int(keys[i]) in target:
                     target.setdefault(int(keys[i]), Candidate()).semantic = float(sims[i])
             for key, candidate in target.items():  # keyword candidates get their similarity
                 if candidate.semantic is None:
-                    at = int(np.searchsorted(keys, key))
-                    if at < len(keys) and keys[at] == key:
-                        candidate.semantic = float(sims[at])
+                    at_key = int(np.searchsorted(keys, key))
+                    if at_key < len(keys) and keys[at_key] == key:
+                        candidate.semantic = float(sims[at_key])
+                if len(said_keys):
+                    at_key = int(np.searchsorted(said_keys, key))
+                    if at_key < len(said_keys) and said_keys[at_key] == key:
+                        candidate.part = float(said[at_key])
         return scale
 
     def _rank(self, conn: sqlite3.Connection, plan: fts.MatchPlan | None, request: Request, *,
@@ -257,16 +271,18 @@ class Engine:
 
 def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float
                       ) -> None:
-    """Entries' similarities, damped for texts of few words (ranking.damped_similarity)."""
+    """Entries' similarities, damped for texts of few words (ranking.damped_similarity); then
+    an entry's best sentence's where it is closer (``search/pieces.py``: damped already)."""
     lines = [line for line, c in entries.items() if c.meta is not None
              and c.semantic is not None and c.semantic > floor]
     for line, content, detail in texts(conn, lines):
         c = entries[line]
         assert c.semantic is not None
-        found = fts.WORD_RE.findall(entry_text(content, detail).lower())
-        # (map over the set's own test: twice as fast as a generator, ~100 texts a search)
-        words = len(found) - sum(map(fts.STOPWORDS.__contains__, found))
-        c.semantic = ranking.damped_similarity(c.semantic, words, floor)
+        c.semantic = ranking.damped_similarity(c.semantic, words(entry_text(content, detail)),
+                                               floor)
+    for c in entries.values():
+        if c.part is not None and (c.semantic is None or c.part > c.semantic):
+            c.semantic = c.part
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

@@ -1,5 +1,6 @@
-"""What a memory file's chunk is compared by, in semantic search: pieces the model reads whole,
-and its lines that say something on their own. A chunk's similarity is the best of them.
+"""What a text is compared by, in semantic search, besides itself: a memory file's chunk by
+pieces the model reads whole and its lines that say something on their own; a log entry of
+several sentences by each of them too. A text's similarity is the best of them.
 
 Pure text work: no model, no index (``search/semantic.py`` embeds and looks these up).
 """
@@ -7,6 +8,8 @@ Pure text work: no model, no index (``search/semantic.py`` embeds and looks thes
 from __future__ import annotations
 
 import re
+
+from zettelclaw.index import fts
 
 # A ~400-token chunk is embedded in pieces, and its similarity is its best piece's: the model
 # reads at most 256 word pieces, and was trained on texts of up to 128, so pieces of ~500
@@ -55,4 +58,42 @@ def compared_texts(text: str) -> list[str]:
         if LINE_MIN_CHARS <= len(said) <= PIECE_CHARS and said not in seen:
             seen.add(said)
             out.append(said)
+    return out
+
+
+# A log entry of several sentences is also compared by each sentence (its similarity is the
+# best of its whole text's and theirs): averaged over every word piece of the text, one
+# sentence that answers a question weighs little against the others ("Yes! I went to the
+# support group yesterday. It was so powerful."), just as a line of a memory file does in its
+# chunk. LoCoMo, both halves (bench/README.md, round 6). A sentence of fewer words (not
+# stopwords) than SENTENCE_LEAST_WORDS is not compared alone: "Yes!" says nothing, and its
+# similarity would be damped to next to nothing (index/ranking.py, FULL_WORDS); at most
+# MOST_SENTENCES of an entry are, the first ones.
+SENTENCE_LEAST_WORDS = 3
+MOST_SENTENCES = 16
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+
+
+def words(text: str) -> int:
+    """The words of ``text`` that are not stopwords: how much a text says, to the model's
+    similarity (``index/ranking.py``, ``damped_similarity``)."""
+    found = fts.WORD_RE.findall(text.lower())
+    # (map over the set's own test: twice as fast as a generator)
+    return len(found) - sum(map(fts.STOPWORDS.__contains__, found))
+
+
+def sentences(text: str) -> list[tuple[str, int]]:
+    """The sentences of an entry's text compared on their own, each with its word count
+    (``words``): none when it has only one. A sentence ends at ``.``, ``!`` or ``?`` before
+    a space, or at a line's end."""
+    found = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    if len(found) < 2:
+        return []
+    out: list[tuple[str, int]] = []
+    for sentence in dict.fromkeys(found):  # a sentence said twice is compared once
+        said = words(sentence)
+        if said >= SENTENCE_LEAST_WORDS:
+            out.append((sentence, said))
+            if len(out) == MOST_SENTENCES:
+                break
     return out

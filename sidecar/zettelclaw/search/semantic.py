@@ -31,7 +31,7 @@ from zettelclaw.index.ingest import entry_text
 from zettelclaw.llm.host import HostModels
 from zettelclaw.search import local_model
 from zettelclaw.search.http_embeddings import EmbeddingError
-from zettelclaw.search.pieces import compared_texts
+from zettelclaw.search.pieces import compared_texts, sentences
 
 if TYPE_CHECKING:
     from zettelclaw.search.matrix import Matrix
@@ -62,6 +62,10 @@ OTHER_LEAST_TEXTS = 10
 # hangs held every hybrid search for search.embeddingTimeoutSeconds (30 s by default), and an
 # agent's turn with it. Its first success (a search's or the background's) ends the wait.
 QUERY_RETRY_SECONDS = 30.0
+# Which sentences of an entry are compared on their own (search/pieces.py): an index whose
+# vectors were made under another rule (or none) is walked again once, the whole texts'
+# vectors kept, to embed its entries' sentences.
+SENTENCES_RULE = "1"
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -95,6 +99,7 @@ class Embeds(Protocol):
 class _Rows:
     keys: Any  # numpy int64 array: entry lines or chunk ids, ascending
     matrix: Any  # numpy float32 array, one unit vector per key
+    words: Any = None  # numpy float32 array: an entry sentence's words (search/pieces.py)
 
 
 class Semantic:
@@ -111,6 +116,7 @@ class Semantic:
         self._lock = threading.Lock()
         self._entries: _Rows | None = None
         self._entries_upto = 0
+        self._parts: _Rows | None = None  # the sentences of entries (search/pieces.py)
         self._generation: object = None
         self._chunks: _Rows | None = None
         # the chunks' stamp and the two generations below when the matrix was made
@@ -178,8 +184,11 @@ class Semantic:
         self.embedder = embedder
         with self.index.write() as conn:  # a new model: the old model's vectors go
             vectors.drop_other_models(conn, self.embedder.name)
-            if self.index.meta(conn).get("vector_model") != self.embedder.name:
-                Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0})
+            meta = self.index.meta(conn)
+            if (meta.get("vector_model") != self.embedder.name
+                    or meta.get("sentences_rule") != SENTENCES_RULE):
+                Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0,
+                                      "sentences_rule": SENTENCES_RULE})
         self._vectors_generation += 1
         self._chunk_vectors_generation += 1
         self.reason = None
@@ -194,18 +203,33 @@ class Semantic:
             upto = int(str(self.index.meta(conn).get("vector_line", 0)))
             rows = vectors.current_entries_after(conn, upto, BATCH)
             chunks = [] if rows else vectors.chunk_texts(conn)
-        texts = {r[1]: entry_text(r[2], r[3]) for r in rows}
+        texts: dict[str, str] = {}
+        parts: list[tuple[str, str, int]] = []  # (text hash, sentence hash, its words)
+        for at, (_, digest, content, detail) in enumerate(rows):
+            whole = entry_text(content, detail)
+            said = sentences(whole)
+            if at and len(texts) + 1 + len(said) > BATCH:  # the rest in the next batch
+                rows = rows[:at]
+                break
+            texts[digest] = whole
+            for sentence, words in said:
+                texts[text_hash(sentence)] = sentence
+                parts.append((digest, text_hash(sentence), words))
         for chunk in chunks:
             texts.update({text_hash(piece): piece for piece in compared_texts(chunk)})
         with self.index.read() as conn:
             texts = {h: t for h, t in texts.items() if not vectors.has_vector(conn, name, h)}
-        texts = dict(list(texts.items())[:BATCH])
-        if texts:
-            embedder = self.embedder
-            made = self._asked(lambda: embedder.embed_background(list(texts.values())))
-            with self.index.write() as conn:
-                vectors.store(conn, [(name, h, v.astype("float16").tobytes())
-                                     for h, v in zip(texts, made, strict=True)])
+        texts = dict(list(texts.items())[:BATCH])  # (a batch of rows holds no more)
+        if texts or parts:
+            made: list[tuple[str, str, bytes]] = []
+            if texts:
+                embedder = self.embedder
+                found = self._asked(lambda: embedder.embed_background(list(texts.values())))
+                made = [(name, h, v.astype("float16").tobytes())
+                        for h, v in zip(texts, found, strict=True)]
+            with self.index.write() as conn:  # a sentence's row and its vector together
+                vectors.store(conn, made)
+                vectors.store_parts(conn, parts)
             with self._lock:
                 self._vectors_generation += 1
                 if not rows:  # this batch was the chunks' texts
@@ -291,10 +315,25 @@ class Semantic:
         """(lines, similarities) for every entry that has a vector."""
         import numpy as np
 
-        rows = self._entry_rows()
+        rows = self._entry_rows()[0]
         if not len(rows.keys):
             return rows.keys, np.zeros(0, dtype=np.float32)
         return rows.keys, rows.matrix @ query
+
+    def sentence_similarities(self, query: Matrix, floor: float) -> tuple[Any, Any]:
+        """(lines, similarities) for the entries compared by their sentences too
+        (``search/pieces.py``): each one's best sentence, damped for its few words as a whole
+        text is (``ranking.damped_similarity``, ``floor`` the query's scale's)."""
+        import numpy as np
+
+        rows = self._entry_rows()[1]
+        if not len(rows.keys):
+            return rows.keys, np.zeros(0, dtype=np.float32)
+        sims = rows.matrix @ query
+        short = (sims > floor) & (rows.words < ranking.FULL_WORDS)
+        sims = np.where(short, floor + (sims - floor) * rows.words / ranking.FULL_WORDS, sims)
+        keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
+        return keys, np.maximum.reduceat(sims, starts)
 
     def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(chunk ids, similarities): a chunk's best piece."""
@@ -307,25 +346,39 @@ class Semantic:
         keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
         return keys, np.maximum.reduceat(sims, starts)
 
-    def _entry_rows(self) -> _Rows:
+    def _entry_rows(self) -> tuple[_Rows, _Rows]:
+        """The entries' vectors and their sentences', each in log order, up to where the
+        vectorizer has walked the log (``vector_line``: each entry up to it has its vectors,
+        written before it moved on); what it added since the last call is read and appended.
+        Not beyond: an entry ahead whose text an earlier one shares has its vectors already,
+        and reading up to it would skip the entries the walk has yet to reach."""
         import numpy as np
 
         assert self.embedder is not None
         with self._lock, self.index.read() as conn:
             meta = self.index.meta(conn)
             generation = (meta.get("ino"), meta.get("generation"), meta.get("vector_model"))
-            if generation != self._generation or self._entries is None:
+            walked = int(str(meta.get("vector_line", 0)))
+            if (generation != self._generation or self._entries is None
+                    or self._parts is None or walked < self._entries_upto):
                 self._entries, self._entries_upto, self._generation = _empty(), 0, generation
-            found = vectors.entry_vectors_after(conn, self.embedder.name, self._entries_upto)
-            if found:
-                keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-                matrix = _matrix([r[1] for r in found])
-                old = self._entries
-                self._entries = _Rows(np.concatenate([old.keys, keys]),
-                                      np.vstack([old.matrix, matrix]) if len(old.keys)
-                                      else matrix)
-                self._entries_upto = int(keys[-1])
-            return self._entries
+                self._parts = _empty()
+            if walked > self._entries_upto:
+                name, since = self.embedder.name, self._entries_upto
+                found = vectors.entry_vectors_after(conn, name, since, walked)
+                if found:
+                    keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+                    self._entries = _appended(self._entries, keys,
+                                              _matrix([r[1] for r in found]))
+                said = vectors.part_vectors_after(conn, name, since, walked)
+                if said:
+                    keys = np.fromiter((r[0] for r in said), dtype=np.int64, count=len(said))
+                    words = np.fromiter((r[2] for r in said), dtype=np.float32,
+                                        count=len(said))
+                    self._parts = _appended(self._parts, keys, _matrix([r[1] for r in said]),
+                                            words)
+                self._entries_upto = walked
+            return self._entries, self._parts
 
     def _chunk_rows(self) -> _Rows:
         import numpy as np
@@ -365,7 +418,17 @@ def _matrix(blobs: Sequence[bytes]) -> Any:
         np.float32)
 
 
+def _appended(old: _Rows, keys: Any, matrix: Any, words: Any = None) -> _Rows:
+    import numpy as np
+
+    if not len(old.keys):
+        return _Rows(keys, matrix, words)
+    return _Rows(np.concatenate([old.keys, keys]), np.vstack([old.matrix, matrix]),
+                 None if words is None else np.concatenate([old.words, words]))
+
+
 def _empty() -> _Rows:
     import numpy as np
 
-    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))
+    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32),
+                 np.zeros(0, dtype=np.float32))

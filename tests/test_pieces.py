@@ -38,15 +38,24 @@ def test_a_chunk_is_compared_by_its_pieces_and_by_each_line_that_says_something(
 
 def test_an_entry_of_several_sentences_is_compared_by_each_that_says_something() -> None:
     text = ("Yes! I went to the LGBTQ support group yesterday. It was so powerful.\n"
-            "The speakers told their own coming-out stories")
-    assert sentences(text) == [("I went to the LGBTQ support group yesterday.", 5),
-                               ("The speakers told their own coming-out stories", 4)]
+            "The speakers told their own coming-out stories, and a transgender teacher "
+            "described her first year back at school")
+    assert sentences(text) == [
+        ("I went to the LGBTQ support group yesterday.", 5),
+        ("The speakers told their own coming-out stories, and a transgender teacher described "
+         "her first year back at school", 11)]
     assert words("It was so powerful.") == 1, "stopwords say nothing"
-    one = "Queue-based retries for webhook delivery instead of synchronous ones."
+    assert sentences("Yes! I went to the LGBTQ support group yesterday. It was so powerful.") \
+        == [], "a text this short is read well enough whole"
+    one = ("Queue-based retries for webhook delivery instead of synchronous ones, since the "
+           "payment provider times out under load and the billing team wants fewer pages.")
     assert sentences(one) == [], "one sentence is the text itself"
-    assert sentences("Meet at 3.30 by the station, version 2.1 ready") == [], "a point in a number"
-    twice = "Water the fig tree weekly. Water the fig tree weekly. Done."
-    assert sentences(twice) == [("Water the fig tree weekly.", 4)]
+    assert sentences("Meet at 3.30 by the station, version 2.1 ready, bring the blue folder "
+                     "with the signed contracts and the spare keys") == [], "a point in a number"
+    twice = ("Water the fig tree weekly in summer. Water the fig tree weekly in summer. Done. "
+             "The lemon tree wants its pot turned every month.")
+    assert sentences(twice) == [("Water the fig tree weekly in summer.", 5),
+                                ("The lemon tree wants its pot turned every month.", 7)]
     many = " ".join(f"Sentence number {i} about the garden shed." for i in range(40))
     said = sentences(many)
     assert len(said) == MOST_SENTENCES

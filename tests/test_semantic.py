@@ -316,6 +316,8 @@ def test_an_index_made_before_sentences_embeds_only_them(
     with m.index.write() as conn:  # as an index of the release before left it
         conn.execute("DELETE FROM text_parts")
         conn.execute("DELETE FROM meta WHERE key = 'sentences_rule'")
+        # and a row another rule would have made: forgotten with the rule
+        vectors.store_parts(conn, [(text_hash(FOOD[0]), text_hash("Bought basil"), 1)])
     for said, _ in sentences(TRIP):
         with m.index.write() as conn:
             conn.execute("DELETE FROM vectors WHERE text_hash = ?", (text_hash(said),))
@@ -323,6 +325,9 @@ def test_an_index_made_before_sentences_embeds_only_them(
     m.searcher.semantic.use(other)  # as the sidecar's next start does
     fill(m)
     assert other.texts == len(sentences(TRIP)), "the entries' own vectors are kept"
+    with m.index.read() as conn:
+        assert {r[0] for r in conn.execute("SELECT part_hash FROM text_parts")} \
+            == {text_hash(said) for said, _ in sentences(TRIP)}
     answer = search(m, query="which seasoning do I dislike in meals?")
     assert answer["results"][0]["path"] == target
 

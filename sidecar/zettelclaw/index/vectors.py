@@ -56,6 +56,11 @@ def store_parts(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, int]]) 
     conn.executemany("INSERT OR IGNORE INTO text_parts VALUES (?, ?, ?)", rows)
 
 
+def forget_parts(conn: sqlite3.Connection) -> None:
+    """Every text's sentences forgotten (their vectors stay): made under another rule."""
+    conn.execute("DELETE FROM text_parts")
+
+
 def part_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int
                        ) -> list[tuple[int, bytes, int]]:
     """(line, vector, words) of the sentences of the entries after ``line`` and up to

@@ -63,9 +63,9 @@ OTHER_LEAST_TEXTS = 10
 # agent's turn with it. Its first success (a search's or the background's) ends the wait.
 QUERY_RETRY_SECONDS = 30.0
 # Which sentences of an entry are compared on their own (search/pieces.py): an index whose
-# vectors were made under another rule (or none) is walked again once, the whole texts'
-# vectors kept, to embed its entries' sentences.
-SENTENCES_RULE = "1"
+# vectors were made under another rule (or none) forgets which sentences it had and is walked
+# again once, the vectors kept, to embed its entries' sentences under this one.
+SENTENCES_RULE = "2"
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:
@@ -185,6 +185,8 @@ class Semantic:
         with self.index.write() as conn:  # a new model: the old model's vectors go
             vectors.drop_other_models(conn, self.embedder.name)
             meta = self.index.meta(conn)
+            if meta.get("sentences_rule") != SENTENCES_RULE:
+                vectors.forget_parts(conn)
             if (meta.get("vector_model") != self.embedder.name
                     or meta.get("sentences_rule") != SENTENCES_RULE):
                 Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0,

@@ -56,6 +56,14 @@ def test_an_entry_of_several_sentences_is_compared_by_each_that_says_something()
              "The lemon tree wants its pot turned every month.")
     assert sentences(twice) == [("Water the fig tree weekly in summer.", 5),
                                 ("The lemon tree wants its pot turned every month.", 7)]
+    joined = ("Rotate the deploy key on the CI runners before Friday's release; it leaked in a "
+              "screenshot posted to the vendor's public forum")
+    assert [said for said, _ in sentences(joined)] == [
+        "Rotate the deploy key on the CI runners before Friday's release;",
+        "it leaked in a screenshot posted to the vendor's public forum"]
+    labelled = ("Office chair: switched to a refurbished Steelcase Leap V2 from a used-furniture "
+                "dealer for $420")
+    assert sentences(labelled) == [], "a colon ends no sentence"
     many = " ".join(f"Sentence number {i} about the garden shed." for i in range(40))
     said = sentences(many)
     assert len(said) == MOST_SENTENCES

@@ -76,7 +76,12 @@ def compared_texts(text: str) -> list[str]:
 SENTENCE_LEAST_WORDS = 3
 MOST_SENTENCES = 16
 SENTENCES_FROM_WORDS = 12
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+# A semicolon joins two sentences that could stand alone ("Rotate the deploy key on the CI
+# runners; it leaked in a screenshot"): each is compared alone too (tests/quality's
+# paraphrases 0.821 -> 0.846, LoCoMo's tuning half unchanged). A colon is not: it follows a
+# label as often as a sentence ("Caroline: ...", "Office chair: ..."), and splitting after a
+# sentence of three words or more still cost LoCoMo's tuning half (bench/README.md, round 6).
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
 
 
 def words(text: str) -> int:
@@ -90,7 +95,7 @@ def words(text: str) -> int:
 def sentences(text: str) -> list[tuple[str, int]]:
     """The sentences of an entry's text compared on their own, each with its word count
     (``words``): none when it has only one, or fewer than SENTENCES_FROM_WORDS words. A
-    sentence ends at ``.``, ``!`` or ``?`` before a space, or at a line's end."""
+    sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space, or at a line's end."""
     if words(text) < SENTENCES_FROM_WORDS:
         return []
     found = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]

@@ -65,7 +65,7 @@ QUERY_RETRY_SECONDS = 30.0
 # Which sentences of an entry are compared on their own (search/pieces.py): an index whose
 # vectors were made under another rule (or none) forgets which sentences it had and is walked
 # again once, the vectors kept, to embed its entries' sentences under this one.
-SENTENCES_RULE = "2"
+SENTENCES_RULE = "3"
 
 
 def missing_extra(config: SearchConfig | None = None) -> str | None:

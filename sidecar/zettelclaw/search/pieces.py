@@ -65,22 +65,21 @@ def compared_texts(text: str) -> list[str]:
 # best of its whole text's and theirs): averaged over every word piece of the text, one
 # sentence that answers a question weighs little against the others ("Yes! I went to the
 # support group yesterday. It was so powerful."), just as a line of a memory file does in its
-# chunk. LoCoMo, both halves (bench/README.md, round 6). A sentence of fewer words (not
-# stopwords) than SENTENCE_LEAST_WORDS is not compared alone: "Yes!" says nothing, and its
-# similarity would be damped to next to nothing (index/ranking.py, FULL_WORDS); at most
-# MOST_SENTENCES of an entry are, the first ones. Nor is an entry of fewer words than
-# SENTENCES_FROM_WORDS: the model reads a text that short well enough whole (LoCoMo's tuning
-# half gained as much from the entries of 12 words and more alone, 8 and 10 did no better), and
-# most entries extraction writes are that short: tests/quality's 3,179 entries have 2,711
-# sentences, 1,326 of them in entries of 12 words or more.
+# chunk. A sentence of fewer words (not stopwords) than SENTENCE_LEAST_WORDS is not compared
+# alone: "Yes!" says nothing, and its similarity would be damped to next to nothing
+# (index/ranking.py, FULL_WORDS); at most MOST_SENTENCES of an entry are, the first ones. Nor is
+# an entry of fewer words than SENTENCES_FROM_WORDS: the model reads a text that short well
+# enough whole, and most entries extraction writes are that short, so their sentences would
+# double the vectors for nothing. Chosen on LoCoMo's tuning half and tests/quality
+# (bench/README.md, LoCoMo round 6).
 SENTENCE_LEAST_WORDS = 3
 MOST_SENTENCES = 16
 SENTENCES_FROM_WORDS = 12
 # A semicolon joins two sentences that could stand alone ("Mobile app 4.0 drops support for
 # Android 8 and older; those versions are under 2% of active users"): each is compared alone
-# too (tests/quality's paraphrases 0.821 -> 0.846, LoCoMo's tuning half unchanged). A colon is not: it follows a
-# label as often as a sentence ("Caroline: ...", "Office chair: ..."), and splitting after a
-# sentence of three words or more still cost LoCoMo's tuning half (bench/README.md, round 6).
+# too. A colon is not: it follows a label as often as a sentence ("Caroline: ...", "Office
+# chair: ..."), and splitting after a sentence of three words or more still cost LoCoMo's
+# tuning half a question it had.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
 
 

@@ -323,8 +323,12 @@ def test_an_index_made_before_sentences_embeds_only_them(
             conn.execute("DELETE FROM vectors WHERE text_hash = ?", (text_hash(said),))
     other = Counting(counting.inner)
     m.searcher.semantic.use(other)  # as the sidecar's next start does
+    query = m.searcher.semantic.query_vector("which seasoning do I dislike in meals?")
+    assert len(m.searcher.semantic.entry_similarities(query)[0]) == len(FOOD) + 1, \
+        "the entries are searched by meaning while their sentences are embedded"
+    before = other.texts  # the query
     fill(m)
-    assert other.texts == len(sentences(TRIP)), "the entries' own vectors are kept"
+    assert other.texts - before == len(sentences(TRIP)), "the entries' own vectors are kept"
     with m.index.read() as conn:
         assert {r[0] for r in conn.execute("SELECT part_hash FROM text_parts")} \
             == {text_hash(said) for said, _ in sentences(TRIP)}

@@ -117,6 +117,7 @@ class Semantic:
         self._entries: _Rows | None = None
         self._entries_upto = 0
         self._parts: _Rows | None = None  # the sentences of entries (search/pieces.py)
+        self._parts_upto = 0
         self._generation: object = None
         self._chunks: _Rows | None = None
         # the chunks' stamp and the two generations below when the matrix was made
@@ -185,12 +186,18 @@ class Semantic:
         with self.index.write() as conn:  # a new model: the old model's vectors go
             vectors.drop_other_models(conn, self.embedder.name)
             meta = self.index.meta(conn)
-            if meta.get("sentences_rule") != SENTENCES_RULE:
-                vectors.forget_parts(conn)
-            if (meta.get("vector_model") != self.embedder.name
-                    or meta.get("sentences_rule") != SENTENCES_RULE):
+            if meta.get("vector_model") != self.embedder.name:
                 Index.set_meta(conn, {"vector_model": self.embedder.name, "vector_line": 0,
+                                      "wholes_line": 0, "sentences_rule": SENTENCES_RULE})
+                vectors.forget_parts(conn)
+            elif meta.get("sentences_rule") != SENTENCES_RULE:
+                # the walk starts again for the sentences; the entries it had embedded are
+                # searched meanwhile (``wholes_line``), not only those it walks again
+                walked = max(int(str(meta.get("vector_line", 0))),
+                             int(str(meta.get("wholes_line", 0))))
+                Index.set_meta(conn, {"vector_line": 0, "wholes_line": walked,
                                       "sentences_rule": SENTENCES_RULE})
+                vectors.forget_parts(conn)
         self._vectors_generation += 1
         self._chunk_vectors_generation += 1
         self.reason = None
@@ -351,9 +358,10 @@ class Semantic:
     def _entry_rows(self) -> tuple[_Rows, _Rows]:
         """The entries' vectors and their sentences', each in log order, up to where the
         vectorizer has walked the log (``vector_line``: each entry up to it has its vectors,
-        written before it moved on); what it added since the last call is read and appended.
-        Not beyond: an entry ahead whose text an earlier one shares has its vectors already,
-        and reading up to it would skip the entries the walk has yet to reach."""
+        written before it moved on; for the entries' own, ``wholes_line`` too, where a walk
+        began again for the sentences alone); what it added since the last call is read and
+        appended. Not beyond: an entry ahead whose text an earlier one shares has its vectors
+        already, and reading up to it would skip the entries the walk has yet to reach."""
         import numpy as np
 
         assert self.embedder is not None
@@ -361,25 +369,29 @@ class Semantic:
             meta = self.index.meta(conn)
             generation = (meta.get("ino"), meta.get("generation"), meta.get("vector_model"))
             walked = int(str(meta.get("vector_line", 0)))
+            wholes = max(walked, int(str(meta.get("wholes_line", 0))))
             if (generation != self._generation or self._entries is None
-                    or self._parts is None or walked < self._entries_upto):
+                    or self._parts is None or wholes < self._entries_upto
+                    or walked < self._parts_upto):
                 self._entries, self._entries_upto, self._generation = _empty(), 0, generation
-                self._parts = _empty()
-            if walked > self._entries_upto:
-                name, since = self.embedder.name, self._entries_upto
-                found = vectors.entry_vectors_after(conn, name, since, walked)
+                self._parts, self._parts_upto = _empty(), 0
+            name = self.embedder.name
+            if wholes > self._entries_upto:
+                found = vectors.entry_vectors_after(conn, name, self._entries_upto, wholes)
                 if found:
                     keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
                     self._entries = _appended(self._entries, keys,
                                               _matrix([r[1] for r in found]))
-                said = vectors.part_vectors_after(conn, name, since, walked)
+                self._entries_upto = wholes
+            if walked > self._parts_upto:
+                said = vectors.part_vectors_after(conn, name, self._parts_upto, walked)
                 if said:
                     keys = np.fromiter((r[0] for r in said), dtype=np.int64, count=len(said))
                     words = np.fromiter((r[2] for r in said), dtype=np.float32,
                                         count=len(said))
                     self._parts = _appended(self._parts, keys, _matrix([r[1] for r in said]),
                                             words)
-                self._entries_upto = walked
+                self._parts_upto = walked
             return self._entries, self._parts
 
     def _chunk_rows(self) -> _Rows:

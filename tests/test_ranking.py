@@ -39,6 +39,18 @@ def test_a_text_of_few_words_is_less_close_than_its_cosine_says() -> None:
     assert ranking.damped_similarity(0.1, 1) == 0.1  # below the floor: unrelated either way
 
 
+def test_a_sentence_is_damped_as_a_whole_text_is() -> None:
+    np = pytest.importorskip("numpy")
+    sims = np.array([0.67, 0.67, 0.1, 0.5, 0.9, 0.21], dtype=np.float32)
+    words = np.array([8, 3, 1, 12, 0, 4], dtype=np.float32)
+    for floor in (ranking.SIMILARITY_FLOOR, 0.75):
+        at_once = ranking.damped_similarities(sims, words, floor)
+        assert at_once.dtype == np.float32
+        assert list(at_once) == pytest.approx(
+            [ranking.damped_similarity(float(s), int(w), floor) for s, w in zip(sims, words,
+                                                                                strict=True)])
+
+
 def test_words_weigh_more_when_the_best_keyword_match_holds_most_of_the_query() -> None:
     """The keyword share rises with how much of the query its best keyword match holds: from
     KEYWORD_SHARE at KEYWORD_TRUSTED_FROM (and below: a paraphrase's best keyword match holds

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 # Narrow on purpose: these break ties between matches of similar quality; wider weights made
 # a recent decision that shares one word outrank the entry a question is about (measured with
@@ -151,6 +152,15 @@ def damped_similarity(similarity: float, words: int, floor: float = SIMILARITY_F
     if words >= FULL_WORDS or similarity <= floor:
         return similarity
     return floor + (similarity - floor) * words / FULL_WORDS
+
+
+def damped_similarities(similarities: Any, words: Any, floor: float = SIMILARITY_FLOOR) -> Any:
+    """``damped_similarity`` of each text at once: numpy arrays of similarities and words (an
+    entry's sentences, ``search/semantic.py``)."""
+    import numpy as np
+
+    short = (similarities > floor) & (words < FULL_WORDS)
+    return np.where(short, floor + (similarities - floor) * words / FULL_WORDS, similarities)
 
 
 def keyword_share(best_keyword: float) -> float:

@@ -338,9 +338,7 @@ class Semantic:
         rows = self._entry_rows()[1]
         if not len(rows.keys):
             return rows.keys, np.zeros(0, dtype=np.float32)
-        sims = rows.matrix @ query
-        short = (sims > floor) & (rows.words < ranking.FULL_WORDS)
-        sims = np.where(short, floor + (sims - floor) * rows.words / ranking.FULL_WORDS, sims)
+        sims = ranking.damped_similarities(rows.matrix @ query, rows.words, floor)
         keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
         return keys, np.maximum.reduceat(sims, starts)
 

@@ -338,9 +338,8 @@ class Semantic:
         rows = self._entry_rows()[1]
         if not len(rows.keys):
             return rows.keys, np.zeros(0, dtype=np.float32)
-        sims = ranking.damped_similarities(rows.matrix @ query, rows.words, floor)
-        keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
-        return keys, np.maximum.reduceat(sims, starts)
+        return _best_of_each(rows.keys,
+                             ranking.damped_similarities(rows.matrix @ query, rows.words, floor))
 
     def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(chunk ids, similarities): a chunk's best piece."""
@@ -349,9 +348,7 @@ class Semantic:
         rows = self._chunk_rows()
         if not len(rows.keys):
             return rows.keys, np.zeros(0, dtype=np.float32)
-        sims = rows.matrix @ query
-        keys, starts = np.unique(rows.keys, return_index=True)  # keys are sorted: grouped
-        return keys, np.maximum.reduceat(sims, starts)
+        return _best_of_each(rows.keys, rows.matrix @ query)
 
     def _entry_rows(self) -> tuple[_Rows, _Rows]:
         """The entries' vectors and their sentences', each in log order, up to where the
@@ -360,8 +357,6 @@ class Semantic:
         began again for the sentences alone); what it added since the last call is read and
         appended. Not beyond: an entry ahead whose text an earlier one shares has its vectors
         already, and reading up to it would skip the entries the walk has yet to reach."""
-        import numpy as np
-
         assert self.embedder is not None
         with self._lock, self.index.read() as conn:
             meta = self.index.meta(conn)
@@ -375,20 +370,12 @@ class Semantic:
                 self._parts, self._parts_upto = _empty(), 0
             name = self.embedder.name
             if wholes > self._entries_upto:
-                found = vectors.entry_vectors_after(conn, name, self._entries_upto, wholes)
-                if found:
-                    keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-                    self._entries = _appended(self._entries, keys,
-                                              _matrix([r[1] for r in found]))
+                self._entries = _appended(self._entries, vectors.entry_vectors_after(
+                    conn, name, self._entries_upto, wholes))
                 self._entries_upto = wholes
             if walked > self._parts_upto:
-                said = vectors.part_vectors_after(conn, name, self._parts_upto, walked)
-                if said:
-                    keys = np.fromiter((r[0] for r in said), dtype=np.int64, count=len(said))
-                    words = np.fromiter((r[2] for r in said), dtype=np.float32,
-                                        count=len(said))
-                    self._parts = _appended(self._parts, keys, _matrix([r[1] for r in said]),
-                                            words)
+                self._parts = _appended(self._parts, vectors.part_vectors_after(
+                    conn, name, self._parts_upto, walked))
                 self._parts_upto = walked
             return self._entries, self._parts
 
@@ -430,13 +417,29 @@ def _matrix(blobs: Sequence[bytes]) -> Any:
         np.float32)
 
 
-def _appended(old: _Rows, keys: Any, matrix: Any, words: Any = None) -> _Rows:
+def _appended(old: _Rows, found: Sequence[tuple[Any, ...]]) -> _Rows:
+    """``old`` and the rows read after it: (key, vector bytes) or (key, vector bytes, words)."""
     import numpy as np
 
+    if not found:
+        return old
+    keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    matrix = _matrix([r[1] for r in found])
+    words = (np.fromiter((r[2] for r in found), dtype=np.float32, count=len(found))
+             if len(found[0]) > 2 else None)
     if not len(old.keys):
         return _Rows(keys, matrix, words)
     return _Rows(np.concatenate([old.keys, keys]), np.vstack([old.matrix, matrix]),
                  None if words is None else np.concatenate([old.words, words]))
+
+
+def _best_of_each(keys: Any, similarities: Any) -> tuple[Any, Any]:
+    """(each key once, its best similarity): a chunk's best piece, an entry's best sentence
+    (``keys`` sorted, so a key's rows are together)."""
+    import numpy as np
+
+    unique, starts = np.unique(keys, return_index=True)
+    return unique, np.maximum.reduceat(similarities, starts)
 
 
 def _empty() -> _Rows:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from zettelclaw.search.pieces import (
     MOST_SENTENCES,
     PIECE_CHARS,
+    asks,
     compared_texts,
     pieces,
     sentences,
@@ -68,3 +69,15 @@ def test_an_entry_of_several_sentences_is_compared_by_each_that_says_something()
     said = sentences(many)
     assert len(said) == MOST_SENTENCES
     assert said[0][0] == "Sentence number 0 about the garden shed."
+
+
+def test_a_text_asks_when_its_last_sentence_is_a_question() -> None:
+    assert asks("What made you pick Postgres?")
+    assert asks("Great news! How did the move go?")
+    assert asks('She wrote back: "are you coming?"  ')
+    assert asks("(is it still on?)")
+    assert asks("それは本当ですか\uff1f")
+    assert not asks("Is it still on? Yes, it is.")
+    assert not asks("Ledger database: Postgres.")
+    assert not asks("")
+    assert not asks("?!")

@@ -51,6 +51,19 @@ def test_a_sentence_is_damped_as_a_whole_text_is() -> None:
                                                                                 strict=True)])
 
 
+def test_an_entry_that_asks_is_less_close_unless_it_is_a_question() -> None:
+    floor = ranking.SIMILARITY_FLOOR
+    asked = ranking.asking_similarity(0.6, "fact")
+    assert asked == pytest.approx(floor + (0.6 - floor) * ranking.ASKING)
+    assert floor < asked < 0.6
+    for kind in ("fact", "decision", "task", "handoff"):
+        assert ranking.asking_similarity(0.6, kind) == asked
+    assert ranking.asking_similarity(0.6, "question") == 0.6, "an open loop, kept to be found"
+    assert ranking.asking_similarity(0.15, "fact") == 0.15, "nothing above the floor to damp"
+    assert ranking.asking_similarity(0.8, "fact", floor=0.75) == pytest.approx(
+        0.75 + 0.05 * ranking.ASKING), "another model's floor"
+
+
 def test_words_weigh_more_when_the_best_keyword_match_holds_most_of_the_query() -> None:
     """The keyword share rises with how much of the query its best keyword match holds: from
     KEYWORD_SHARE at KEYWORD_TRUSTED_FROM (and below: a paraphrase's best keyword match holds

@@ -309,6 +309,51 @@ def test_the_sentence_that_answers_finds_its_long_entry(
     assert answer["results"][0]["path"] == target
 
 
+# A question is close to a question on its topic by its form: the turn that asks ranked above
+# the one that answers (0.401 against 0.363 here) before an entry that ends by asking was
+# damped (index/ranking.py, ASKING). No word of the query is in either.
+ASKS = "Caroline: What do you do to calm down when work gets to be too much?"
+ANSWERS = "Melanie: Running by the river every evening keeps me sane when work piles up."
+
+
+def open_with(home: Home, workspace: Path, embedder: LocalModel, write_log: Any,
+              *entries: dict[str, Any]) -> Direct:
+    write_log(*entries)
+    m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
+    m.searcher.semantic.use(Counting(embedder))
+    m.sync()
+    fill(m)
+    return m
+
+
+def test_the_turn_that_answers_ranks_above_the_one_that_asks(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    asking, answering = entry("fact", ASKS), entry("fact", ANSWERS)
+    m = open_with(home, workspace, embedder, write_log, asking, answering,
+                  entry("fact", "Caroline: The bus was late again this morning."))
+    try:
+        answer = search(m, query="how does she cope with stress?")
+    finally:
+        m.close()
+    assert answer["mode"] == "hybrid"
+    assert [r["path"] for r in answer["results"][:2]] == [answering["id"], asking["id"]]
+
+
+def test_a_question_entry_is_not_damped_for_asking(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel) -> None:
+    said = "How do you usually relax and switch off after a long week?"
+    question, fact = entry("question", said), entry("fact", said)
+    m = open_with(home, workspace, embedder, write_log, question, fact,
+                  entry("fact", "The bus was late again this morning."))
+    try:
+        scores = {r["path"]: r["score"] for r in search(m, query="how do I relax after work?")[
+            "results"]}
+    finally:
+        m.close()
+    # the same text and time: only the type weight (1.08 / 1.0) would part them, undamped
+    assert scores[fact["id"]] < 0.85 * scores[question["id"]]
+
+
 def test_an_index_made_before_sentences_embeds_only_them(
         trip: tuple[Direct, Counting, str]) -> None:
     m, counting, target = trip

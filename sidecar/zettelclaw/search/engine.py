@@ -31,7 +31,7 @@ from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.search import dates
 from zettelclaw.search.http_embeddings import EmbeddingError
-from zettelclaw.search.pieces import words
+from zettelclaw.search.pieces import asks, words
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.snippets import clip, snippet
 
@@ -272,17 +272,29 @@ class Engine:
 def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float
                       ) -> None:
     """Entries' similarities, damped for texts of few words (ranking.damped_similarity); then
-    an entry's best sentence's where it is closer (``search/pieces.py``: damped already)."""
-    lines = [line for line, c in entries.items() if c.meta is not None
-             and c.semantic is not None and c.semantic > floor]
+    an entry's best sentence's where it is closer (``search/pieces.py``: damped already); then
+    damped again for an entry that ends by asking (ranking.asking_similarity)."""
+    lines = [line for line, c in entries.items() if c.meta is not None and max(
+        c.semantic if c.semantic is not None else floor,
+        c.part if c.part is not None else floor) > floor]
+    read = set(lines)
+    for line, c in entries.items():
+        if line not in read:  # nothing above the floor to damp
+            _closer_part(c)
     for line, content, detail in texts(conn, lines):
         c = entries[line]
-        assert c.semantic is not None
-        c.semantic = ranking.damped_similarity(c.semantic, words(entry_text(content, detail)),
-                                               floor)
-    for c in entries.values():
-        if c.part is not None and (c.semantic is None or c.part > c.semantic):
-            c.semantic = c.part
+        assert c.meta is not None
+        text = entry_text(content, detail)
+        if c.semantic is not None and c.semantic > floor:
+            c.semantic = ranking.damped_similarity(c.semantic, words(text), floor)
+        _closer_part(c)
+        if c.semantic is not None and asks(text):
+            c.semantic = ranking.asking_similarity(c.semantic, c.meta[0], floor)
+
+
+def _closer_part(c: Candidate) -> None:
+    if c.part is not None and (c.semantic is None or c.part > c.semantic):
+        c.semantic = c.part
 
 
 def _entry_hit(row: sqlite3.Row, score: float, text: str, keyword: float | None = None,

@@ -81,6 +81,8 @@ SENTENCES_FROM_WORDS = 12
 # chair: ..."), and splitting after a sentence of three words or more still cost LoCoMo's
 # tuning half a question it had.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
+# What may close a sentence after its mark: quotes, brackets, and the space around them.
+_CLOSING = " \t\r\n\"'\u2019\u201d)]}>*_"
 
 
 def words(text: str) -> int:
@@ -108,3 +110,10 @@ def sentences(text: str) -> list[tuple[str, int]]:
             if len(out) == MOST_SENTENCES:
                 break
     return out
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` ends by asking: its last sentence is a question (``?`` or the
+    full-width one, before any closing quote or bracket). ``index/ranking.py`` (ASKING)
+    says why that matters."""
+    return text.rstrip(_CLOSING).endswith(("?", "\uff1f"))

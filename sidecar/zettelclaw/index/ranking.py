@@ -8,8 +8,9 @@ weight), because the log never forgets and search must still find old things. Se
 similarity, when there is one, is made relative to the query's closest text (as keyword quality
 is relative to its best BM25) and fused with keyword quality by a weighted sum, never below
 KEYWORD_ALONE of the keyword quality alone; the keyword part weighs more when the query's best
-keyword match holds most of the query (``keyword_share``). Every score is in [0, 1], higher is
-better.
+keyword match holds most of the query (``keyword_share``). Before that, a text's similarity is
+damped when it holds few words (``damped_similarity``) and when it ends by asking
+(``asking_similarity``). Every score is in [0, 1], higher is better.
 
 Why the floor under the keyword part generalises: a cosine similarity says how close two texts
 are in meaning, not how much of the question a text holds. A text of a few words (a greeting, a

@@ -310,7 +310,7 @@ def test_the_sentence_that_answers_finds_its_long_entry(
 
 
 # A question is close to a question on its topic by its form: the turn that asks ranked above
-# the one that answers (0.401 against 0.363 here) before an entry that ends by asking was
+# the one that answers (scores 0.401 and 0.363 here) before an entry that ends by asking was
 # damped (index/ranking.py, ASKING). No word of the query is in either.
 ASKS = "Caroline: What do you do to calm down when work gets to be too much?"
 ANSWERS = "Melanie: Running by the river every evening keeps me sane when work piles up."

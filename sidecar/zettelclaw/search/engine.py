@@ -231,7 +231,7 @@ class Engine:
         for row in passing_filters(conn, unchecked, request.filters):
             entries[row[0]].meta = (row[1], row[2], row[3])
         ranked = [c for c in entries.values() if c.meta is not None]  # passed the filters
-        _damp_short_texts(conn, entries, scale.floor)
+        _damp_similarities(conn, entries, scale.floor)
         ranked += chunks.values()
         best = max((c.semantic for c in ranked if c.semantic is not None), default=0.0)
         share = ranking.keyword_share(max((c.keyword for c in ranked), default=0.0))
@@ -269,7 +269,7 @@ class Engine:
         return hits
 
 
-def _damp_short_texts(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float
+def _damp_similarities(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float
                       ) -> None:
     """Entries' similarities, damped for texts of few words (ranking.damped_similarity); then
     an entry's best sentence's where it is closer (``search/pieces.py``: damped already); then

@@ -274,14 +274,15 @@ def _damp_similarities(conn: sqlite3.Connection, entries: dict[int, Candidate], 
     """Entries' similarities, damped for texts of few words (ranking.damped_similarity); then
     an entry's best sentence's where it is closer (``search/pieces.py``: damped already); then
     damped again for an entry that ends by asking (ranking.asking_similarity)."""
-    lines = [line for line, c in entries.items() if c.meta is not None and max(
-        c.semantic if c.semantic is not None else floor,
-        c.part if c.part is not None else floor) > floor]
-    read = set(lines)
+    def above(similarity: float | None) -> bool:
+        return similarity is not None and similarity > floor
+
+    read = {line for line, c in entries.items()
+            if c.meta is not None and (above(c.semantic) or above(c.part))}
     for line, c in entries.items():
         if line not in read:  # nothing above the floor to damp
             _closer_part(c)
-    for line, content, detail in texts(conn, lines):
+    for line, content, detail in texts(conn, list(read)):
         c = entries[line]
         assert c.meta is not None
         text = entry_text(content, detail)

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/locomo.py --data /work/locomo-cache/locomo10.json
         [--conversations conv-26,conv-30,...|tune|heldout] [--keep DIR] [--json FILE]
+        [--handoffs]
 
 LoCoMo (Maharana et al., ACL 2024; github.com/snap-research/locomo, data/locomo10.json, CC BY-NC
 4.0: not in this repository) holds ten long two-person conversations and questions about them,
@@ -19,6 +20,12 @@ Per question: hit@5 (an evidence turn among the first five), recall@5 and recall
 of its evidence turns among the first 5 / 10), MRR (1 / rank of the first evidence turn within
 10). Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial) and over
 categories 1-4; latency p50/p95 of the searches (client side, through the socket).
+
+``--handoffs`` ends each session with a ``handoff`` entry holding LoCoMo's own summary of it
+(``session_summary``), as a memory that extraction made would end each conversation with one,
+and reports, beside the turn-level figures, hit@5 when the summary of an evidence turn's session
+counts as a hit too, and the share of the top 5 that are handoffs: how a handoff's weight in
+search trades the turns it summarises against the answers only its summary holds.
 
 ``--keep DIR`` keeps each conversation's data directories (and so their embeddings) for a rerun:
 a rerun reuses them when the log is the same. ``--conversations tune`` is the half every ranking
@@ -79,6 +86,7 @@ class Question:
     text: str
     category: int
     evidence: frozenset[str]  # entry ids
+    summaries: frozenset[str] = frozenset()  # the handoffs of the evidence's sessions
 
 
 @dataclass
@@ -86,6 +94,7 @@ class Conversation:
     sample_id: str
     turns: list[Turn]
     questions: list[Question]
+    handoffs: list[Turn] = field(default_factory=list)  # with --handoffs: sessions' summaries
 
 
 @dataclass
@@ -95,6 +104,7 @@ class Outcome:
     ranked: list[str]  # entry ids, best first
     evidence: frozenset[str]
     seconds: float | None = None
+    summaries: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -113,7 +123,10 @@ def _session_time(text: str) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def conversations(data: Path, wanted: Sequence[str] | None) -> list[Conversation]:
+def conversations(data: Path, wanted: Sequence[str] | None, handoffs: bool = False
+                  ) -> list[Conversation]:
+    """The conversations (all, or the ``wanted`` sample ids); with ``handoffs``, each session
+    ends with a ``handoff`` entry holding LoCoMo's summary of it (``session_summary``)."""
     out = []
     for sample in json.loads(data.read_text()):
         sid = sample["sample_id"]
@@ -121,6 +134,7 @@ def conversations(data: Path, wanted: Sequence[str] | None) -> list[Conversation
             continue
         conv, number = sample["conversation"], int(sid.split("-")[1])
         turns: list[Turn] = []
+        summaries: list[Turn] = []
         sessions = sorted(int(k.split("_")[1]) for k in conv
                            if re.fullmatch(r"session_\d+", k) and conv[k])
         for s in sessions:
@@ -131,14 +145,21 @@ def conversations(data: Path, wanted: Sequence[str] | None) -> list[Conversation
                 _, t = dia[1:].split(":")
                 entry_id = f"c{number:02d}s{s:03d}t{int(t):04d}"  # 12 id characters
                 turns.append(Turn(dia, entry_id, turn["speaker"], turn["text"], ts, session))
+            summary = sample.get("session_summary", {}).get(f"session_{s}_summary")
+            if handoffs and summary:
+                summaries.append(Turn(f"D{s}:summary", f"c{number:02d}s{s:03d}h0000", "",
+                                      summary, ts, session))
         by_dia = {t.dia: t.entry_id for t in turns}
+        summary_of = {t.dia.split(":")[0]: t.entry_id for t in summaries}
         questions = []
         for qa in sample["qa"]:
-            evidence = frozenset(by_dia[d] for e in qa.get("evidence", []) for d in _dia(e)
-                                 if d in by_dia)
-            if evidence:
-                questions.append(Question(qa["question"], int(qa["category"]), evidence))
-        out.append(Conversation(sid, turns, questions))
+            dias = [d for e in qa.get("evidence", []) for d in _dia(e) if d in by_dia]
+            if dias:
+                questions.append(Question(
+                    qa["question"], int(qa["category"]), frozenset(by_dia[d] for d in dias),
+                    frozenset(summary_of[d.split(":")[0]] for d in dias
+                              if d.split(":")[0] in summary_of)))
+        out.append(Conversation(sid, turns, questions, summaries))
     if wanted:
         missing = set(wanted) - {c.sample_id for c in out}
         if missing:
@@ -147,9 +168,16 @@ def conversations(data: Path, wanted: Sequence[str] | None) -> list[Conversation
 
 
 def log_lines(conv: Conversation) -> bytes:
-    lines = [json.dumps({"id": t.entry_id, "timestamp": t.ts, "type": "fact",
-                         "content": f"{t.speaker}: {t.text}", "session": t.session})
-             for t in conv.turns]
+    lines = []
+    handoffs = {t.session: t for t in conv.handoffs}
+    for at, t in enumerate(conv.turns):
+        lines.append(json.dumps({"id": t.entry_id, "timestamp": t.ts, "type": "fact",
+                                 "content": f"{t.speaker}: {t.text}", "session": t.session}))
+        last = at + 1 == len(conv.turns) or conv.turns[at + 1].session != t.session
+        if last and t.session in handoffs:  # a session's handoff ends it
+            h = handoffs[t.session]
+            lines.append(json.dumps({"id": h.entry_id, "timestamp": h.ts, "type": "handoff",
+                                     "content": h.text, "session": h.session}))
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -275,7 +303,7 @@ def run_sidecar(conv: Conversation, root: Path, semantic: str,
                         run.other_hits[r["path"]] += 1
                         ranked.append(f"{r['path']}#{r.get('startLine')}")
                 run.outcomes.append(Outcome(q.category, conv.sample_id, ranked, q.evidence,
-                                            seconds))
+                                            seconds, q.summaries))
     finally:
         proc.terminate()
         proc.wait(30)
@@ -304,6 +332,9 @@ def figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "recall@10": sum(recall(o, 10) for o in outcomes) / n,
         "mrr": sum(1 / r for r in ranks if r is not None) / n,
     }
+    if any(o.summaries for o in outcomes):  # --handoffs: a session's summary answers too
+        out["hit@5+summary"] = sum(bool((o.evidence | o.summaries) & set(o.ranked[:5]))
+                                   for o in outcomes) / n
     times = sorted(o.seconds for o in outcomes if o.seconds is not None)
     if times:
         out["p50ms"] = times[len(times) // 2] * 1000
@@ -341,6 +372,28 @@ def short_share(runs: dict[str, list[Outcome]], conv_turns: dict[str, str]) -> d
     return out
 
 
+def handoff_lines(runs: dict[str, list[Outcome]], convs: Sequence[Conversation]) -> str:
+    """With --handoffs, per half (cats 1-4): hit@5 when the summary of an evidence turn's session
+    counts as a hit too, and the share of the top-5 results that are handoffs."""
+    handoffs = {h.entry_id for c in convs for h in c.handoffs}
+    lines = []
+    for name, half in (("all", None), ("tuning half", TUNE), ("held-out half", HELDOUT)):
+        picked = {s: [o for o in out if o.category != 5
+                      and (half is None or o.conversation in half)]
+                  for s, out in runs.items() if s != "bm25"}
+        picked = {s: o for s, o in picked.items() if o}
+        if not picked:
+            continue
+        hits = ", ".join(f"{s} {figures(o).get('hit@5+summary', 0):.3f}"
+                         for s, o in picked.items())
+        shares = ", ".join(
+            f"{s} {sum(e in handoffs for x in o for e in x.ranked[:5]) / (5 * len(o)):.1%}"
+            for s, o in picked.items())
+        lines.append(f"{name}: hit@5 counting the evidence session's summary: {hits}; "
+                     f"top-5 results that are handoffs: {shares}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo's locomo10.json")
@@ -350,6 +403,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the data directories here")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--handoffs", action="store_true",
+                        help="end each session with a handoff entry holding LoCoMo's summary of "
+                        "it (session_summary); reports hit@5 counting the evidence session's "
+                        "summary as a hit too")
     parser.add_argument("--embedding-url", help="hybrid with an OpenAI-compatible embedding "
                         "server (search.embeddings = http), e.g. http://127.0.0.1:8765/v1")
     parser.add_argument("--embedding-model", default="", help="the server's model name")
@@ -361,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
         args.conversations, [c for c in args.conversations.split(",") if c])
     systems = [s for s in args.systems.split(",") if s]
-    convs = conversations(args.data, wanted)
+    convs = conversations(args.data, wanted, args.handoffs)
     root = args.keep or Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp"))
     runs: dict[str, list[Outcome]] = {s: [] for s in systems}
     others: Counter[str] = Counter()
@@ -401,6 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {sid}: " + ", ".join(f"{s} {f['recall@5']:.3f}" for s, f in by.items()))
     print("top-5 turns under 60 characters: " + ", ".join(
         f"{s} {v:.1%}" for s, v in short_share(runs, texts).items()))
+    if args.handoffs:
+        print(handoff_lines(runs, convs))
     if others:
         print(f"results that are not log entries: {dict(others)}")
     if args.json:

@@ -467,14 +467,21 @@ class E2E:
                            ) -> tuple[str, list[dict[str, Any]]]:
         """A main-session turn, a reset, and its extraction (``entries``, a handoff last) done:
         in the log and its job gone from the spool (so indexed, the handoff and the receipt line
-        formatted). Returns the session id and its entries."""
+        formatted). Returns the session id and the entries this extraction wrote.
+
+        The main session keeps its id across resets, so an earlier conversation's handoff is
+        in it already: the wait is for a handoff that was not in the log before this turn (the
+        gateway may call the reset hook after ``sessions.reset`` has answered; waiting for any
+        handoff of the session, and then for no job of it, could read the log before the job
+        existed)."""
         box = self.box
         box.set_extraction_reply(*entries)
+        known = {e["id"] for e in box.log_entries()}
         session = str(self.turn(message)["result"]["meta"]["agentMeta"]["sessionId"])
         self.reset()
         self.wait_entries("the extracted entries",
                           lambda es: any(e["session"] == session and e["type"] == "handoff"
-                                         for e in es), timeout=90)
+                                         and e["id"] not in known for e in es), timeout=90)
 
         def job_gone() -> bool:
             with Client(box.socket, timeout=10) as client:
@@ -482,7 +489,8 @@ class E2E:
             return not any(j["sessionId"] == session for j in jobs)
 
         wait_for(job_gone, "the extraction's job to leave the spool", 60)
-        return session, [e for e in box.log_entries() if e["session"] == session]
+        return session, [e for e in box.log_entries()
+                         if e["session"] == session and e["id"] not in known]
 
     def cli(self, *args: str, name: str) -> subprocess.CompletedProcess[str]:
         """The installed ``zettelclaw`` CLI, on the running sidecar's socket."""

@@ -336,6 +336,20 @@ test("gateway_start sweeps: lists the sessions, then sends the transcripts the s
   assert.equal(typeof sent[0]?.params?.readAt, "number", "so the next sweep leaves it out");
 });
 
+test("a session the sidecar asks for whose transcript reads empty is not counted as sent", async (t) => {
+  const store = fakeStore();
+  store.loadTranscriptEventsSync = () => [{ type: "message", message: { role: "system", content: "Reset" } }];
+  const { sidecar, api } = await sweepSetup(
+    t,
+    (r) => (r.method === "hook.gatewayStart" ? { sessions: [{ sessionId: SWEPT, after: null }], skipped: [], retried: [] } : { accepted: true }),
+    store,
+  );
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  assert.equal(sidecar.calls("hook.sessionEnd").length, 0, "nothing to send");
+  assert.ok(api.logs.some((l) => /sweep \(gateway start\): 4 session\(s\) listed, 0 sent for extraction, 1 with no message to send/.test(l)), api.logs.join("\n"));
+});
+
 test("memory_search forwards the query, the filters and memory-core's corpus names", async (t) => {
   const answer = { results: [{ path: "a", score: 0.9 }], mode: "keyword" };
   const { api, sidecar } = await setup(t, "discovery", () => answer);

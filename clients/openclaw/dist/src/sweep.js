@@ -39,6 +39,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
         const wanted = answer?.sessions ?? [];
         const byId = new Map(sessions.map((s) => [s.sessionId, s]));
         const unsent = []; // not sent for a reason that may pass: the next sweep sends them
+        let empty = 0; // asked for, but the store gave no message: nothing sent (said in the log)
         for (const { sessionId } of wanted) {
             const session = byId.get(sessionId);
             const agentId = session?.agentId ?? undefined;
@@ -46,8 +47,10 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
             try {
                 const readAt = Date.now(); // before the read: a message written meanwhile is newer
                 const messages = transcriptMessages(store, agentId, sessionId, sessionKey);
-                if (messages.length === 0)
+                if (messages.length === 0) {
+                    empty += 1;
                     continue;
+                }
                 await request(client(), "hook.sessionEnd", compact({ sessionId, sessionKey, agentId, reason: "sweep", messages, readAt }), SLOW_CALL_MS);
             }
             catch (error) {
@@ -62,7 +65,10 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
                 unsent.push(sessionId);
             }
         }
-        log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length - unsent.length} sent for extraction`);
+        // A session asked for whose transcript reads empty is counted apart, not as sent: the
+        // sidecar marks nothing read for it, so a later sweep or hook sends what it has then.
+        const none = empty > 0 ? `, ${empty} with no message to send` : "";
+        log.info(`zettelclaw: sweep (${why}): ${sessions.length} session(s) listed, ${wanted.length - unsent.length - empty} sent for extraction${none}`);
         // What is left is swept again later (the retry below); the rest is not sent twice: the
         // sidecar no longer asks for a session whose messages it has.
         const left = (answer?.errors ?? []).map((e) => `agent ${e.agentId} (${e.message})`);

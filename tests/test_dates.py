@@ -41,3 +41,40 @@ def test_a_named_time_is_a_window(query: str, expected: tuple[str, str]) -> None
     "the 4 items"])
 def test_no_time_no_window(query: str) -> None:
     assert days(query) is None
+
+
+@pytest.mark.parametrize(("query", "asks"), [
+    ("When did Caroline go to the LGBTQ support group?", True),
+    ("when do I next get my teeth looked at?", True),
+    ("  When is the dentist?", True),
+    ("What time does the nightly ETL finish?", True),
+    ("In which month did they move?", True),
+    ("which year was the wedding", True),
+    ("how long ago did we switch banks?", True),
+    ("What did Melanie do when she felt down?", False),  # a conjunction, not a question word
+    ("Where did Caroline move from?", False),
+    ("whenever you can", False),
+])
+def test_whether_a_query_asks_for_a_time(query: str, asks: bool) -> None:
+    assert dates.asks_when(query) is asks
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I went to a LGBTQ support group yesterday", True),
+    ("Dental cleaning moved to Friday March 14 at 9:30", True),
+    ("We painted a lake sunrise last year", True),
+    ("Three days ago the boiler broke", True),
+    ("We moved in 2019", True),
+    ("In May we went hiking", True),
+    ("the 14th of March suits me", True),
+    ("3 pm works for me", True),
+    ("Mondays are hard", True),
+    ("this summer we go camping", True),
+    ("I maybe will go", False),  # "may" inside a word is no month
+    ("related by marriage", False),
+    ("We decided on Kafka", False),
+    ("Thanks, see ya!", False),
+    ("Version 2.5 of the app", False),
+])
+def test_whether_a_text_names_a_time(text: str, names: bool) -> None:
+    assert dates.names_time(text) is names

@@ -14,6 +14,7 @@ from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
+from zettelclaw.index import ranking
 from zettelclaw.protocol.params import SearchParams
 
 
@@ -62,6 +63,46 @@ def test_the_time_a_question_names_weighs_its_entries_up(memory: Direct,
     results = search(memory, query="what did we paint with the kids in July 2023")["results"]
     assert results[0]["id"] == july["id"]
     assert all(r["score"] <= 1.0 for r in results)
+
+
+def test_a_question_that_asks_when_weighs_up_the_text_that_says_when(
+        memory: Direct, write_log: Any) -> None:
+    """Newer wins a tie, unless the question asks when and only the older one says when
+    (LoCoMo: "When did Caroline go to the support group?"; the answer: "I went to a LGBTQ
+    support group yesterday")."""
+    says_when, says_not = write_log(
+        entry("fact", "Caroline went to the support group yesterday", timestamp=ago(30)),
+        entry("fact", "Caroline liked the support group a lot", timestamp=ago(1)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    first = search(memory, query="did Caroline go to the support group?")["results"]
+    assert first[0]["id"] == says_not["id"]  # newer: nothing asks when
+    results = search(memory, query="When did Caroline go to the support group?")["results"]
+    assert [r["id"] for r in results[:2]] == [says_when["id"], says_not["id"]]
+    assert all(r["score"] <= 1.0 for r in results)
+
+
+def test_a_memory_files_line_is_weighed_as_an_entry_for_a_question_that_asks_when(
+        memory: Direct, workspace: Path, write_log: Any) -> None:
+    """"When" is a stopword: the two questions match alike, and only the weighing differs."""
+    says_when, = write_log(entry("fact", "Caroline went to the support group on Friday",
+                                 timestamp=ago(30)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    (workspace / "MEMORY.md").write_text(
+        "# Notes\n\n- Caroline went to the support group, the one she loves\n")
+    (workspace / "memory").mkdir(exist_ok=True)
+    (workspace / "memory" / "caroline.md").write_text(
+        "# Caroline\n\n- Caroline went to the support group in March\n")
+
+    def scores(query: str) -> dict[str, float]:
+        results = search(memory, query=query)["results"]
+        return {r.get("id") or r["path"]: r["score"] for r in results}
+
+    plain = scores("did Caroline go to the support group?")
+    asked = scores("When did Caroline go to the support group?")
+    assert asked[says_when["id"]] == plain[says_when["id"]]
+    assert asked["memory/caroline.md"] == plain["memory/caroline.md"]
+    assert asked["MEMORY.md"] == pytest.approx(  # (scores are rounded on the wire)
+        ranking.NO_TIME_WHEN_ASKED * plain["MEMORY.md"], abs=1e-5)
 
 
 def test_every_word_beats_some_words(memory: Direct, write_log: Any) -> None:

@@ -1,9 +1,16 @@
-"""The time a query asks about: "in May 2023", "on 23 January, 2022", "in 2021" as written;
-"yesterday", "last Friday", "last week", "two weeks ago" relative to now. Pure.
+"""Time in queries and texts. Pure.
 
-``window`` gives [start, end) in Unix seconds (UTC days), or None when the query names no time.
-Search weighs the entries of that time up (``search/engine.py``); it filters nothing, since a
-person's "last week" is approximate and the entry may be about an earlier day.
+``window``: the time a query names, "in May 2023", "on 23 January, 2022", "in 2021" as written;
+"yesterday", "last Friday", "last week", "two weeks ago" relative to now: [start, end) in Unix
+seconds (UTC days), or None when the query names no time. Search weighs the entries of that
+time up (``search/engine.py``); it filters nothing, since a person's "last week" is approximate
+and the entry may be about an earlier day.
+
+``asks_when`` and ``names_time``: whether a query asks for a time ("When did ...?", "what
+time ...", "which year ...") and whether a text names one ("yesterday", "last week", "on
+Friday", "March 14", "in 2022", "9:30"). The answer to a question that asks when says when:
+search weighs the texts that name no time down for such a question (``index/ranking.py``,
+NO_TIME_WHEN_ASKED).
 """
 
 from __future__ import annotations
@@ -82,3 +89,31 @@ def window(query: str, now: float) -> tuple[float, float] | None:  # noqa: PLR09
             return _span(date(today.year - 1, 1, 1), date(today.year, 1, 1))
         return _span(today - timedelta(days=2 * unit), today + timedelta(days=1))
     return None
+
+
+_WHEN = re.compile(r"^\W*when\b|\bwhat (?:time|date|day|month|year)\b"
+                   r"|\b(?:in )?which (?:day|date|week|month|year)\b|\bhow long ago\b")
+_MONTH_NAME = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
+_WEEKDAY = r"(?:" + "|".join(_WEEKDAYS) + r")s?\b"
+_NAMED_TIME = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|earlier"
+    r"|(?:last|next|this|past|coming) (?:few )?(?:weekend|week|month|year|night|summer|winter"
+    r"|spring|fall|autumn|morning|afternoon|evening|" + _WEEKDAY + r")s?"
+    r"|" + _WEEKDAY
+    + r"|" + _MONTH_NAME + r" \d{1,2}\b|\d{1,2}(?:st|nd|rd|th)? (?:of )?" + _MONTH_NAME
+    + r"|(?:in|since|during|until|by|early|late|mid) " + _MONTH_NAME
+    + r"|(?:19|20)\d\d\b|\d{1,2}:\d\d|\d{1,2} ?(?:am|pm|a\.m\.|p\.m\.))\b")
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks for a time: it begins with "when", or asks what time, date, day,
+    month or year, or which, or how long ago. A "when" later in the question is most often a
+    conjunction ("What did she do when ...?"), and is not taken."""
+    return _WHEN.search(query.lower()) is not None
+
+
+def names_time(text: str) -> bool:
+    """Whether ``text`` says when: a day or part of the week or year relative to its own time
+    ("yesterday", "last week", "this summer", "three days ago", "recently"), a weekday, a date
+    ("March 14", "14th of March", "in May"), a year, or a time of day ("9:30", "3 pm")."""
+    return _NAMED_TIME.search(text.lower()) is not None

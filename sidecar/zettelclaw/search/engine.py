@@ -21,6 +21,7 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.entries import (
     ENTRY_COLUMNS,
     Filters,
+    chunk_texts,
     filter_entries,
     passing_filters,
     rows_by_key,
@@ -248,6 +249,8 @@ class Engine:
         for chunk_id, c in chunks.items():
             scored.append((outside * ranking.fuse(c.keyword, c.semantic, best, share, scale)
                            / ranking.MAX_TYPE_WEIGHT, "file", chunk_id, c))
+        if request.query and dates.asks_when(request.query):
+            scored = _weigh_when(conn, scored, request.limit)
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
         top = scored[:request.limit]
@@ -267,6 +270,27 @@ class Engine:
                                      snippet([shown["text"]], terms), candidate.keyword,
                                      candidate.semantic))
         return hits
+
+
+def _weigh_when(conn: sqlite3.Connection, scored: list[tuple[float, str, int, Candidate]],
+                limit: int) -> list[tuple[float, str, int, Candidate]]:
+    """For a query that asks when (``dates.asks_when``): the scores of the texts that name no
+    time (``dates.names_time``) times ``ranking.NO_TIME_WHEN_ASKED``. Only the candidates that
+    could still be among the first ``limit`` are read: weighing down never lifts a score, so
+    one below that factor times the ``limit``-th best score now stays out either way."""
+    if not scored:
+        return scored
+    at_least = ranking.NO_TIME_WHEN_ASKED * sorted(
+        (s[0] for s in scored), reverse=True)[min(limit, len(scored)) - 1]
+    near = [s for s in scored if s[0] >= at_least]
+    lines = [key for _, kind, key, _ in near if kind == "log"]
+    ids = [key for _, kind, key, _ in near if kind == "file"]
+    timeless = ({("log", line) for line, content, detail in texts(conn, lines)
+                 if not dates.names_time(entry_text(content, detail))}
+                | {("file", chunk_id) for chunk_id, text in chunk_texts(conn, ids)
+                   if not dates.names_time(text)})
+    return [(score * ranking.NO_TIME_WHEN_ASKED, kind, key, c) if (kind, key) in timeless
+            else (score, kind, key, c) for score, kind, key, c in scored]
 
 
 def _damp_similarities(conn: sqlite3.Connection, entries: dict[int, Candidate], floor: float

@@ -286,3 +286,16 @@ def test_hybrid_mode_keeps_keyword_queries(keyword_mode: dict[str, Any],
     assert hybrid[RECALL] >= keyword[RECALL] - KEYWORD_TOLERANCE, (hybrid, keyword)
     for measure, floor in HYBRID_KEYWORD_FLOOR.items():
         assert hybrid[measure] >= floor, (measure, hybrid)
+
+
+def test_figures_across_seeds_give_each_seed_and_their_mean() -> None:
+    def result(seed: int, recall: float, mrr: float) -> dict[str, Any]:
+        cell = {"n": 39, RECALL: recall, "mrr": mrr}
+        return {"seed": seed, "modes": {"hybrid": {"all": cell, "byKind": {"paraphrase": cell}}}}
+
+    table = evaluate.across_seeds([result(1859, 0.846, 0.646), result(1, 0.795, 0.678)])
+    paraphrase = table["hybrid"]["paraphrase"]
+    assert paraphrase["bySeed"]["1"] == {RECALL: 0.795, "mrr": 0.678}
+    assert paraphrase["mean"] == {RECALL: 0.821, "mrr": 0.662}
+    text = evaluate.seeds_markdown(table)
+    assert "| hybrid | paraphrase | 0.846 / 0.646 | 0.795 / 0.678 | 0.821 / 0.662 |" in text

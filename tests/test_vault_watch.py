@@ -145,8 +145,9 @@ async def test_an_edit_under_a_running_sidecar_becomes_a_correction_and_the_vaul
         write_log(entry("fact", "Queue is SQS", subject="auth-migration",
                         timestamp="2026-02-21T09:00:00Z"))
         journal = root / "03 Journal" / "2026-02-21.md"
-        await eventually(lambda: journal.exists() and "Queue is SQS" in journal.read_text())
-        assert "Queue is SQS" in (root / AUTH).read_text()
+        # the build writes one page after another, in a worker thread: wait for both
+        await eventually(lambda: journal.exists() and "Queue is SQS" in journal.read_text()
+                         and "Queue is SQS" in (root / AUTH).read_text())
         assert (root / AUTH).read_text().count("Backfill 47") == 1  # the edit, not repeated
         nursery.cancel_scope.cancel()
 

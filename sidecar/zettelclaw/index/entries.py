@@ -212,15 +212,6 @@ def texts(conn: sqlite3.Connection, lines: list[int]) -> Iterator[tuple[int, str
             f" WHERE line IN ({','.join('?' * len(part))})", part)
 
 
-def chunk_texts(conn: sqlite3.Connection, ids: list[int]) -> Iterator[tuple[int, str]]:
-    """(id, text) of the memory-file chunks with these ids, 500 at a time."""
-    for start in range(0, len(ids), 500):
-        part = ids[start:start + 500]
-        yield from conn.execute(
-            "SELECT id, text FROM chunks"  # noqa: S608
-            f" WHERE id IN ({','.join('?' * len(part))})", part)
-
-
 def passing_filters(conn: sqlite3.Connection, lines: list[int], filters: Filters
                     ) -> list[sqlite3.Row]:
     """(line, type, status, ts) of the entries at ``lines`` that pass the filters."""

@@ -11,6 +11,7 @@ It is never silently worse.
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,6 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.entries import (
     ENTRY_COLUMNS,
     Filters,
-    chunk_texts,
     filter_entries,
     passing_filters,
     rows_by_key,
@@ -280,15 +280,14 @@ def _weigh_when(conn: sqlite3.Connection, scored: list[tuple[float, str, int, Ca
     one below that factor times the ``limit``-th best score now stays out either way."""
     if not scored:
         return scored
-    at_least = ranking.NO_TIME_WHEN_ASKED * sorted(
-        (s[0] for s in scored), reverse=True)[min(limit, len(scored)) - 1]
+    at_least = ranking.NO_TIME_WHEN_ASKED * heapq.nlargest(limit, (s[0] for s in scored))[-1]
     near = [s for s in scored if s[0] >= at_least]
     lines = [key for _, kind, key, _ in near if kind == "log"]
     ids = [key for _, kind, key, _ in near if kind == "file"]
     timeless = ({("log", line) for line, content, detail in texts(conn, lines)
                  if not dates.names_time(entry_text(content, detail))}
-                | {("file", chunk_id) for chunk_id, text in chunk_texts(conn, ids)
-                   if not dates.names_time(text)})
+                | {("file", chunk_id) for chunk_id, row in rows_by_key(conn, "file", ids).items()
+                   if not dates.names_time(row["text"])})
     return [(score * ranking.NO_TIME_WHEN_ASKED, kind, key, c) if (kind, key) in timeless
             else (score, kind, key, c) for score, kind, key, c in scored]
 

@@ -81,6 +81,22 @@ def test_failure_before_the_rename_leaves_the_old_file_and_no_temp_file(
     assert os.listdir(target.parent) == [target.name]
 
 
+def test_a_writer_told_the_file_changed_meanwhile_replaces_nothing(target: Path) -> None:
+    asked: list[bytes] = []
+
+    def still() -> bool:  # asked once the new content is on disk, before the rename
+        asked.append(target.read_bytes())
+        target.write_bytes(b"a person's save\n")
+        return False
+
+    assert atomic_write_bytes(target, b"new content\n", still=still) is False
+    assert asked == [b"old content\n"]
+    assert target.read_bytes() == b"a person's save\n"
+    assert os.listdir(target.parent) == [target.name]  # no temp file left
+    assert atomic_write_bytes(target, b"new content\n", still=lambda: True) is True
+    assert target.read_bytes() == b"new content\n"
+
+
 def test_write_all_continues_after_short_writes(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     real_write = os.write

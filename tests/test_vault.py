@@ -19,7 +19,7 @@ from tests.direct import Direct, open_app
 from zettelclaw.app import App
 from zettelclaw.cli import render
 from zettelclaw.cli.main import main
-from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
+from zettelclaw.errors import InvalidParamsError, LockTimeoutError, PathNotAllowedError
 from zettelclaw.forget.service import hide_for_vault
 from zettelclaw.home import Home
 from zettelclaw.log.schema import ID_ALPHABET, parse_entry_json
@@ -27,6 +27,7 @@ from zettelclaw.methods.edge import from_domain
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.protocol.results import VaultSynced
 from zettelclaw.vault import blocks
+from zettelclaw.vault import pages as vault_pages
 from zettelclaw.vault import sync as vault_sync
 from zettelclaw.vault.build import SkippedPage, build
 from zettelclaw.vault.state import load
@@ -631,6 +632,82 @@ def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
     # the tick, made before the purge, is still read by the next sync
     (receipt,) = sync(app)["receipts"]
     assert (receipt["action"], receipt["of"]) == ("done", e["task"]["id"])
+
+
+def saved_after_read(monkeypatch: pytest.MonkeyPatch, page: Path, edit: Callable[[str], str],
+                     times: int = 1) -> list[str]:
+    """A person's save of ``page`` landing just after the vault's writer read it (``times``
+    reads in a row): the edit is written over what was read. Returns what each save wrote."""
+    saved: list[str] = []
+    real = vault_pages.read_page
+
+    def read_then_save(root: Path, relative: Any) -> str | None:
+        text = real(root, relative)
+        if text is not None and root / relative == page and len(saved) < times:
+            saved.append(edit(text))
+            page.write_text(saved[-1])
+        return text
+
+    monkeypatch.setattr(vault_pages, "read_page", read_then_save)
+    return saved
+
+
+def test_a_page_saved_while_the_build_writes_it_keeps_the_save_and_gets_its_lines_next_time(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    write_log(entry("task", "Canary deploy", subject="auth-migration",
+                    timestamp="2026-02-22T09:00:00Z"))
+    saved = saved_after_read(monkeypatch, root / AUTH, lambda t: t + "- my own line\n")
+    report = build(app)
+    assert saved  # the save landed between the build's read and its write
+    assert (root / AUTH).read_text() == saved[0]  # not overwritten
+    assert [s.page for s in report.skipped_pages] == [AUTH]
+    assert "next build" in report.skipped_pages[0].reason
+    journal = (root / "03 Journal/2026-02-22.md").read_text()
+    assert journal.count("Canary deploy") == 1  # the other pages were written
+    # the next build (the watch runs one after the save it sees) adds the line to the page,
+    # keeps the person's, and does not add the journal's line twice
+    monkeypatch.undo()
+    again = build(app)
+    assert again.skipped_pages == []
+    after = (root / AUTH).read_text()
+    assert "- my own line" in after
+    assert after.count("Canary deploy") == 1
+    assert (root / "03 Journal/2026-02-22.md").read_text() == journal
+    assert build(app).lines_added == 0
+
+
+def test_a_page_saved_while_a_purge_takes_lines_off_it_loses_the_lines_and_keeps_the_save(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    saved_after_read(monkeypatch, root / AUTH, lambda t: t + "- my own line\n", times=2)
+    purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    after = (root / AUTH).read_text()
+    assert "Backoff is" not in after
+    assert "- my own line\n- my own line\n" in after  # both saves, read again each time
+
+
+def test_a_purge_gives_up_on_a_page_that_never_stops_changing(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.forget.purge import intent_path
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    saved_after_read(monkeypatch, root / AUTH, lambda t: t + "- again\n", times=100)
+    with pytest.raises(LockTimeoutError, match="changed 5 times"):
+        purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    assert intent_path(app.home).exists()  # the purge runs again (resume); nothing lost
+    assert (root / AUTH).read_text().count("- again") == 5
 
 
 def test_a_task_done_with_the_same_text_is_not_shown_struck_nor_replacing_itself(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,18 @@ def remove_stale_temps(directory: Path) -> int:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *,
-                       durable: bool = True) -> None:
+                       durable: bool = True, still: Callable[[], bool] | None = None) -> bool:
     """Replace ``path`` with ``data``: temp file, fsync, rename, fsync the directory.
 
     The new file gets exactly ``mode``, whatever the umask. ``durable=False`` leaves out both
     fsyncs, for a file whose loss or emptiness after a crash its reader takes as "not known":
     readers still see the old content or the new, never a part.
+
+    ``still``, when given, is asked once the new content is complete on disk, just before the
+    rename: False leaves ``path`` as it is (the temp file removed) and returns False. A writer
+    that read the file, changed it and writes it back passes "the file is as I read it", so a
+    save that lands meanwhile (a person's, in an editor) is not overwritten; what remains is
+    the moment between that check and the rename.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -73,12 +80,16 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *,
                 os.fsync(fd)
         finally:
             os.close(fd)
+        if still is not None and not still():
+            tmp.unlink()
+            return False
         os.replace(tmp, path)
     except BaseException:  # a failed write, fsync or rename leaves no temp file behind
         tmp.unlink(missing_ok=True)
         raise
     if durable:
         fsync_dir(path.parent)
+    return True
 
 
 def atomic_write_json(path: Path, value: Any) -> None:

@@ -85,6 +85,12 @@ class SkippedPage:
     reason: str
 
 
+# why a page got none of its new lines this time (``skippedPages``): a person saved it between
+# the build's read and its write; the next build adds them
+EDITED_MEANWHILE = ("saved by someone while the build wrote it: its new lines come with the next"
+                    " build")
+
+
 @dataclass
 class Report:
     vault: str
@@ -281,7 +287,11 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             placed.setdefault(p.page, []).append(p)
         report.entries = len(rows)
         _write(root, state, renderer, placed, dates=dates, report=report)
-        if (report.lines_added or state.line != last or state.epoch != epoch
+        if any(s.reason == EDITED_MEANWHILE for s in report.skipped_pages):
+            # a page put off: the state keeps its place in the log, so the next build places
+            # these entries again (the pages written now have their items and add nothing)
+            save(app.home, state)
+        elif (report.lines_added or state.line != last or state.epoch != epoch
                 or not state_path(app.home).exists()):
             state.line, state.epoch = last, epoch
             save(app.home, state)
@@ -303,29 +313,26 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         page_dates = sorted(dates.get(rel, []))
         first = page_dates[0] if page_dates else datetime.now(UTC).date().isoformat()
         newest = page_dates[-1] if page_dates else first
+        new = known is None
         if known is None:
             known = PageState(_kind_of(rel), first, newest)
-            state.pages[rel] = known
         fresh = [p for p in lines if p.block not in known.items]
         if not fresh:
             continue
         before = pages.page_stamp(root, page) if kind == "file" else None
         text = pages.read_page(root, page) if kind == "file" else None
         adding = fresh if text is None else _not_on(text, fresh)
-        by_section: dict[str, list[str]] = {}
-        for p in adding:
-            by_section.setdefault(p.section, []).append(_line(p))
-        if text is None:
-            text = pages.new_page(_head(known, rel, renderer), _sections(known), by_section)
-            report.pages_created.append(rel)
-        else:
-            text = pages.insert_in_sections(text, by_section)
-            if known.kind == "topic" and newest > known.updated:
-                text = pages.set_updated(text, known.updated, newest)
-            report.pages_updated.append(rel)
+        text = _with_lines(text, adding, known=known, rel=rel, renderer=renderer, newest=newest)
+        if adding and not pages.write_page(root, page, text, before, durable=durable):
+            # saved by a person since it was read: their save stays, and this page's lines
+            # wait for the next build (its state does not take them; the caller keeps its
+            # place in the log)
+            report.skipped_pages.append(SkippedPage(rel, EDITED_MEANWHILE))
+            continue
+        if new:
+            state.pages[rel] = known
+        (report.pages_created if kind != "file" else report.pages_updated).append(rel)
         known.updated = max(known.updated, newest)
-        if adding:
-            pages.write_page(root, page, text, durable=durable)
         if before is None or before == known.stamp:
             known.stamp = pages.page_stamp(root, page)
         # else the person edited it since the build wrote it or sync read it: it keeps the
@@ -337,6 +344,20 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         report.lines_added += len(adding)
     if not durable:
         os.sync()  # the pages are on disk before the state says they were written
+
+
+def _with_lines(text: str | None, adding: list[Placed], *, known: PageState, rel: str,
+                renderer: Renderer, newest: str) -> str:
+    """The page's text (None: a new page) with ``adding`` at the ends of their sections."""
+    by_section: dict[str, list[str]] = {}
+    for p in adding:
+        by_section.setdefault(p.section, []).append(_line(p))
+    if text is None:
+        return pages.new_page(_head(known, rel, renderer), _sections(known), by_section)
+    text = pages.insert_in_sections(text, by_section)
+    if known.kind == "topic" and newest > known.updated:
+        text = pages.set_updated(text, known.updated, newest)
+    return text
 
 
 def _not_on(text: str, fresh: list[Placed]) -> list[Placed]:

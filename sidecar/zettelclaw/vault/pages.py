@@ -154,11 +154,23 @@ def read_page(root: Path, relative: PurePath) -> str | None:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def write_page(root: Path, relative: PurePath, text: str, *, durable: bool = True) -> None:
+def write_page(root: Path, relative: PurePath, text: str, read_at: list[int] | None, *,
+               durable: bool = True) -> bool:
     """Replace the page atomically (a temp file renamed over it: a link in its place is
-    replaced, never followed)."""
+    replaced, never followed), as it was read (at ``read_at``, its ``page_stamp``; None: it was
+    missing) and changed: if it has another stamp by the time the new text is on disk (a
+    person saved it meanwhile), nothing is replaced and this returns False, so that the writer
+    reads it again rather than overwrite the person's save."""
     if relative.parent.parts:
         ensure_dirs(root, relative.parent)
     if page_kind(root, relative) == "other":
         raise PathNotAllowedError(f"{relative} is not a regular file: not replaced")
-    atomic_write_bytes(root / relative, text.encode(), PAGE_MODE, durable=durable)
+
+    def unchanged() -> bool:
+        if read_at is None:
+            return page_kind(root, relative) == "missing"
+        return page_stamp(root, relative) == read_at
+
+    return atomic_write_bytes(root / relative, text.encode(), PAGE_MODE, durable=durable,
+                              still=unchanged)
+

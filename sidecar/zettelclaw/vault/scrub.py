@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from zettelclaw.errors import LockTimeoutError
 from zettelclaw.home import Home
 from zettelclaw.vault import blocks, pages
 from zettelclaw.vault.state import load, save
@@ -26,6 +27,11 @@ from zettelclaw.vault.state import load, save
 # a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
 # ``#^zc...`` (the line of another entry pointing at it)
 _BLOCK_IN_LINE = re.compile(r"(?:^|\s)\^(" + blocks.PREFIX + r"[a-z0-9-]+)(?=\s|$)")
+
+
+# reads of a page that a person keeps saving before a purge gives up on it (the purge's intent
+# stays, so it runs again; purge.py)
+ATTEMPTS = 5
 
 
 @dataclass
@@ -54,17 +60,25 @@ def scrub_locked(home: Home, ids: frozenset[str]) -> Scrubbed:
         if not gone:
             continue
         page = PurePath(rel)
-        stamp = pages.page_stamp(root, page)
-        text = pages.read_page(root, page)
-        if text is not None:
+        for _ in range(ATTEMPTS):
+            stamp = pages.page_stamp(root, page)
+            text = pages.read_page(root, page)
+            if text is None:
+                break
             rows = text.split("\n")
             kept = [row for row in rows if not _carries(row, gone)]
-            if len(kept) != len(rows):
-                pages.write_page(root, page, "\n".join(kept))
+            if len(kept) == len(rows):
+                break
+            if pages.write_page(root, page, "\n".join(kept), stamp):
                 done.lines += len(rows) - len(kept)
                 done.pages += 1
                 if stamp == known.stamp:  # no edit left unread: the new file is as known
                     known.stamp = pages.page_stamp(root, page)
+                break
+            # saved by a person since it was read: read it again, their save and all
+        else:
+            raise LockTimeoutError(f"{root / page} changed {ATTEMPTS} times while its purged lines"
+                                 " were taken off it; run the purge again once it is saved")
         for block in gone:
             del known.items[block]
         done.items += len(gone)

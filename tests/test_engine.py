@@ -51,6 +51,18 @@ def test_newer_beats_older_when_they_match_alike(memory: Direct, write_log: Any)
     assert [r["id"] for r in results] == [new["id"], old["id"]]
 
 
+def test_a_standing_decision_from_last_year_outranks_a_recent_fact_saying_the_same(
+        memory: Direct, write_log: Any) -> None:
+    """Nothing replaced the decision, so it is what holds; a fact's age says how current it is
+    (a year-old fact saying the same would rank below the recent one: the test above)."""
+    decision, fact = write_log(
+        entry("decision", "self-hosted Keycloak for the auth migration", timestamp=ago(330)),
+        entry("fact", "self-hosted Keycloak for the auth migration", timestamp=ago(5)))
+    write_log(*[entry("fact", f"unrelated note {i}") for i in range(20)])
+    results = search(memory, query="keycloak auth migration")["results"]
+    assert [r["id"] for r in results] == [decision["id"], fact["id"]]
+
+
 def test_the_time_a_question_names_weighs_its_entries_up(memory: Direct,
                                                         write_log: Any) -> None:
     """Newer wins a tie, unless the question names the older one's time (LoCoMo: "What did

@@ -28,6 +28,19 @@ def test_recency_decays_gently_to_its_floor() -> None:
     assert ranking.recency_weight(NOW + DAY, NOW) == pytest.approx(1.0)  # clocks disagree
 
 
+def test_a_decision_ages_more_slowly_than_the_rest() -> None:
+    """A decision holds until a later one replaces it: a year on it keeps more of its weight
+    than a fact, and still less than a new decision (the newer of two alike comes first)."""
+    year = NOW - 365 * DAY
+    score = ranking.entry_score
+    assert score(1.0, "decision", None, year, NOW) / score(1.0, "decision", None, NOW, NOW) > 0.9
+    assert score(1.0, "fact", None, year, NOW) / score(1.0, "fact", None, NOW, NOW) < 0.7
+    assert score(1.0, "decision", None, year, NOW) < score(1.0, "decision", None, NOW - DAY, NOW)
+    for kind, status in (("fact", None), ("question", None), ("task", "open"), ("handoff", None)):
+        aged = score(1.0, kind, status, year, NOW) / score(1.0, kind, status, NOW, NOW)
+        assert aged == pytest.approx(ranking.recency_weight(year, NOW))
+
+
 def test_a_text_of_few_words_is_less_close_than_its_cosine_says() -> None:
     """Mean pooling over a few word pieces gives a vector that is mostly the one name it holds:
     "Joanna: See ya Nate!" (3 words that are not stopwords) had cosine 0.67 with a question

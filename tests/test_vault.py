@@ -679,17 +679,25 @@ def test_a_page_saved_while_the_build_writes_it_keeps_the_save_and_gets_its_line
     assert build(app).lines_added == 0
 
 
-def test_a_page_saved_while_a_purge_takes_lines_off_it_loses_the_lines_and_keeps_the_save(
-        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+def purging_under_saves(app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch,
+                        saves: int, line: str) -> tuple[Path, Callable[[], Any]]:
+    """The story built, a person saving the topic page (adding ``line``) after each of the
+    first ``saves`` reads of it; the page and a purge of the story's fact, to run."""
     from zettelclaw.forget.select import Criteria
     from zettelclaw.forget.service import purge
 
     e = story(write_log)
     build(app)
-    root = app.home.root / "vault"
-    saved_after_read(monkeypatch, root / AUTH, lambda t: t + "- my own line\n", times=2)
-    purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
-    after = (root / AUTH).read_text()
+    page = app.home.root / "vault" / AUTH
+    saved_after_read(monkeypatch, page, lambda t: t + line, times=saves)
+    return page, lambda: purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+
+
+def test_a_page_saved_while_a_purge_takes_lines_off_it_loses_the_lines_and_keeps_the_save(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    page, run_purge = purging_under_saves(app, write_log, monkeypatch, 2, "- my own line\n")
+    run_purge()
+    after = page.read_text()
     assert "Backoff is" not in after
     assert "- my own line\n- my own line\n" in after  # both saves, read again each time
 
@@ -697,17 +705,12 @@ def test_a_page_saved_while_a_purge_takes_lines_off_it_loses_the_lines_and_keeps
 def test_a_purge_gives_up_on_a_page_that_never_stops_changing(
         app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
     from zettelclaw.forget.purge import intent_path
-    from zettelclaw.forget.select import Criteria
-    from zettelclaw.forget.service import purge
 
-    e = story(write_log)
-    build(app)
-    root = app.home.root / "vault"
-    saved_after_read(monkeypatch, root / AUTH, lambda t: t + "- again\n", times=100)
+    page, run_purge = purging_under_saves(app, write_log, monkeypatch, 100, "- again\n")
     with pytest.raises(LockTimeoutError, match="changed 5 times"):
-        purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+        run_purge()
     assert intent_path(app.home).exists()  # the purge runs again (resume); nothing lost
-    assert (root / AUTH).read_text().count("- again") == 5
+    assert page.read_text().count("- again") == 5
 
 
 def test_a_task_done_with_the_same_text_is_not_shown_struck_nor_replacing_itself(

@@ -92,7 +92,7 @@ def window(query: str, now: float) -> tuple[float, float] | None:  # noqa: PLR09
 
 
 _WHEN = re.compile(r"^\W*when\b|\bwhat (?:time|date|day|month|year)\b"
-                   r"|\b(?:in )?which (?:day|date|week|month|year)\b|\bhow long ago\b")
+                   r"|\bwhich (?:day|date|week|month|year)\b|\bhow long ago\b")
 _MONTH_NAME = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
 _WEEKDAY = r"(?:" + "|".join(_WEEKDAYS) + r")s?\b"
 _NAMED_TIME = re.compile(

@@ -286,8 +286,7 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
         for p in renderer.index_lines():
             placed.setdefault(p.page, []).append(p)
         report.entries = len(rows)
-        _write(root, state, renderer, placed, dates=dates, report=report)
-        if any(s.reason == EDITED_MEANWHILE for s in report.skipped_pages):
+        if _write(root, state, renderer, placed, dates=dates, report=report):
             # a page put off: the state keeps its place in the log, so the next build places
             # these entries again (the pages written now have their items and add nothing)
             save(app.home, state)
@@ -300,8 +299,11 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
 
 
 def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, list[Placed]],
-           *, dates: dict[str, list[str]], report: Report) -> None:
+           *, dates: dict[str, list[str]], report: Report) -> bool:
+    """Every page's new lines, on the page and in its state; True when a page was put off
+    (saved by a person between its read and its write: EDITED_MEANWHILE)."""
     durable = len(placed) <= MANY_PAGES
+    put_off = False
     for rel, lines in placed.items():
         page = PurePath(rel)
         known = state.pages.get(rel)
@@ -328,6 +330,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
             # wait for the next build (its state does not take them; the caller keeps its
             # place in the log)
             report.skipped_pages.append(SkippedPage(rel, EDITED_MEANWHILE))
+            put_off = True
             continue
         if new:
             state.pages[rel] = known
@@ -344,6 +347,7 @@ def _write(root: Path, state: VaultState, renderer: Renderer, placed: dict[str, 
         report.lines_added += len(adding)
     if not durable:
         os.sync()  # the pages are on disk before the state says they were written
+    return put_off
 
 
 def _with_lines(text: str | None, adding: list[Placed], *, known: PageState, rel: str,

@@ -173,4 +173,3 @@ def write_page(root: Path, relative: PurePath, text: str, read_at: list[int] | N
 
     return atomic_write_bytes(root / relative, text.encode(), PAGE_MODE, durable=durable,
                               still=unchanged)
-

@@ -29,12 +29,14 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.vault import blocks, pages
+from zettelclaw.vault import blocks, links, pages
 from zettelclaw.vault.build import check_root, default_root
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
 
 SESSION = "vault"
+# the longest entry text a line may give, as ``memory.remember`` takes (protocol/params.py)
+MAX_TEXT = 16_384
 _BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")
 _MARKER = re.compile(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?")
 
@@ -46,6 +48,14 @@ class Edit:
     entry_id: str
     body: str  # the line as it is now, without the block id
     item: Item  # as rendered
+    row: int = 0  # its line number on the page (1: the first)
+
+    def as_rendered(self) -> Item:
+        """The item the line stands for now: its text, with its prefix's and suffix's lengths
+        (the rendered ones when the person changed them)."""
+        old, plen, slen = self.item
+        lengths = links.split(self.body, old, plen, slen)
+        return [self.body, *(lengths or (plen, slen))]
 
 
 def _checked(body: str) -> bool | None:
@@ -60,6 +70,9 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     body = edit.body
     if was is not None and now is not None:  # compare the rest with the box as rendered
         body = _BOX.sub(lambda m: m.group(1) + old[m.start(2)] + m.group(3), body, count=1)
+    lengths = links.split(body, old, plen, slen)  # (a link rewritten in them changes nothing)
+    if lengths is not None:
+        return body[lengths[0]:len(body) - lengths[1]].strip(), was, now
     prefix, suffix = old[:plen], old[len(old) - slen:] if slen else ""
     if body.startswith(prefix) and body.endswith(suffix) and len(body) >= plen + slen:
         return body[plen:len(body) - slen].strip(), was, now
@@ -73,7 +86,9 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
 def find_edits(root: Path, state_pages: dict[str, PageState]
                ) -> tuple[list[Edit], dict[str, list[int]]]:
     """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
-    moved since the build wrote it or the last sync read it is not read again."""
+    moved since the build wrote it or the last sync read it is not read again. A line whose
+    only change is a link rewritten (a page renamed: ``links.py``) is no edit: its item takes
+    the line as it is now."""
     found, seen = [], {}
     for rel, known in state_pages.items():
         stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
@@ -83,7 +98,7 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
         if text is None:
             continue
         seen[rel] = stamp
-        for row in text.split("\n"):
+        for number, row in enumerate(text.split("\n"), 1):
             match = blocks.BLOCK_AT_END.search(row)
             if match is None:
                 continue
@@ -92,8 +107,14 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
                 continue
             body = row[:match.start()]
             entry_id = blocks.decode(match.group(1))
-            if body != item[0] and entry_id is not None:
-                found.append(Edit(rel, match.group(1), entry_id, body, item))
+            if body == item[0] or entry_id is None:
+                continue
+            edit = Edit(rel, match.group(1), entry_id, body, item, number)
+            if links.relinked(body, item[0]):
+                known.items[edit.block] = edit.as_rendered()
+                known.dirty = True
+            else:
+                found.append(edit)
     return found, seen
 
 
@@ -150,11 +171,11 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
         for edit, entry in made:
             known = state.pages[edit.page]
-            known.items[edit.block][0] = edit.body
+            known.items[edit.block] = edit.as_rendered()
             known.items[blocks.encode(entry.id)] = [None, 0, 0]
             known.dirty = True
         for edit in settled:
-            state.pages[edit.page].items[edit.block][0] = edit.body
+            state.pages[edit.page].items[edit.block] = edit.as_rendered()
             state.pages[edit.page].dirty = True
         # a page with an edit still to report is read again next time
         pending = {r.page for r in receipts if not r.applied and r.action != "conflict"}
@@ -209,12 +230,27 @@ def _apply(app: Memory, edits: list[Edit], hide: Hide
     return receipts, made, settled
 
 
+def _shown(line: str, most: int = 1000) -> str:
+    """A line as a receipt shows it: a long one cut (the page holds it whole)."""
+    return line if len(line) <= most else line[:most] + "…"
+
+
+def _refused(edit: Edit, text: str) -> str | None:
+    """Why the line's text cannot be an entry's (None: it can)."""
+    if not text:
+        return "the line has no text"
+    if len(text) > MAX_TEXT:
+        return (f"line {edit.row} of {edit.page} holds {len(text):,} characters; an entry holds"
+                f" at most {MAX_TEXT:,}: not taken (shorten the line)")
+    return None
+
+
 def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, str]
                 ) -> _Asked | None:
     """What one edit asks: its receipt, with the entry to append or the id to hide; None when
     the edit asks for nothing the log does not already say."""
     def receipt(action: str, applied: bool, **more: Any) -> Receipt:
-        return Receipt(page=edit.page, line=edit.body, of=edit.entry_id, action=action,
+        return Receipt(page=edit.page, line=_shown(edit.body), of=edit.entry_id, action=action,
                        applied=applied, **more)
 
     if found is None:
@@ -224,8 +260,8 @@ def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, st
     old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
     if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):
         return _Asked(receipt("hide", False), hide=current["id"])
-    if not text:
-        return _Asked(receipt("none", False, reason="the line has no text"))
+    if (refused := _refused(edit, text)) is not None:
+        return _Asked(receipt("none", False, reason=refused))
     content = current["content"] if text == old_text else text
     status = current.get("status")
     if current["type"] == "task" and was is not None and now is not None and was != now:

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import entry
 from tests.direct import open_app
-from tests.test_vault import AUTH, DAY1, WriteLog, line_of, log_entries, story, sync
+from tests.test_vault import AUTH, DAY1, WriteLog, line_of, log_entries, pages, story, sync
 from zettelclaw.app import App
 from zettelclaw.home import Home
 from zettelclaw.vault.build import build
+from zettelclaw.vault.state import load
 
 RENAMED = "01 Notes/Auth Migration 2026.md"
 
@@ -77,3 +79,106 @@ def test_a_line_longer_than_an_entry_may_be_is_refused_naming_page_and_line(
     (receipt,) = sync(app)["receipts"]
     assert receipt["applied"]
     assert len(receipt["entry"]["content"]) == 16_384
+
+
+def test_a_renamed_page_is_followed_its_edits_taken_and_the_old_page_not_made_again(
+        app: App, write_log: WriteLog) -> None:
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    rename_like_obsidian(root, AUTH, RENAMED)
+    page = root / RENAMED
+    page.write_text(page.read_text().replace("- [ ] Backfill 47", "- [x] Backfill 47"))
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["page"], receipt["action"], receipt["of"]) == (RENAMED, "done",
+                                                                   e["task"]["id"])
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-22T09:00:00Z"))
+    report = build(app)
+    assert not (root / AUTH).exists()
+    assert page.read_text().count("Canary is green") == 1
+    journal = (root / "03 Journal/2026-02-22.md").read_text()
+    assert "Canary is green ([[Auth Migration 2026|Auth Migration]])" in journal
+    assert report.skipped_pages == []
+    state = load(app.home)
+    assert state is not None
+    assert state.subjects["auth-migration"] == RENAMED
+    assert AUTH not in state.pages
+    # its items are kept under the new name only
+    assert len(list((app.home.root / "vault-state" / "pages").iterdir())) == len(state.pages)
+
+
+def test_a_journal_moved_to_another_folder_gets_its_days_lines_there(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    (root / "Archive").mkdir()
+    (root / DAY1).rename(root / "Archive" / "Feb 20.md")
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-20T19:00:00Z"))
+    build(app)
+    assert not (root / DAY1).exists()
+    assert "Canary is green" in (root / "Archive" / "Feb 20.md").read_text()
+    assert "Canary is green ([[Feb 20]])" in (root / AUTH).read_text()
+
+
+def test_a_page_found_by_its_block_ids_when_edited_before_it_was_moved(
+        app: App, write_log: WriteLog) -> None:
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    text = (root / AUTH).read_text().replace("Enough for 10k", "Enough for 30k")
+    (root / AUTH).unlink()
+    (root / "00 Inbox" / "auth.md").write_text(text)  # another stamp: found by its ids
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["page"], receipt["of"]) == ("00 Inbox/auth.md", e["question"]["id"])
+
+
+def test_a_deleted_page_is_not_followed_into_the_trash(app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    (root / ".trash").mkdir()
+    (root / AUTH).rename(root / ".trash" / "Auth Migration.md")
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-22T09:00:00Z"))
+    build(app)
+    text = (root / AUTH).read_text()  # made again with only what is new
+    assert "Canary is green" in text
+    assert "Backfill" not in text
+
+
+def test_a_purge_takes_the_lines_off_a_renamed_page(app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    rename_like_obsidian(root, AUTH, RENAMED)
+    purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    assert not any("Backoff is" in t for t in pages(root).values())
+    assert not (root / AUTH).exists()
+
+
+def test_the_watch_follows_a_renamed_page_at_its_next_look_and_looks_once_for_a_deleted_one(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.agents.pool import vault_watcher
+
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    watcher = vault_watcher(app, 1.0)
+    watcher.look()
+    rename_like_obsidian(root, AUTH, RENAMED)
+    (root / "01 Notes/Sarah Chen.md").unlink()
+    watcher.look()  # the rename is followed at once; the deleted page is looked for
+    state = load(app.home)
+    assert state is not None
+    assert RENAMED in state.pages
+    assert "01 Notes/Sarah Chen.md" in state.pages  # deleted: still known, not made again
+    syncs = watcher.syncs
+    watcher.look()
+    watcher.look()
+    assert watcher.syncs == syncs  # not looked for again while nothing else is lost

@@ -26,7 +26,7 @@ from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
-from zettelclaw.vault import blocks, pages
+from zettelclaw.vault import blocks, moves, pages
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import (
     Item,
@@ -136,6 +136,10 @@ class Renderer:
         self.registry = app.subjects.load()
         self.new_subjects: list[str] = []
 
+    def where(self, page: str) -> str:
+        """Where a journal or the index is now (the person may have renamed or moved it)."""
+        return self.state.moved.get(page, page)
+
     def subject_page(self, slug: str) -> str:
         page = self.state.subjects.get(slug)
         if page is None:
@@ -164,14 +168,14 @@ class Renderer:
         text = one_line(row["content"])
         replaced = related.get(row["replaced_by"]) if row["replaced_by"] else None
         older = related.get(row["supersedes"]) if row["supersedes"] else None
-        middle, tail = _versions(text, status, replaced, older)
+        middle, tail = _versions(text, status, replaced, older, self.where)
         subject = row["subject"]
         about = ""
         if subject:
             about = " (" + link(self.subject_page(subject), self.display(subject)) + ")"
         placed = []
         # the daily journal
-        jpage = journal_page(date)
+        jpage = self.where(journal_page(date))
         if kind in ("fact", "decision"):
             head, section = ("- Decided: " if kind == "decision" else "- "), "Log"
         elif kind == "task":
@@ -204,13 +208,13 @@ class Renderer:
         for slug in self.new_subjects:
             page = self.state.subjects[slug]
             section = title_case(self.subject_type(slug))
-            out.append(Placed(INDEX, section, "- " + link(page, self.display(slug)),
+            out.append(Placed(self.where(INDEX), section, "- " + link(page, self.display(slug)),
                               f"s:{slug}", 0, 0))
         return out
 
 
 def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
-              older: sqlite3.Row | None) -> tuple[str, str]:
+              older: sqlite3.Row | None, where: Callable[[str], str]) -> tuple[str, str]:
     """The entry's text as shown and what follows it: struck with a link to its replacement,
     and what it replaces. Replaced by the same text (a task done or opened again) it is not
     struck, the link says what changed; a replacement with the same text says what it was, not
@@ -221,7 +225,7 @@ def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
     if replaced is not None:
         label = ({"done": "done", "open": "reopened"}.get(replaced["status"] or "", "restated")
                  if restated else "replaced")
-        tail += " → " + link(journal_page(day(replaced["timestamp"])), label,
+        tail += " → " + link(where(journal_page(day(replaced["timestamp"]))), label,
                              blocks.encode(replaced["id"]))
     if older is not None and one_line(older["content"]) == text:
         if older["status"] != status:
@@ -259,6 +263,7 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             forget(app.home)
             state = None
         state = state or VaultState(str(root))
+        followed = moves.follow(root, state)  # a renamed page gets its lines where it is now
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         for folder in EMPTY_FOLDERS:
             pages.ensure_dirs(root, PurePath(folder))
@@ -290,7 +295,7 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             # a page put off: the state keeps its place in the log, so the next build places
             # these entries again (the pages written now have their items and add nothing)
             save(app.home, state)
-        elif (report.lines_added or state.line != last or state.epoch != epoch
+        elif (report.lines_added or followed or state.line != last or state.epoch != epoch
                 or not state_path(app.home).exists()):
             state.line, state.epoch = last, epoch
             save(app.home, state)

@@ -59,6 +59,8 @@ class VaultState:
     epoch: str | None = None  # the index's epoch when it was (vault_reads.epoch)
     pages: dict[str, PageState] = field(default_factory=dict)
     subjects: dict[str, str] = field(default_factory=dict)  # slug -> its page
+    # a page the person renamed or moved: where the build would put it -> where it is now
+    moved: dict[str, str] = field(default_factory=dict)
 
 
 def state_dir(home: Home) -> Path:
@@ -87,7 +89,8 @@ def load(home: Home) -> VaultState | None:
         return None
     pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel),
                             p.get("stamp")) for rel, p in raw["pages"].items()}
-    return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"])
+    return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"],
+                      raw.get("moved", {}))
 
 
 def save(home: Home, state: VaultState, many: int = 50) -> None:
@@ -95,6 +98,9 @@ def save(home: Home, state: VaultState, many: int = 50) -> None:
     are written without an fsync each, then flushed by one ``os.sync()`` before state.json."""
     (state_dir(home) / "pages").mkdir(parents=True, exist_ok=True, mode=0o700)
     dirty = [(rel, page) for rel, page in state.pages.items() if page.dirty]
+    # a page followed to its new place (moves.py) leaves its items' file under the old name
+    stale = [page.file for rel, page in dirty
+             if page.file is not None and page.file != _page_file(home, rel)]
     for rel, page in dirty:
         page.file = _page_file(home, rel)
         atomic_write_bytes(page.file, orjson.dumps(page.items), durable=len(dirty) <= many)
@@ -102,10 +108,12 @@ def save(home: Home, state: VaultState, many: int = 50) -> None:
     if len(dirty) > many:
         os.sync()
     data = {"version": VERSION, "root": state.root, "line": state.line, "epoch": state.epoch,
-            "subjects": state.subjects,
+            "subjects": state.subjects, "moved": state.moved,
             "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
                             "stamp": p.stamp} for rel, p in state.pages.items()}}
     atomic_write_bytes(state_path(home), orjson.dumps(data))
+    for old in stale:
+        old.unlink(missing_ok=True)
 
 
 def forget(home: Home) -> None:

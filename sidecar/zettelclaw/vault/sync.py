@@ -29,7 +29,7 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.vault import blocks, links, pages
+from zettelclaw.vault import blocks, links, moves, pages
 from zettelclaw.vault.build import check_root, default_root
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
@@ -167,6 +167,7 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         state = load(app.home)
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
+        followed = moves.follow(root, state)  # a renamed page's edits are read where it is
         edits, seen = find_edits(root, state.pages)
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
         for edit, entry in made:
@@ -182,7 +183,7 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         for rel, stamp in seen.items():  # read, and nothing left to report: not read again
             if rel not in pending:
                 state.pages[rel].stamp = stamp
-        if made or settled or seen:
+        if made or settled or seen or followed:
             save(app.home, state)
     return Synced(vault=str(root), receipts=receipts,
                   corrections=sum(1 for r in receipts if r.applied))

@@ -182,3 +182,31 @@ def test_the_watch_follows_a_renamed_page_at_its_next_look_and_looks_once_for_a_
     watcher.look()
     watcher.look()
     assert watcher.syncs == syncs  # not looked for again while nothing else is lost
+
+
+def test_purged_lines_saved_back_from_a_stale_copy_leave_the_page_again(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.agents.pool import vault_watcher
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    stale = (root / AUTH).read_text()  # the editor's copy, open during the purge
+    purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    assert "Backoff is" not in (root / AUTH).read_text()
+    before = len(log_entries(app.home))
+    # the editor saves its copy, with a tick made meanwhile
+    (root / AUTH).write_text(stale.replace("- [ ] Backfill 47", "- [x] Backfill 47"))
+    watcher = vault_watcher(app, 1.0)
+    watcher.look()
+    watcher.look()  # settled: synced
+    assert "Backoff is" not in (root / AUTH).read_text()
+    assert "- [x] Backfill 47" in (root / AUTH).read_text()  # the rest of the save stays
+    added = log_entries(app.home)[before:]
+    assert [(a["replaces"], a["status"]) for a in added] == [(e["task"]["id"], "done")]
+    assert not any("Backoff" in str(a) for a in log_entries(app.home))
+    assert b"Backoff" not in b"".join(p.read_bytes() for p in
+                                      (app.home.root / "vault-state").rglob("*") if p.is_file())
+    assert sync(app)["receipts"] == []

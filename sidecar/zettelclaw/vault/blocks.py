@@ -17,6 +17,9 @@ from zettelclaw.log.schema import ID_RE
 PREFIX = "zc"
 # a rendered line ends with " ^zc..." (the block id), perhaps followed by spaces
 BLOCK_AT_END = re.compile(r"\s\^(" + PREFIX + r"[a-z0-9-]+)\s*$")
+# a block id anywhere in a line, as a line carries it: ``^zc...`` after a space or at the start,
+# not a link's ``#^zc...`` (the line of another entry pointing at it)
+IN_LINE = re.compile(r"(?:^|\s)\^(" + PREFIX + r"[a-z0-9-]+)(?=\s|$)")
 
 
 _ESCAPES = str.maketrans({"-": "-1", "_": "-2",

@@ -15,18 +15,16 @@ sync.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from zettelclaw.errors import LockTimeoutError
 from zettelclaw.home import Home
 from zettelclaw.vault import blocks, moves, pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.state import load, save
 
-# a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
-# ``#^zc...`` (the line of another entry pointing at it)
-_BLOCK_IN_LINE = re.compile(r"(?:^|\s)\^(" + blocks.PREFIX + r"[a-z0-9-]+)(?=\s|$)")
+_BLOCK_IN_LINE = blocks.IN_LINE
 
 
 # reads of a page that a person keeps saving before a purge gives up on it (the purge's intent
@@ -54,6 +52,7 @@ def scrub_locked(home: Home, ids: frozenset[str]) -> Scrubbed:
     if state is None or not ids:
         return done
     purged = frozenset(blocks.encode(i) for i in ids)
+    remembered.remember(home, purged)  # before any page: a stale copy saved later loses them
     root = Path(state.root)
     followed = moves.follow(root, state)  # a renamed page loses its purged lines too
     for rel, known in state.pages.items():

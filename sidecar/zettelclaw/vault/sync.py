@@ -18,6 +18,7 @@ person's line now stands for the correction, so the build does not add it to tha
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, links, moves, pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.build import check_root, default_root
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
@@ -83,12 +85,14 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     return body.strip(), was, now
 
 
-def find_edits(root: Path, state_pages: dict[str, PageState]
+def find_edits(root: Path, state_pages: dict[str, PageState],
+               purged: Callable[[], frozenset[str]] = frozenset,
                ) -> tuple[list[Edit], dict[str, list[int]]]:
     """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
     moved since the build wrote it or the last sync read it is not read again. A line whose
     only change is a link rewritten (a page renamed: ``links.py``) is no edit: its item takes
-    the line as it is now."""
+    the line as it is now. A page carrying lines of purged entries (``purged``: their block
+    ids, asked only then; a stale copy saved) loses them again first."""
     found, seen = [], {}
     for rel, known in state_pages.items():
         stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
@@ -97,6 +101,11 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
         text = pages.read_page(root, PurePath(rel))
         if text is None:
             continue
+        if remembered.unknown(text, known.items) and remembered.carries(text, gone := purged()):
+            text = remembered.drop(root, rel, text, stamp, gone)
+            stamp = pages.page_stamp(root, PurePath(rel))
+            if text is None or stamp is None:
+                continue  # saved again since: read at the next sync
         seen[rel] = stamp
         for number, row in enumerate(text.split("\n"), 1):
             match = blocks.BLOCK_AT_END.search(row)
@@ -168,7 +177,8 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
         followed = moves.follow(root, state)  # a renamed page's edits are read where it is
-        edits, seen = find_edits(root, state.pages)
+        edits, seen = find_edits(root, state.pages,
+                                 functools.cache(lambda: remembered.known(app.home)))
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
         for edit, entry in made:
             known = state.pages[edit.page]

@@ -14,6 +14,7 @@ from tests.direct import open_app
 from tests.test_vault import AUTH, DAY1, WriteLog, line_of, log_entries, pages, story, sync
 from zettelclaw.app import App
 from zettelclaw.home import Home
+from zettelclaw.vault import blocks
 from zettelclaw.vault.build import build
 from zettelclaw.vault.state import load
 
@@ -210,3 +211,33 @@ def test_purged_lines_saved_back_from_a_stale_copy_leave_the_page_again(
     assert b"Backoff" not in b"".join(p.read_bytes() for p in
                                       (app.home.root / "vault-state").rglob("*") if p.is_file())
     assert sync(app)["receipts"] == []
+
+
+def test_a_hidden_entry_leaves_the_pages_and_comes_back_when_given_back(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.agents.pool import vault_watcher
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import hide, unhide
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    person = e["person"]["id"]
+    watcher = vault_watcher(app, 1.0)
+    watcher.look()
+    hide(app, Criteria(ids=[person]), dry_run=False)
+    watcher.look()  # the log changed: the build takes the hidden entry off its pages
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    state = load(app.home)
+    assert state is not None
+    assert all(blocks.encode(person) not in p.items for p in state.pages.values())
+    assert build(app).lines_added == 0  # and does not put it back
+    assert not any("Sarah prefers" in t for t in pages(root).values())
+    unhide(app, [person], dry_run=False)
+    watcher.look()
+    assert sum(t.count("Sarah prefers async updates") for t in pages(root).values()) == 2
+    assert build(app).lines_added == 0
+    # hidden again: taken off again
+    hide(app, Criteria(ids=[person]), dry_run=False)
+    build(app)
+    assert not any("Sarah prefers" in t for t in pages(root).values())

@@ -26,7 +26,7 @@ from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
-from zettelclaw.vault import blocks, moves, pages
+from zettelclaw.vault import blocks, hidden, moves, pages
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import (
     Item,
@@ -279,6 +279,9 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             wanted = {r[key] for r in rows for key in ("replaced_by", "supersedes") if r[key]}
             related = {r["id"]: r for r in rows}
             related |= vault_reads.entries_by_id(conn, sorted(wanted - related.keys()))
+            hidden_now = vault_reads.hidden_ids(conn)
+        # the entries hidden since the last build leave the pages (vault/hidden.py)
+        taken = hidden.take_off(root, state, hidden_now)
         renderer = Renderer(app, state)
         placed: dict[str, list[Placed]] = {}
         dates: dict[str, list[str]] = {}
@@ -295,8 +298,8 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             # a page put off: the state keeps its place in the log, so the next build places
             # these entries again (the pages written now have their items and add nothing)
             save(app.home, state)
-        elif (report.lines_added or followed or state.line != last or state.epoch != epoch
-                or not state_path(app.home).exists()):
+        elif (report.lines_added or followed or taken.changed or state.line != last
+                or state.epoch != epoch or not state_path(app.home).exists()):
             state.line, state.epoch = last, epoch
             save(app.home, state)
     report.seconds = time.monotonic() - started

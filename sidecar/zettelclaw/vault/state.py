@@ -61,6 +61,7 @@ class VaultState:
     subjects: dict[str, str] = field(default_factory=dict)  # slug -> its page
     # a page the person renamed or moved: where the build would put it -> where it is now
     moved: dict[str, str] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)  # the hidden entries taken off the pages
 
 
 def state_dir(home: Home) -> Path:
@@ -90,7 +91,7 @@ def load(home: Home) -> VaultState | None:
     pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel),
                             p.get("stamp")) for rel, p in raw["pages"].items()}
     return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"],
-                      raw.get("moved", {}))
+                      raw.get("moved", {}), raw.get("hidden", []))
 
 
 def save(home: Home, state: VaultState, many: int = 50) -> None:
@@ -109,6 +110,7 @@ def save(home: Home, state: VaultState, many: int = 50) -> None:
         os.sync()
     data = {"version": VERSION, "root": state.root, "line": state.line, "epoch": state.epoch,
             "subjects": state.subjects, "moved": state.moved,
+            "hidden": state.hidden,
             "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
                             "stamp": p.stamp} for rel, p in state.pages.items()}}
     atomic_write_bytes(state_path(home), orjson.dumps(data))

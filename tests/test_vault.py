@@ -619,14 +619,14 @@ def test_a_purge_takes_the_entries_lines_off_the_pages_and_keeps_unsynced_edits(
     text = (root / AUTH).read_text()
     # not synced yet: a ticked task, and the person's own line mentioning the fact
     text = text.replace("- [ ] Backfill 47", "- [x] Backfill 47")
-    (root / AUTH).write_text(text + "- my note: see the backoff\n")
+    (root / AUTH).write_text(text + "My note: see the backoff\n")  # a paragraph: not an entry
     answer = purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
     assert answer.changed == 2  # the fact and its correction
     assert answer.removed is not None  # vault: two journals, the topic page
     assert (answer.removed.vault_pages, answer.removed.vault_lines) == (3, 4)
     after = pages(root)
     assert not any("Backoff is" in t for t in after.values())
-    assert "- my note: see the backoff" in after[AUTH]
+    assert "My note: see the backoff" in after[AUTH]
     state = load(app.home)
     assert state is not None
     gone = {blocks.encode(e["fact"]["id"]), blocks.encode(e["fact2"]["id"])}

@@ -241,3 +241,104 @@ def test_a_hidden_entry_leaves_the_pages_and_comes_back_when_given_back(
     hide(app, Criteria(ids=[person]), dry_run=False)
     build(app)
     assert not any("Sarah prefers" in t for t in pages(root).values())
+
+
+def test_a_task_the_person_adds_to_a_topic_page_becomes_an_entry_of_its_subject(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    page = root / AUTH
+    text = page.read_text()
+    pending = line_of(text, "- [ ] Backfill 47")
+    page.write_text(text.replace(pending, pending + "\n- [ ] Write the runbook")
+                    + "\n## My own\n- not an entry\nA paragraph.\n")
+    before = len(log_entries(app.home))
+    result = sync(app)
+    (receipt,) = result["receipts"]
+    assert (receipt["action"], receipt["applied"], receipt["page"]) == ("add", True, AUTH)
+    made = receipt["entry"]
+    assert {k: made[k] for k in ("type", "status", "content", "subject", "session")} == {
+        "type": "task", "status": "open", "content": "Write the runbook",
+        "subject": "auth-migration", "session": "vault"}
+    assert log_entries(app.home)[before:] == [made]
+    # the line is the entry's from now on: it carries its block id
+    assert f"- [ ] Write the runbook ^{blocks.encode(made['id'])}" in page.read_text()
+    assert "- not an entry\n" in page.read_text()
+    assert sync(app)["receipts"] == []
+    build(app)
+    assert page.read_text().count("Write the runbook") == 1
+    journals = [t for rel, t in pages(root).items() if rel.startswith("03 Journal/")]
+    assert sum(t.count("Write the runbook") for t in journals) == 1  # today's journal
+    # ticked later: a correction of the entry it became
+    page.write_text(page.read_text().replace("- [ ] Write the runbook",
+                                             "- [x] Write the runbook"))
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["action"], receipt["replaces"]) == ("done", made["id"])
+
+
+def test_lines_added_to_a_journal_take_their_sections_type(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / DAY1
+    text = page.read_text()
+    text = text.replace("## Todo\n", "- Decided: Ship on Friday\n* The queue is SQS\n\n## Todo\n")
+    text = text.replace("## Questions\n", "## Questions\n- Who owns the pager?\n"
+                        "  - an indented note\n")
+    page.write_text(text)
+    result = sync(app)
+    got = sorted((r["entry"]["type"], r["entry"]["content"], r["entry"].get("subject"))
+                 for r in result["receipts"])
+    assert got == [("decision", "Ship on Friday", None), ("fact", "The queue is SQS", None),
+                   ("question", "Who owns the pager?", None)]
+    assert "- Decided: Ship on Friday ^zc" in page.read_text()
+    assert "  - an indented note\n" in page.read_text()
+
+
+def test_an_added_line_too_long_is_refused_and_not_marked(app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    text = page.read_text()
+    pending = line_of(text, "- [ ] Backfill 47")
+    page.write_text(text.replace(pending, pending + "\n- [ ] " + "z" * 20_000))
+    before = len(log_entries(app.home))
+    (receipt,) = sync(app)["receipts"]
+    assert (receipt["action"], receipt["applied"]) == ("add", False)
+    assert f"of {AUTH}" in receipt["reason"]
+    assert len(log_entries(app.home)) == before
+    assert "z" * 20_000 + "\n" in page.read_text()  # left as written
+
+
+@pytest.mark.parametrize("crash_at", ["log", "state"])
+def test_an_added_line_cut_short_by_a_crash_is_taken_once(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch, crash_at: str) -> None:
+    from zettelclaw.log.store import LogStore
+    from zettelclaw.vault import sync as vault_sync
+
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    text = page.read_text()
+    pending = line_of(text, "- [ ] Backfill 47")
+    page.write_text(text.replace(pending, pending + "\n- [ ] Write the runbook"))
+    before = len(log_entries(app.home))
+
+    def crash(*_: object, **__: object) -> None:
+        raise OSError("killed")
+
+    if crash_at == "log":  # the page has the block id, the log not the entry
+        monkeypatch.setattr(LogStore, "append_locked", crash)
+    else:  # the log has it, the state not the item
+        monkeypatch.setattr(vault_sync, "save", crash)
+    with pytest.raises(OSError, match="killed"):
+        sync(app)
+    monkeypatch.undo()
+    assert page.read_text().count("^zc") == text.count("^zc") + 1
+    sync(app)
+    sync(app)
+    made = [x for x in log_entries(app.home)[before:] if x["content"] == "Write the runbook"]
+    assert len(made) == 1
+    assert f"- [ ] Write the runbook ^{blocks.encode(made[0]['id'])}" in page.read_text()
+    assert not (app.home.root / "vault-state" / "adding.json").exists()

@@ -30,15 +30,13 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.vault import blocks, links, moves, pages
+from zettelclaw.vault import added, blocks, links, moves, pages
 from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.build import check_root, default_root
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
 
 SESSION = "vault"
-# the longest entry text a line may give, as ``memory.remember`` takes (protocol/params.py)
-MAX_TEXT = 16_384
 _BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")
 _MARKER = re.compile(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?")
 
@@ -87,13 +85,14 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
 
 def find_edits(root: Path, state_pages: dict[str, PageState],
                purged: Callable[[], frozenset[str]] = frozenset,
-               ) -> tuple[list[Edit], dict[str, list[int]]]:
-    """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
+               ) -> tuple[list[Edit], dict[str, list[int]], list[added.Found]]:
+    """The edited rendered lines, the stamps of the pages read, and the lines the person added
+    to them (``added.py``). A page whose stamp has not
     moved since the build wrote it or the last sync read it is not read again. A line whose
     only change is a link rewritten (a page renamed: ``links.py``) is no edit: its item takes
     the line as it is now. A page carrying lines of purged entries (``purged``: their block
     ids, asked only then; a stale copy saved) loses them again first."""
-    found, seen = [], {}
+    found, seen, adding = [], {}, []
     for rel, known in state_pages.items():
         stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
         if stamp is None or stamp == known.stamp:
@@ -107,6 +106,8 @@ def find_edits(root: Path, state_pages: dict[str, PageState],
             if text is None or stamp is None:
                 continue  # saved again since: read at the next sync
         seen[rel] = stamp
+        if new_lines := added.find(known.kind, text):
+            adding.append(added.Found(rel, stamp, text, new_lines))
         for number, row in enumerate(text.split("\n"), 1):
             match = blocks.BLOCK_AT_END.search(row)
             if match is None:
@@ -124,7 +125,7 @@ def find_edits(root: Path, state_pages: dict[str, PageState],
                 known.dirty = True
             else:
                 found.append(edit)
-    return found, seen
+    return found, seen, adding
 
 
 # Hides an entry (and its versions) under the data lock already held, as ``memory.forget``
@@ -142,7 +143,7 @@ class Receipt:
     page: str
     line: str
     of: str
-    action: str  # done, reopen, correct, hide, conflict, none
+    action: str  # done, reopen, correct, hide, conflict, none; add (a line the person added)
     applied: bool
     replaces: str | None = None
     entry: Entry | None = None
@@ -177,9 +178,13 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
         followed = moves.follow(root, state)  # a renamed page's edits are read where it is
-        edits, seen = find_edits(root, state.pages,
-                                 functools.cache(lambda: remembered.known(app.home)))
+        recovered = added.recover(app, root, state)  # added lines a crash cut short
+        edits, seen, adding = find_edits(root, state.pages,
+                                         functools.cache(lambda: remembered.known(app.home)))
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
+        taken = added.take(app, root, state, adding, SESSION) if adding else []
+        receipts += [_added(t) for t in taken]
+        marked = {t.page for t in taken if t.entry is not None}  # their stamps are taken
         for edit, entry in made:
             known = state.pages[edit.page]
             known.items[edit.block] = edit.as_rendered()
@@ -190,11 +195,16 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
             state.pages[edit.page].dirty = True
         # a page with an edit still to report is read again next time
         pending = {r.page for r in receipts if not r.applied and r.action != "conflict"}
-        for rel, stamp in seen.items():  # read, and nothing left to report: not read again
-            if rel not in pending:
+        # read, and nothing left to report: not read again (a page given block ids has its new
+        # stamp already); given ids with something still to report: its stamp as read, so
+        # that it is read again
+        for rel, stamp in seen.items():
+            if (rel in pending) == (rel in marked):
                 state.pages[rel].stamp = stamp
-        if made or settled or seen or followed:
+        if made or settled or seen or followed or recovered:
             save(app.home, state)
+        if recovered or marked:
+            added.clear_intent(app.home)
     return Synced(vault=str(root), receipts=receipts,
                   corrections=sum(1 for r in receipts if r.applied))
 
@@ -241,6 +251,13 @@ def _apply(app: Memory, edits: list[Edit], hide: Hide
     return receipts, made, settled
 
 
+def _added(taken: added.Taken) -> Receipt:
+    entry = taken.entry
+    return Receipt(page=taken.page, line=_shown(taken.added.line),
+                   of=entry.id if entry is not None else "", action="add",
+                   applied=entry is not None, entry=entry, reason=taken.reason)
+
+
 def _shown(line: str, most: int = 1000) -> str:
     """A line as a receipt shows it: a long one cut (the page holds it whole)."""
     return line if len(line) <= most else line[:most] + "…"
@@ -250,10 +267,7 @@ def _refused(edit: Edit, text: str) -> str | None:
     """Why the line's text cannot be an entry's (None: it can)."""
     if not text:
         return "the line has no text"
-    if len(text) > MAX_TEXT:
-        return (f"line {edit.row} of {edit.page} holds {len(text):,} characters; an entry holds"
-                f" at most {MAX_TEXT:,}: not taken (shorten the line)")
-    return None
+    return added.too_long(edit.page, edit.row, text)
 
 
 def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, str]

@@ -16,17 +16,16 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 
 from zettelclaw import lock
-from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
-from zettelclaw.vault import blocks, hidden, moves, pages
+from zettelclaw.vault import blocks, hidden, moves, pages, where
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import (
     Item,
@@ -45,28 +44,6 @@ JOURNAL_SECTIONS = ("Log", "Todo", "Questions", "Sessions")
 TOPIC_SECTIONS = ("Log", "Pending", "Open Questions", "Decisions")
 MANY_PAGES = 50  # more pages than this: written without fsync each, then one os.sync()
 Progress = Callable[[int, int], None]
-
-
-def default_root(app: Memory) -> Path:
-    """The vault's default place: ``vault/`` in the memory's directory (HOME/vault for main,
-    HOME/agents/<id>/vault for others): outside the workspace, so the view is never indexed
-    as memory."""
-    return app.home.root / "vault"
-
-
-def check_root(app: Memory, root: Path) -> Path:
-    """The vault's folder, absolute. Refused where its pages would be searched as the person's
-    memory (the workspace's ``memory/`` and what is in it: ``workspace/memory_files.py``), at the
-    workspace itself (beside MEMORY.md) or around it."""
-    root = Path(os.path.abspath(root.expanduser()))
-    real = root.resolve()
-    workspace = app.workspace.resolve()
-    memory = workspace / "memory"
-    if real in (workspace, memory) or memory in real.parents or real in workspace.parents:
-        raise PathNotAllowedError(f"the vault cannot be the workspace {app.workspace}, be in "
-                                  "its memory/ or hold it: its pages would be searched as "
-                                  "memory")
-    return root
 
 
 @dataclass
@@ -251,7 +228,7 @@ def _looks_like_date(name: str) -> bool:
 def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
           force: bool = False, progress: Progress | None = None) -> Report:
     started = time.monotonic()
-    root = check_root(app, root or default_root(app))
+    root = where.check_root(app, root or where.default_root(app))
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is not None and state.root != str(root):
@@ -259,7 +236,7 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             state = None
         report = Report(str(root))
         if from_scratch:
-            report.moved_aside = _clear(root, state, force)
+            report.moved_aside = where.clear(root, state, force)
             forget(app.home)
             state = None
         state = state or VaultState(str(root))
@@ -412,38 +389,3 @@ def _head(known: PageState, rel: str, renderer: Renderer) -> str:
 
 def _plural(kind: str) -> str:
     return {"person": "people", "project": "projects"}.get(kind, kind + "s")
-
-
-def _clear(root: Path, state: VaultState | None, force: bool) -> str | None:
-    """Empty the vault for a build from scratch: the pages the build wrote are deleted; a
-    folder that also holds pages it did not write is refused, or with ``force`` moved aside
-    (renamed, nothing deleted). The folder moved to, or None."""
-    if not root.exists():
-        return None
-    ours = set(state.pages) if state is not None else set()
-    theirs = sorted(p for p in _files(root) if p not in ours)
-    if theirs:
-        if not force:
-            raise InvalidParamsError(
-                f"{root} holds {len(theirs)} file(s) the build did not write (e.g. "
-                f"{theirs[0]}); --force moves the whole folder aside first (nothing is "
-                "deleted)", {"userFiles": theirs[:20]})
-        aside = root.with_name(f"{root.name}.replaced-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
-        os.rename(root, aside)
-        return str(aside)
-    for rel in ours:
-        if pages.page_kind(root, PurePath(rel)) == "file":
-            os.unlink(root / rel)
-    return None
-
-
-def _files(root: Path) -> Iterable[str]:
-    """Every file under ``root`` (relative), links not followed, Obsidian's own settings
-    (``.obsidian/``) left out."""
-    for here, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = [d for d in dirs if d != ".obsidian"]
-        for name in files:
-            yield os.path.relpath(os.path.join(here, name), root)
-        for name in dirs:  # a link to a folder is listed in dirs and not walked: a file here
-            if os.path.islink(os.path.join(here, name)):
-                yield os.path.relpath(os.path.join(here, name), root)

@@ -32,9 +32,9 @@ from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, va
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import added, blocks, links, moves, pages
 from zettelclaw.vault import purged as remembered
-from zettelclaw.vault.build import check_root, default_root
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
+from zettelclaw.vault.where import check_root, default_root
 
 SESSION = "vault"
 _BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")

@@ -21,8 +21,14 @@ from zettelclaw.vault.state import VaultState
 
 
 def missing(root: Path, state: VaultState) -> list[str]:
-    """The pages the state knows whose file is gone from its place."""
-    return [rel for rel in state.pages if pages.page_kind(root, PurePath(rel)) == "missing"]
+    """The pages the state knows whose file is gone from its place (one ``lstat`` a page)."""
+    gone = []
+    for rel in state.pages:
+        try:
+            os.lstat(root / rel)
+        except (FileNotFoundError, NotADirectoryError):
+            gone.append(rel)
+    return gone
 
 
 def follow(root: Path, state: VaultState) -> dict[str, str]:

@@ -342,3 +342,18 @@ def test_an_added_line_cut_short_by_a_crash_is_taken_once(
     assert len(made) == 1
     assert f"- [ ] Write the runbook ^{blocks.encode(made[0]['id'])}" in page.read_text()
     assert not (app.home.root / "vault-state" / "adding.json").exists()
+
+
+def test_a_note_holding_lines_copied_from_a_deleted_page_is_not_taken_for_it(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    text = (root / AUTH).read_text()
+    (root / "00 Inbox" / "clip.md").write_text(line_of(text, "Enough for 10k") + "\n")
+    (root / AUTH).unlink()
+    write_log(entry("fact", "Canary is green", subject="auth-migration",
+                    timestamp="2026-02-22T09:00:00Z"))
+    build(app)
+    assert "Canary" not in (root / "00 Inbox" / "clip.md").read_text()
+    assert "Canary is green" in (root / AUTH).read_text()

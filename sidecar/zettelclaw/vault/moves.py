@@ -1,7 +1,8 @@
 """Pages the person renamed or moved, found again: a page the vault state knows that is no
 longer where the state says is looked for among the vault's other Markdown files, first by its
 stamp (a rename keeps the file's time and size), then by its block ids (more than half of the
-ids a file carries are the page's own). The state then knows the page by its new place: its
+ids a file carries are the page's own, and it carries at least half of the lines the page
+showed). The state then knows the page by its new place: its
 edits are read there, the build adds to it there, and the old place is not made again.
 
 Nothing is read while every page is where the state says (one ``lstat`` a page); a deleted page
@@ -50,8 +51,12 @@ def follow(root: Path, state: VaultState) -> dict[str, str]:
     for rel in (o for o in others if left and o not in found.values()):
         carried = _carried(root, rel)
         for old in left:
-            shared = len(carried & state.pages[old].items.keys())
-            if shared * 2 > len(carried):
+            items = state.pages[old].items
+            shared = len(carried & items.keys())
+            shown = sum(1 for item in items.values() if item[0] is not None)
+            # most of what the file carries is the page's, and most of what the page showed
+            # is in the file: a note holding a few lines copied from a deleted page is not it
+            if shared * 2 > len(carried) and shared * 2 >= shown:
                 ranked.append((shared, PurePath(old).name == PurePath(rel).name, old, rel))
     for _, _, old, rel in sorted(ranked, reverse=True):
         if old not in found and rel not in found.values():

@@ -357,3 +357,31 @@ def test_a_note_holding_lines_copied_from_a_deleted_page_is_not_taken_for_it(
     build(app)
     assert "Canary" not in (root / "00 Inbox" / "clip.md").read_text()
     assert "Canary is green" in (root / AUTH).read_text()
+
+
+def test_an_added_line_cut_short_then_purged_is_not_appended_again(
+        app: App, write_log: WriteLog, monkeypatch: pytest.MonkeyPatch) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+    from zettelclaw.vault import sync as vault_sync
+
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    text = page.read_text()
+    pending = line_of(text, "- [ ] Backfill 47")
+    page.write_text(text.replace(pending, pending + "\n- [ ] Rotate the pager secret"))
+
+    def crash(*_: object, **__: object) -> None:
+        raise OSError("killed")
+
+    monkeypatch.setattr(vault_sync, "save", crash)  # appended; the state never knew the line
+    with pytest.raises(OSError, match="killed"):
+        sync(app)
+    monkeypatch.undo()
+    (made,) = [x for x in log_entries(app.home) if x["content"] == "Rotate the pager secret"]
+    purge(app, Criteria(ids=[made["id"]]), dry_run=False)
+    sync(app)
+    assert not any("Rotate the pager" in str(x) for x in log_entries(app.home))
+    assert "Rotate the pager" not in page.read_text()
+    assert not (app.home.root / "vault-state" / "adding.json").exists()

@@ -19,7 +19,8 @@ Taking them is crash-safe (``vault.sync``): the new entries are written to
 ``vault-state/adding.json`` first; then the page gets the block ids (replaced only if it is
 still as read), then the log the entries, then the state the items; the intent goes last. Run
 again after a crash, an entry whose block id is on its page and not in the log is appended; one
-whose id never reached the page is dropped (its line, still without an id, is taken again).
+whose id never reached the page is dropped (its line, still without an id, is taken again), and
+so is one purged meanwhile (``purged.py``: its line leaves the page at that sync).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.vault import blocks, pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import VaultState, state_dir
 
@@ -229,6 +231,7 @@ def recover(app: Memory, root: Path, state: VaultState) -> bool:
     if not intent:
         return False
     missing: list[Entry] = []
+    purged = remembered.known(app.home)  # purged since: never appended again
     with lock.exclusive(app.home.lock):
         app.freshness.sync(locked=True)
         with app.index.read() as conn:
@@ -243,7 +246,7 @@ def recover(app: Memory, root: Path, state: VaultState) -> bool:
                     entry = validate_entry(raw)
                     row = rows.get(blocks.encode(entry.id))
                     item = item_of(row) if row is not None else None
-                    if item is None:
+                    if item is None or blocks.encode(entry.id) in purged:
                         continue  # its id never reached the page: the line is taken again
                     known.items[blocks.encode(entry.id)] = item
                     known.dirty = True

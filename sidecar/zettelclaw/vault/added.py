@@ -78,7 +78,7 @@ def find(kind: str, text: str) -> list[Added]:
             section = types.get(row[3:].strip()) if row.startswith("## ") else None
             continue
         found = _ITEM.match(row) if section is not None else None
-        if found is None or blocks.IN_LINE.search(row):
+        if found is None or next(blocks.carried(row), None) is not None:
             continue
         marker, box, body = found.group(1), found.group(2), found.group(3).strip()
         if not body or (body.startswith("~~") and body.endswith("~~")):

@@ -45,7 +45,7 @@ def remember(home: Home, purged: Iterable[str]) -> None:
 def carries(text: str, purged: frozenset[str]) -> bool:
     """Whether a line of the page carries a purged block id (at its end or anywhere as
     ``^zc...``, not a link's ``#^zc...``)."""
-    return any(m.group(1) in purged for m in blocks.IN_LINE.finditer(text))
+    return any(block in purged for block in blocks.carried(text))
 
 
 def drop(root: Path, rel: str, text: str, read_at: list[int], purged: frozenset[str]
@@ -53,12 +53,10 @@ def drop(root: Path, rel: str, text: str, read_at: list[int], purged: frozenset[
     """The page without its lines carrying purged ids, replaced if it is still as read: its new
     text; None when it changed since (the person's save stands, for the next read)."""
     rows = text.split("\n")
-    kept = "\n".join(row for row in rows if not any(m.group(1) in purged
-                                                  for m in blocks.IN_LINE.finditer(row)))
+    kept = "\n".join(row for row in rows if not carries(row, purged))
     return kept if pages.write_page(root, PurePath(rel), kept, read_at) else None
 
 
 def unknown(text: str, items: Iterable[str]) -> bool:
     """Whether the page carries a block id its state does not know (a purged one may be back)."""
-    ids = {m.group(1) for m in blocks.IN_LINE.finditer(text)}
-    return bool(ids - set(items))
+    return bool(set(blocks.carried(text)) - set(items))

@@ -15,6 +15,7 @@ sync.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -24,7 +25,9 @@ from zettelclaw.vault import blocks, moves, pages
 from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.state import load, save
 
-_BLOCK_IN_LINE = blocks.IN_LINE
+# a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
+# ``#^zc...`` (the line of another entry pointing at it)
+_BLOCK_IN_LINE = re.compile(r"(?:^|\s)\^(" + blocks.PREFIX + r"[a-z0-9-]+)(?=\s|$)")
 
 
 # reads of a page that a person keeps saving before a purge gives up on it (the purge's intent

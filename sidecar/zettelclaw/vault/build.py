@@ -9,6 +9,8 @@ only the entries past the last line it rendered and inserts them at the end of t
 what a person changed or deleted stays as they left it. An entry replaced after it was rendered
 keeps its line; its replacement is added with ``(replaces ~~old text~~)``. An entry that is
 already replaced when it is first rendered is shown struck, with a link to its replacement.
+A page the person renamed or moved gets its lines where it is now (``moves.py``); the entries
+hidden since the last build leave the pages (``hidden.py``).
 """
 
 from __future__ import annotations

@@ -8,12 +8,20 @@ an edit of the entry its block id names:
 - text struck through (``~~...~~``): the entry hidden, as ``memory.forget`` hides (one
   ``forget`` record, ``by: vault``, naming the entry's current version and every other version;
   ``zettelclaw forget --undo`` gives them back); the edit is then settled, not reported again;
-- a deleted line: nothing (removing a line from the view does not forget the entry).
+- a deleted line: nothing (removing a line from the view does not forget the entry);
+- a line whose only change is a link's target (Obsidian renamed the page it links to:
+  ``links.py``): nothing, its item takes the line as it is now;
+- a line whose text is longer than an entry may be: refused, naming the page and line.
 
 A correction replaces the entry's *current* version (the newest in its chain), is appended as a
 new entry (``session: vault``) through ``log.schema.validate_entry`` and ``LogStore`` under the
-data lock, as extraction appends; the log is never rewritten. The page itself is not touched: the
+data lock, as extraction appends; the log is never rewritten. An edited page is not touched: the
 person's line now stands for the correction, so the build does not add it to that page again.
+
+Before the edits: a page renamed or moved is followed (``moves.py``), added lines a crash cut
+short are finished (``added.py``), and a page saved from a stale copy loses the lines of purged
+entries again (``purged.py``). After them, the list items the person added become entries, and
+their lines get block ids: the one write sync makes to a page (``added.py``).
 """
 
 from __future__ import annotations

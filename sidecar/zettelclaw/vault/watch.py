@@ -14,6 +14,9 @@ Then, when the log changed since the last look (an extraction, a correction, a
 The sync always comes first, and a build never marks a page read whose edits no sync has read
 (``build._write``), so a rebuild cannot hide an edit from the next sync.
 
+A page gone from its place starts a sync at once, which follows it if it was renamed or moved
+(``moves.py``); a page deleted is looked for once, until another page goes.
+
 Nothing runs for a memory with no vault (no ``vault-state/``): one ``stat`` a period.
 """
 

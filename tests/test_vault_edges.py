@@ -4,6 +4,7 @@ over a purge, an entry hidden and given back (docs/09-vault.md)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -385,3 +386,19 @@ def test_an_added_line_cut_short_then_purged_is_not_appended_again(
     assert not any("Rotate the pager" in str(x) for x in log_entries(app.home))
     assert "Rotate the pager" not in page.read_text()
     assert not (app.home.root / "vault-state" / "adding.json").exists()
+
+
+def test_the_command_prints_added_and_refused_lines(
+        app: App, write_log: WriteLog) -> None:
+    from zettelclaw.cli import render
+
+    story(write_log)
+    build(app)
+    page = app.home.root / "vault" / AUTH
+    text = page.read_text()
+    pending = line_of(text, "- [ ] Backfill 47")
+    page.write_text(text.replace(pending, pending + "\n- [ ] Write the runbook\n- [ ] "
+                                 + "z" * 20_000))
+    printed = render.vault_sync(sync(app))
+    assert re.search(rf"  added \S+ \({re.escape(AUTH)}\): Write the runbook\n", printed)
+    assert f"not added ({AUTH}): line " in printed

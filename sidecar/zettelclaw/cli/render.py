@@ -401,6 +401,8 @@ def vault_sync(result: dict[str, Any]) -> str:
             what = {"done": "done", "reopen": "reopened"}.get(r["action"], "corrected")
             lines.append(f"  {what} {r['replaces']} -> {entry['id']} ({r['page']}): "
                          f"{entry['content']}")
+        elif r["action"] == "add":
+            lines.append(f"  not added ({r['page']}): {r['reason']}")
         else:
             lines.append(f"  not applied ({r['page']}, {r['of']}): {r['reason']}")
     return "\n".join(lines)

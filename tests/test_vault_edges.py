@@ -402,3 +402,18 @@ def test_the_command_prints_added_and_refused_lines(
     printed = render.vault_sync(sync(app))
     assert re.search(rf"  added \S+ \({re.escape(AUTH)}\): Write the runbook\n", printed)
     assert f"not added ({AUTH}): line " in printed
+
+
+def test_purged_ids_outlive_a_build_from_scratch(app: App, write_log: WriteLog) -> None:
+    from zettelclaw.forget.select import Criteria
+    from zettelclaw.forget.service import purge
+
+    e = story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    stale = (root / AUTH).read_text()
+    purge(app, Criteria(ids=[e["fact"]["id"]]), dry_run=False)
+    build(app, from_scratch=True)
+    (root / AUTH).write_text(stale)  # the editor's copy, from before both
+    sync(app)
+    assert "Backoff is" not in (root / AUTH).read_text()

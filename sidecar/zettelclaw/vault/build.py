@@ -33,7 +33,6 @@ from zettelclaw.vault.state import (
     Item,
     PageState,
     VaultState,
-    forget,
     load,
     lock_path,
     save,
@@ -234,12 +233,12 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is not None and state.root != str(root):
-            forget(app.home)  # another folder: this one starts a vault of its own
+            where.start_over(app.home)  # another folder: this one starts a vault of its own
             state = None
         report = Report(str(root))
         if from_scratch:
             report.moved_aside = where.clear(root, state, force)
-            forget(app.home)
+            where.start_over(app.home)
             state = None
         state = state or VaultState(str(root))
         followed = moves.follow(root, state)  # a renamed page gets its lines where it is now

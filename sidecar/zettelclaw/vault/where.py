@@ -1,6 +1,6 @@
-"""Where a vault is: its default folder, the folders it may not be, and emptying it for a build
-from scratch (the build's pages deleted; a folder holding the person's files moved aside, never
-deleted)."""
+"""Where a vault is: its default folder, the folders it may not be, and starting it over (a build
+from scratch, another folder): the build's pages deleted, a folder holding the person's files
+moved aside (never deleted), the state forgotten but for the purged block ids."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 
 from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
+from zettelclaw.home import Home
 from zettelclaw.vault import pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.memory import Memory
-from zettelclaw.vault.state import VaultState
+from zettelclaw.vault.state import VaultState, forget, state_dir
 
 
 def default_root(app: Memory) -> Path:
@@ -70,3 +72,13 @@ def _files(root: Path) -> Iterable[str]:
         for name in dirs:  # a link to a folder is listed in dirs and not walked: a file here
             if os.path.islink(os.path.join(here, name)):
                 yield os.path.relpath(os.path.join(here, name), root)
+
+
+def start_over(home: Home) -> None:
+    """The vault state forgotten, but for the purged block ids: they are the memory's, not the
+    folder's, and an editor may still save a stale copy of an old page (``purged.py``)."""
+    purged = remembered.known(home)
+    forget(home)
+    if purged:
+        state_dir(home).mkdir(mode=0o700, exist_ok=True)
+        remembered.remember(home, purged)

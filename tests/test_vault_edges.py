@@ -417,3 +417,26 @@ def test_purged_ids_outlive_a_build_from_scratch(app: App, write_log: WriteLog) 
     (root / AUTH).write_text(stale)  # the editor's copy, from before both
     sync(app)
     assert "Backoff is" not in (root / AUTH).read_text()
+
+
+def test_a_new_page_where_a_renamed_one_was_gets_its_own_items(
+        app: App, write_log: WriteLog) -> None:
+    story(write_log)
+    build(app)
+    root = app.home.root / "vault"
+    rename_like_obsidian(root, AUTH, RENAMED)
+    # a new subject whose page takes the old name
+    app.home.subjects.write_text('{"auth-migration": {"display": "Auth Migration", "type": '
+                                 '"project"}, "am": {"display": "Auth Migration", "type": '
+                                 '"project"}}')
+    sync(app)
+    (root / "01 Notes/Extra.md").unlink(missing_ok=True)
+    write_log(entry("fact", "A new one", subject="am", timestamp="2026-02-22T09:00:00Z"))
+    build(app)
+    state = load(app.home)
+    assert state is not None
+    files = [p.file for p in state.pages.values()]
+    assert len(files) == len(set(files))
+    assert len(list((app.home.root / "vault-state" / "pages").iterdir())) == len(state.pages)
+    assert "Backfill 47" in (root / RENAMED).read_text()
+    assert sync(app)["receipts"] == []

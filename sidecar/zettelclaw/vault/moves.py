@@ -33,8 +33,8 @@ def missing(root: Path, state: VaultState) -> list[str]:
 
 
 def follow(root: Path, state: VaultState) -> dict[str, str]:
-    """The missing pages found elsewhere in the vault, re-keyed in ``state`` (their items
-    marked to be written under the new name): ``{old place: new place}``."""
+    """The missing pages found elsewhere in the vault, re-keyed in ``state`` (their items keep
+    their file): ``{old place: new place}``."""
     gone = missing(root, state)
     if not gone:
         return {}
@@ -67,10 +67,7 @@ def follow(root: Path, state: VaultState) -> dict[str, str]:
 
 
 def _rekey(state: VaultState, old: str, new: str) -> None:
-    page = state.pages.pop(old)
-    _ = page.items  # read under the old name, written under the new one at the next save
-    page.dirty = True
-    state.pages[new] = page
+    state.pages[new] = state.pages.pop(old)  # its items keep their file (state.py)
     state.subjects = {slug: new if rel == old else rel for slug, rel in state.subjects.items()}
     state.moved = {was: new if now == old else now for was, now in state.moved.items()}
     state.moved[old] = new

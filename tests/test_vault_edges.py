@@ -440,3 +440,42 @@ def test_a_new_page_where_a_renamed_one_was_gets_its_own_items(
     assert len(list((app.home.root / "vault-state" / "pages").iterdir())) == len(state.pages)
     assert "Backfill 47" in (root / RENAMED).read_text()
     assert sync(app)["receipts"] == []
+
+
+@pytest.mark.slow  # a sidecar serving, about a second
+async def test_under_a_running_sidecar_a_rename_is_followed_and_an_added_task_taken(
+        home: Home, workspace: Path, short_dir: Path, write_log: WriteLog) -> None:
+    import trio
+
+    from tests.test_vault_watch import eventually
+    from zettelclaw.config import load_config
+    from zettelclaw.serve import ServerConfig, serve
+
+    home.subjects.write_text('{"auth-migration": {"display": "Auth Migration", "type": '
+                             '"project"}}')
+    story(write_log)
+    made = open_app(home, workspace)
+    build(made)
+    made.close()
+    root = home.root / "vault"
+    config = ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
+                          max_message_bytes=64 * 1024,
+                          settings=load_config(home, env={}, overrides=[
+                              "search.semantic=off", "vault.watchSeconds=0.05"]))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(serve, config)
+        rename_like_obsidian(root, AUTH, RENAMED)
+        page = root / RENAMED
+        text = page.read_text()
+        pending = line_of(text, "- [ ] Backfill 47")
+        page.write_text(text.replace(pending, pending + "\n- [ ] Write the runbook"))
+        await eventually(lambda: any(x.get("content") == "Write the runbook"
+                                     for x in log_entries(home)))
+        (task,) = [x for x in log_entries(home) if x.get("session") == "vault"]
+        assert task["subject"] == "auth-migration"  # nothing else: the relinked lines no edit
+        # the watch rebuilds (the log grew): today's journal gets it, the old page is not made
+        await eventually(lambda: any("Write the runbook" in t for rel, t in pages(root).items()
+                                     if rel.startswith("03 Journal/")))
+        assert not (root / AUTH).exists()
+        assert page.read_text().count("Write the runbook") == 1
+        nursery.cancel_scope.cancel()

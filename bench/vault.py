@@ -12,7 +12,9 @@ process through the same function the command runs (``vault.build.build``):
   earlier entries, one handoff); the index catching up (timed apart: the sidecar does it for
   every call anyway), then the vault build adding them;
 - rebuild, nothing new; sync, no edits (every rendered page read and compared);
-- sync, one edit: a ticked task on one page, its correction appended.
+- sync, one edit: a ticked task on one page, its correction appended;
+- sync after a topic page was renamed (followed by its stamp); a rebuild after another was
+  deleted (looked for among the vault's other files).
 
 Prints a Markdown table and the machine; ``--json`` the figures. Not part of the test suite.
 """
@@ -105,7 +107,13 @@ def run(entries: int) -> dict[str, Any]:
             text = page.read_text()
             page.write_text(text.replace("- [ ] ", "- [x] ", 1))
             figures["sync_one_edit_s"], done = timed(lambda: sync(app, hide=hide_for_vault))
-            figures["sync_one_edit_corrections"] = done["corrections"]
+            figures["sync_one_edit_corrections"] = done.corrections
+            # a topic page renamed (followed by its stamp), then another deleted (looked for
+            # among the vault's other files, none of which is one of its pages)
+            page.rename(page.with_name("Renamed by the person.md"))
+            figures["sync_page_renamed_s"], _ = timed(lambda: sync(app, hide=hide_for_vault))
+            next((home.root / "vault" / "01 Notes").glob("*.md")).unlink()
+            figures["rebuild_page_deleted_s"], _ = timed(lambda: build(app))
             figures["peak_rss_mb"] = round(
                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         finally:
@@ -127,7 +135,8 @@ def main() -> int:
     print(f"| {figures['entries']} entries | seconds |\n|---|---|")
     for key in ("index_s", "first_build_s", "catch_up_one_conversation_s",
                 "rebuild_one_conversation_s",
-                "rebuild_nothing_new_s", "sync_no_edit_s", "sync_one_edit_s"):
+                "rebuild_nothing_new_s", "sync_no_edit_s", "sync_one_edit_s",
+                "sync_page_renamed_s", "rebuild_page_deleted_s"):
         print(f"| {key} | {figures[key]:.2f} |")
     print(f"\n{figures['pages']} pages, {figures['lines']} lines, {figures['vault_mb']} MiB of "
           f"Markdown, state {figures['state_mb']} MiB, peak RSS {figures['peak_rss_mb']} MiB; "

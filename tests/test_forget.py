@@ -190,7 +190,7 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         text = topic.read_text()
         row = next(r for r in text.splitlines() if "zucchini" in r)
         text = text.replace(row, row.replace("zucchini pot", "zucchini pot, moved in March"))
-        topic.write_text(text + "- my own note: the fig needs a bigger pot\n")
+        topic.write_text(text + "My own note: the fig needs a bigger pot\n")  # a paragraph
         assert grep(vault, "zucchini")
         assert grep(home.root / "vault-state", "zucchini")
         assert grep(vault, "allotment")
@@ -216,7 +216,7 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         # the rest of the vault stays: the fig, the person's own line; nothing rendered again
         after = topic.read_text()
         assert "water the fig tree weekly" in after
-        assert "my own note: the fig needs a bigger pot" in after
+        assert "My own note: the fig needs a bigger pot" in after
         await d.call("vault.build", {})
         assert grep(vault, "zucchini") == []
         assert grep(vault, "allotment") == []

@@ -950,7 +950,7 @@ export type VaultReceipt = {
   page: string;
   line: string;
   of: string;
-  action: "done" | "reopen" | "correct" | "hide" | "conflict" | "none";
+  action: "done" | "reopen" | "correct" | "hide" | "conflict" | "none" | "add";
   applied: boolean;
   replaces?: string | null;
   entry?: LogEntry | null;

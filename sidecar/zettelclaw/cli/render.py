@@ -393,11 +393,16 @@ def vault_sync(result: dict[str, Any]) -> str:
             lines.append(f"  hidden {ids} ({r['page']}): {r['line'].strip()}"
                          + (f"; undo: zettelclaw forget --undo {' '.join(r['hidden'])}"
                             if r["hidden"] else ""))
+        elif r.get("applied") and r["action"] == "add":
+            entry = r["entry"]
+            lines.append(f"  added {entry['id']} ({r['page']}): {entry['content']}")
         elif r.get("applied"):
             entry = r["entry"]
             what = {"done": "done", "reopen": "reopened"}.get(r["action"], "corrected")
             lines.append(f"  {what} {r['replaces']} -> {entry['id']} ({r['page']}): "
                          f"{entry['content']}")
+        elif r["action"] == "add":
+            lines.append(f"  not added ({r['page']}): {r['reason']}")
         else:
             lines.append(f"  not applied ({r['page']}, {r['of']}): {r['reason']}")
     return "\n".join(lines)

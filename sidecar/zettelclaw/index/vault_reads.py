@@ -53,3 +53,8 @@ def epoch(conn: sqlite3.Connection) -> str | None:
     rebuilt), when line numbers may no longer mean what they meant."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'terms_epoch'").fetchone()
     return None if row is None else str(row[0])
+
+
+def hidden_ids(conn: sqlite3.Connection) -> set[str]:
+    """The ids of the entries hidden now (log/hides.py)."""
+    return {str(row[0]) for row in conn.execute("SELECT id FROM hidden")}

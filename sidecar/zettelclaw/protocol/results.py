@@ -696,7 +696,7 @@ class VaultReceipt(Result):
     page: str
     line: str
     of: str  # the id the line shows
-    action: Literal["done", "reopen", "correct", "hide", "conflict", "none"]
+    action: Literal["done", "reopen", "correct", "hide", "conflict", "none", "add"]
     applied: bool
     replaces: str | None = None
     entry: LogEntry | None = None  # the entry appended

@@ -11,12 +11,25 @@ and the whole is prefixed with ``zc`` so a rendered line is told from a person's
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from zettelclaw.log.schema import ID_RE
 
 PREFIX = "zc"
 # a rendered line ends with " ^zc..." (the block id), perhaps followed by spaces
 BLOCK_AT_END = re.compile(r"\s\^(" + PREFIX + r"[a-z0-9-]+)\s*$")
+# a block id anywhere in a text; ``carried`` keeps those after a space or at the start (a line
+# carries it), not a link's ``#^zc...`` (another entry's line pointing at it). Led by the literal
+# ``^``, so a search skips along a long line (a lookbehind first is 50 times slower)
+_ANYWHERE = re.compile(r"\^(" + PREFIX + r"[a-z0-9-]+)(?=\s|$)", re.MULTILINE)
+
+
+def carried(text: str) -> Iterator[str]:
+    """The block ids the lines of ``text`` carry (at their end or anywhere as ``^zc...``)."""
+    for found in _ANYWHERE.finditer(text):
+        at = found.start()
+        if at == 0 or text[at - 1].isspace():
+            yield found.group(1)
 
 
 _ESCAPES = str.maketrans({"-": "-1", "_": "-2",

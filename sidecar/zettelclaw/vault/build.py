@@ -9,6 +9,8 @@ only the entries past the last line it rendered and inserts them at the end of t
 what a person changed or deleted stays as they left it. An entry replaced after it was rendered
 keeps its line; its replacement is added with ``(replaces ~~old text~~)``. An entry that is
 already replaced when it is first rendered is shown struck, with a link to its replacement.
+A page the person renamed or moved gets its lines where it is now (``moves.py``); the entries
+hidden since the last build leave the pages (``hidden.py``).
 """
 
 from __future__ import annotations
@@ -16,23 +18,21 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 
 from zettelclaw import lock
-from zettelclaw.errors import InvalidParamsError, PathNotAllowedError
 from zettelclaw.index import vault_reads
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.subjects.registry import DEFAULT_TYPE, title_case
-from zettelclaw.vault import blocks, pages
+from zettelclaw.vault import blocks, hidden, moves, pages, where
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import (
     Item,
     PageState,
     VaultState,
-    forget,
     load,
     lock_path,
     save,
@@ -45,28 +45,6 @@ JOURNAL_SECTIONS = ("Log", "Todo", "Questions", "Sessions")
 TOPIC_SECTIONS = ("Log", "Pending", "Open Questions", "Decisions")
 MANY_PAGES = 50  # more pages than this: written without fsync each, then one os.sync()
 Progress = Callable[[int, int], None]
-
-
-def default_root(app: Memory) -> Path:
-    """The vault's default place: ``vault/`` in the memory's directory (HOME/vault for main,
-    HOME/agents/<id>/vault for others): outside the workspace, so the view is never indexed
-    as memory."""
-    return app.home.root / "vault"
-
-
-def check_root(app: Memory, root: Path) -> Path:
-    """The vault's folder, absolute. Refused where its pages would be searched as the person's
-    memory (the workspace's ``memory/`` and what is in it: ``workspace/memory_files.py``), at the
-    workspace itself (beside MEMORY.md) or around it."""
-    root = Path(os.path.abspath(root.expanduser()))
-    real = root.resolve()
-    workspace = app.workspace.resolve()
-    memory = workspace / "memory"
-    if real in (workspace, memory) or memory in real.parents or real in workspace.parents:
-        raise PathNotAllowedError(f"the vault cannot be the workspace {app.workspace}, be in "
-                                  "its memory/ or hold it: its pages would be searched as "
-                                  "memory")
-    return root
 
 
 @dataclass
@@ -136,6 +114,10 @@ class Renderer:
         self.registry = app.subjects.load()
         self.new_subjects: list[str] = []
 
+    def where(self, page: str) -> str:
+        """Where a journal or the index is now (the person may have renamed or moved it)."""
+        return self.state.moved.get(page, page)
+
     def subject_page(self, slug: str) -> str:
         page = self.state.subjects.get(slug)
         if page is None:
@@ -164,14 +146,14 @@ class Renderer:
         text = one_line(row["content"])
         replaced = related.get(row["replaced_by"]) if row["replaced_by"] else None
         older = related.get(row["supersedes"]) if row["supersedes"] else None
-        middle, tail = _versions(text, status, replaced, older)
+        middle, tail = _versions(text, status, replaced, older, self.where)
         subject = row["subject"]
         about = ""
         if subject:
             about = " (" + link(self.subject_page(subject), self.display(subject)) + ")"
         placed = []
         # the daily journal
-        jpage = journal_page(date)
+        jpage = self.where(journal_page(date))
         if kind in ("fact", "decision"):
             head, section = ("- Decided: " if kind == "decision" else "- "), "Log"
         elif kind == "task":
@@ -204,13 +186,13 @@ class Renderer:
         for slug in self.new_subjects:
             page = self.state.subjects[slug]
             section = title_case(self.subject_type(slug))
-            out.append(Placed(INDEX, section, "- " + link(page, self.display(slug)),
+            out.append(Placed(self.where(INDEX), section, "- " + link(page, self.display(slug)),
                               f"s:{slug}", 0, 0))
         return out
 
 
 def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
-              older: sqlite3.Row | None) -> tuple[str, str]:
+              older: sqlite3.Row | None, where: Callable[[str], str]) -> tuple[str, str]:
     """The entry's text as shown and what follows it: struck with a link to its replacement,
     and what it replaces. Replaced by the same text (a task done or opened again) it is not
     struck, the link says what changed; a replacement with the same text says what it was, not
@@ -221,7 +203,7 @@ def _versions(text: str, status: str | None, replaced: sqlite3.Row | None,
     if replaced is not None:
         label = ({"done": "done", "open": "reopened"}.get(replaced["status"] or "", "restated")
                  if restated else "replaced")
-        tail += " → " + link(journal_page(day(replaced["timestamp"])), label,
+        tail += " → " + link(where(journal_page(day(replaced["timestamp"]))), label,
                              blocks.encode(replaced["id"]))
     if older is not None and one_line(older["content"]) == text:
         if older["status"] != status:
@@ -247,18 +229,19 @@ def _looks_like_date(name: str) -> bool:
 def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
           force: bool = False, progress: Progress | None = None) -> Report:
     started = time.monotonic()
-    root = check_root(app, root or default_root(app))
+    root = where.check_root(app, root or where.default_root(app))
     with lock.exclusive(lock_path(app.home)):
         state = load(app.home)
         if state is not None and state.root != str(root):
-            forget(app.home)  # another folder: this one starts a vault of its own
+            where.start_over(app.home)  # another folder: this one starts a vault of its own
             state = None
         report = Report(str(root))
         if from_scratch:
-            report.moved_aside = _clear(root, state, force)
-            forget(app.home)
+            report.moved_aside = where.clear(root, state, force)
+            where.start_over(app.home)
             state = None
         state = state or VaultState(str(root))
+        followed = moves.follow(root, state)  # a renamed page gets its lines where it is now
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         for folder in EMPTY_FOLDERS:
             pages.ensure_dirs(root, PurePath(folder))
@@ -274,6 +257,9 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             wanted = {r[key] for r in rows for key in ("replaced_by", "supersedes") if r[key]}
             related = {r["id"]: r for r in rows}
             related |= vault_reads.entries_by_id(conn, sorted(wanted - related.keys()))
+            hidden_now = vault_reads.hidden_ids(conn)
+        # the entries hidden since the last build leave the pages (vault/hidden.py)
+        taken = hidden.take_off(root, state, hidden_now)
         renderer = Renderer(app, state)
         placed: dict[str, list[Placed]] = {}
         dates: dict[str, list[str]] = {}
@@ -290,8 +276,8 @@ def build(app: Memory, root: Path | None = None, *, from_scratch: bool = False,
             # a page put off: the state keeps its place in the log, so the next build places
             # these entries again (the pages written now have their items and add nothing)
             save(app.home, state)
-        elif (report.lines_added or state.line != last or state.epoch != epoch
-                or not state_path(app.home).exists()):
+        elif (report.lines_added or followed or taken.changed or state.line != last
+                or state.epoch != epoch or not state_path(app.home).exists()):
             state.line, state.epoch = last, epoch
             save(app.home, state)
     report.seconds = time.monotonic() - started
@@ -404,38 +390,3 @@ def _head(known: PageState, rel: str, renderer: Renderer) -> str:
 
 def _plural(kind: str) -> str:
     return {"person": "people", "project": "projects"}.get(kind, kind + "s")
-
-
-def _clear(root: Path, state: VaultState | None, force: bool) -> str | None:
-    """Empty the vault for a build from scratch: the pages the build wrote are deleted; a
-    folder that also holds pages it did not write is refused, or with ``force`` moved aside
-    (renamed, nothing deleted). The folder moved to, or None."""
-    if not root.exists():
-        return None
-    ours = set(state.pages) if state is not None else set()
-    theirs = sorted(p for p in _files(root) if p not in ours)
-    if theirs:
-        if not force:
-            raise InvalidParamsError(
-                f"{root} holds {len(theirs)} file(s) the build did not write (e.g. "
-                f"{theirs[0]}); --force moves the whole folder aside first (nothing is "
-                "deleted)", {"userFiles": theirs[:20]})
-        aside = root.with_name(f"{root.name}.replaced-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
-        os.rename(root, aside)
-        return str(aside)
-    for rel in ours:
-        if pages.page_kind(root, PurePath(rel)) == "file":
-            os.unlink(root / rel)
-    return None
-
-
-def _files(root: Path) -> Iterable[str]:
-    """Every file under ``root`` (relative), links not followed, Obsidian's own settings
-    (``.obsidian/``) left out."""
-    for here, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = [d for d in dirs if d != ".obsidian"]
-        for name in files:
-            yield os.path.relpath(os.path.join(here, name), root)
-        for name in dirs:  # a link to a folder is listed in dirs and not walked: a file here
-            if os.path.islink(os.path.join(here, name)):
-                yield os.path.relpath(os.path.join(here, name), root)

@@ -21,7 +21,8 @@ from pathlib import Path, PurePath
 
 from zettelclaw.errors import LockTimeoutError
 from zettelclaw.home import Home
-from zettelclaw.vault import blocks, pages
+from zettelclaw.vault import blocks, moves, pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.state import load, save
 
 # a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
@@ -54,7 +55,9 @@ def scrub_locked(home: Home, ids: frozenset[str]) -> Scrubbed:
     if state is None or not ids:
         return done
     purged = frozenset(blocks.encode(i) for i in ids)
+    remembered.remember(home, purged)  # before any page: a stale copy saved later loses them
     root = Path(state.root)
+    followed = moves.follow(root, state)  # a renamed page loses its purged lines too
     for rel, known in state.pages.items():
         gone = purged & known.items.keys()
         if not gone:
@@ -83,6 +86,6 @@ def scrub_locked(home: Home, ids: frozenset[str]) -> Scrubbed:
             del known.items[block]
         done.items += len(gone)
         known.dirty = True
-    if done.items:
+    if done.items or followed:
         save(home, state)
     return done

@@ -3,7 +3,8 @@
 ``sync`` can tell a person's edit from what was written.
 
 ``vault-state/state.json`` holds the vault's folder, the last log line rendered, each subject's
-page and each page's kind and ``created``/``updated`` dates. ``vault-state/pages/<key>.json``
+page, each page's kind and ``created``/``updated`` dates, the pages the person moved (``moved``)
+and the hidden entries taken off the pages (``hidden``). ``vault-state/pages/<key>.json``
 holds, per page, each block id's line as rendered (without the block id) with the lengths of its
 prefix and suffix around the entry's text (``None`` as the line: the entry is shown on the page
 by another line, one the person edited into it). A page's lines are read only when the page is
@@ -59,6 +60,9 @@ class VaultState:
     epoch: str | None = None  # the index's epoch when it was (vault_reads.epoch)
     pages: dict[str, PageState] = field(default_factory=dict)
     subjects: dict[str, str] = field(default_factory=dict)  # slug -> its page
+    # a page the person renamed or moved: where the build would put it -> where it is now
+    moved: dict[str, str] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)  # the hidden entries taken off the pages
 
 
 def state_dir(home: Home) -> Path:
@@ -85,9 +89,12 @@ def load(home: Home) -> VaultState | None:
         return None
     if not isinstance(raw, dict) or raw.get("version") != VERSION:
         return None
-    pages = {rel: PageState(p["kind"], p["created"], p["updated"], _page_file(home, rel),
+    kept = state_dir(home) / "pages"
+    pages = {rel: PageState(p["kind"], p["created"], p["updated"],
+                            kept / p["file"] if p.get("file") else _page_file(home, rel),
                             p.get("stamp")) for rel, p in raw["pages"].items()}
-    return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"])
+    return VaultState(raw["root"], raw["line"], raw.get("epoch"), pages, raw["subjects"],
+                      raw.get("moved", {}), raw.get("hidden", []))
 
 
 def save(home: Home, state: VaultState, many: int = 50) -> None:
@@ -95,17 +102,39 @@ def save(home: Home, state: VaultState, many: int = 50) -> None:
     are written without an fsync each, then flushed by one ``os.sync()`` before state.json."""
     (state_dir(home) / "pages").mkdir(parents=True, exist_ok=True, mode=0o700)
     dirty = [(rel, page) for rel, page in state.pages.items() if page.dirty]
+    used = {page.file for page in state.pages.values() if page.file is not None}
     for rel, page in dirty:
-        page.file = _page_file(home, rel)
+        if page.file is None:
+            page.file = _free_file(home, rel, used)
+            used.add(page.file)
         atomic_write_bytes(page.file, orjson.dumps(page.items), durable=len(dirty) <= many)
         page.dirty = False
     if len(dirty) > many:
         os.sync()
     data = {"version": VERSION, "root": state.root, "line": state.line, "epoch": state.epoch,
-            "subjects": state.subjects,
+            "subjects": state.subjects, "moved": state.moved,
+            "hidden": state.hidden,
             "pages": {rel: {"kind": p.kind, "created": p.created, "updated": p.updated,
-                            "stamp": p.stamp} for rel, p in state.pages.items()}}
+                            "stamp": p.stamp, **_named(home, rel, p.file)}
+                      for rel, p in state.pages.items()}}
     atomic_write_bytes(state_path(home), orjson.dumps(data))
+
+
+# A page's items keep their file when the page is renamed or moved (moves.py): the file is named
+# by the page's first place, and state.json names it when that is not the page's place now (so a
+# rename leaves no file behind, not even after a crash)
+def _named(home: Home, rel: str, file: Path | None) -> dict[str, str]:
+    return {"file": file.name} if file is not None and file != _page_file(home, rel) else {}
+
+
+def _free_file(home: Home, rel: str, used: set[Path]) -> Path:
+    """The items' file of a new page: named by its place, unless a page renamed from there
+    holds that name."""
+    file, n = _page_file(home, rel), 0
+    while file in used:
+        n += 1
+        file = _page_file(home, f"{rel}\n{n}")
+    return file
 
 
 def forget(home: Home) -> None:

@@ -8,16 +8,25 @@ an edit of the entry its block id names:
 - text struck through (``~~...~~``): the entry hidden, as ``memory.forget`` hides (one
   ``forget`` record, ``by: vault``, naming the entry's current version and every other version;
   ``zettelclaw forget --undo`` gives them back); the edit is then settled, not reported again;
-- a deleted line: nothing (removing a line from the view does not forget the entry).
+- a deleted line: nothing (removing a line from the view does not forget the entry);
+- a line whose only change is a link's target (Obsidian renamed the page it links to:
+  ``links.py``): nothing, its item takes the line as it is now;
+- a line whose text is longer than an entry may be: refused, naming the page and line.
 
 A correction replaces the entry's *current* version (the newest in its chain), is appended as a
 new entry (``session: vault``) through ``log.schema.validate_entry`` and ``LogStore`` under the
-data lock, as extraction appends; the log is never rewritten. The page itself is not touched: the
+data lock, as extraction appends; the log is never rewritten. An edited page is not touched: the
 person's line now stands for the correction, so the build does not add it to that page again.
+
+Before the edits: a page renamed or moved is followed (``moves.py``), added lines a crash cut
+short are finished (``added.py``), and a page saved from a stale copy loses the lines of purged
+entries again (``purged.py``). After them, the list items the person added become entries, and
+their lines get block ids: the one write sync makes to a page (``added.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,10 +38,11 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
-from zettelclaw.vault import blocks, pages
-from zettelclaw.vault.build import check_root, default_root
+from zettelclaw.vault import added, blocks, links, moves, pages
+from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import Item, PageState, load, lock_path, save
+from zettelclaw.vault.where import check_root, default_root
 
 SESSION = "vault"
 _BOX = re.compile(r"^(\s*[-*+] \[)([ xX])(\] )")
@@ -46,6 +56,14 @@ class Edit:
     entry_id: str
     body: str  # the line as it is now, without the block id
     item: Item  # as rendered
+    row: int = 0  # its line number on the page (1: the first)
+
+    def as_rendered(self) -> Item:
+        """The item the line stands for now: its text, with its prefix's and suffix's lengths
+        (the rendered ones when the person changed them)."""
+        old, plen, slen = self.item
+        lengths = links.split(self.body, old, plen, slen)
+        return [self.body, *(lengths or (plen, slen))]
 
 
 def _checked(body: str) -> bool | None:
@@ -60,6 +78,9 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     body = edit.body
     if was is not None and now is not None:  # compare the rest with the box as rendered
         body = _BOX.sub(lambda m: m.group(1) + old[m.start(2)] + m.group(3), body, count=1)
+    lengths = links.split(body, old, plen, slen)  # (a link rewritten in them changes nothing)
+    if lengths is not None:
+        return body[lengths[0]:len(body) - lengths[1]].strip(), was, now
     prefix, suffix = old[:plen], old[len(old) - slen:] if slen else ""
     if body.startswith(prefix) and body.endswith(suffix) and len(body) >= plen + slen:
         return body[plen:len(body) - slen].strip(), was, now
@@ -70,11 +91,16 @@ def _text(edit: Edit) -> tuple[str, bool | None, bool | None]:
     return body.strip(), was, now
 
 
-def find_edits(root: Path, state_pages: dict[str, PageState]
-               ) -> tuple[list[Edit], dict[str, list[int]]]:
-    """The edited rendered lines, and the stamps of the pages read. A page whose stamp has not
-    moved since the build wrote it or the last sync read it is not read again."""
-    found, seen = [], {}
+def find_edits(root: Path, state_pages: dict[str, PageState],
+               purged: Callable[[], frozenset[str]] = frozenset,
+               ) -> tuple[list[Edit], dict[str, list[int]], list[added.Found]]:
+    """The edited rendered lines, the stamps of the pages read, and the lines the person added
+    to them (``added.py``). A page whose stamp has not
+    moved since the build wrote it or the last sync read it is not read again. A line whose
+    only change is a link rewritten (a page renamed: ``links.py``) is no edit: its item takes
+    the line as it is now. A page carrying lines of purged entries (``purged``: their block
+    ids, asked only then; a stale copy saved) loses them again first."""
+    found, seen, adding = [], {}, []
     for rel, known in state_pages.items():
         stamp = pages.page_stamp(root, PurePath(rel))  # before reading: a later edit shows
         if stamp is None or stamp == known.stamp:
@@ -82,8 +108,15 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
         text = pages.read_page(root, PurePath(rel))
         if text is None:
             continue
+        if remembered.unknown(text, known.items) and remembered.carries(text, gone := purged()):
+            text = remembered.drop(root, rel, text, stamp, gone)
+            stamp = pages.page_stamp(root, PurePath(rel))
+            if text is None or stamp is None:
+                continue  # saved again since: read at the next sync
         seen[rel] = stamp
-        for row in text.split("\n"):
+        if new_lines := added.find(known.kind, text):
+            adding.append(added.Found(rel, stamp, text, new_lines))
+        for number, row in enumerate(text.split("\n"), 1):
             match = blocks.BLOCK_AT_END.search(row)
             if match is None:
                 continue
@@ -92,9 +125,15 @@ def find_edits(root: Path, state_pages: dict[str, PageState]
                 continue
             body = row[:match.start()]
             entry_id = blocks.decode(match.group(1))
-            if body != item[0] and entry_id is not None:
-                found.append(Edit(rel, match.group(1), entry_id, body, item))
-    return found, seen
+            if body == item[0] or entry_id is None:
+                continue
+            edit = Edit(rel, match.group(1), entry_id, body, item, number)
+            if links.relinked(body, item[0]):
+                known.items[edit.block] = edit.as_rendered()
+                known.dirty = True
+            else:
+                found.append(edit)
+    return found, seen, adding
 
 
 # Hides an entry (and its versions) under the data lock already held, as ``memory.forget``
@@ -112,7 +151,7 @@ class Receipt:
     page: str
     line: str
     of: str
-    action: str  # done, reopen, correct, hide, conflict, none
+    action: str  # done, reopen, correct, hide, conflict, none; add (a line the person added)
     applied: bool
     replaces: str | None = None
     entry: Entry | None = None
@@ -146,23 +185,34 @@ def sync(app: Memory, root: Path | None = None, *, hide: Hide) -> Synced:
         state = load(app.home)
         if state is None or state.root != str(root):
             raise NotFoundError(f"no vault was built at {root}: `zettelclaw vault build` first")
-        edits, seen = find_edits(root, state.pages)
+        followed = moves.follow(root, state)  # a renamed page's edits are read where it is
+        recovered = added.recover(app, root, state)  # added lines a crash cut short
+        edits, seen, adding = find_edits(root, state.pages,
+                                         functools.cache(lambda: remembered.known(app.home)))
         receipts, made, settled = _apply(app, edits, hide) if edits else ([], [], [])
+        taken = added.take(app, root, state, adding, SESSION) if adding else []
+        receipts += [_added(t) for t in taken]
+        marked = {t.page for t in taken if t.entry is not None}  # their stamps are taken
         for edit, entry in made:
             known = state.pages[edit.page]
-            known.items[edit.block][0] = edit.body
+            known.items[edit.block] = edit.as_rendered()
             known.items[blocks.encode(entry.id)] = [None, 0, 0]
             known.dirty = True
         for edit in settled:
-            state.pages[edit.page].items[edit.block][0] = edit.body
+            state.pages[edit.page].items[edit.block] = edit.as_rendered()
             state.pages[edit.page].dirty = True
         # a page with an edit still to report is read again next time
         pending = {r.page for r in receipts if not r.applied and r.action != "conflict"}
-        for rel, stamp in seen.items():  # read, and nothing left to report: not read again
-            if rel not in pending:
+        # read, and nothing left to report: not read again (a page given block ids has its new
+        # stamp already); given ids with something still to report: its stamp as read, so
+        # that it is read again
+        for rel, stamp in seen.items():
+            if (rel in pending) == (rel in marked):
                 state.pages[rel].stamp = stamp
-        if made or settled or seen:
+        if made or settled or seen or followed or recovered:
             save(app.home, state)
+        if recovered or marked:
+            added.clear_intent(app.home)
     return Synced(vault=str(root), receipts=receipts,
                   corrections=sum(1 for r in receipts if r.applied))
 
@@ -209,12 +259,31 @@ def _apply(app: Memory, edits: list[Edit], hide: Hide
     return receipts, made, settled
 
 
+def _added(taken: added.Taken) -> Receipt:
+    entry = taken.entry
+    return Receipt(page=taken.page, line=_shown(taken.added.line),
+                   of=entry.id if entry is not None else "", action="add",
+                   applied=entry is not None, entry=entry, reason=taken.reason)
+
+
+def _shown(line: str, most: int = 1000) -> str:
+    """A line as a receipt shows it: a long one cut (the page holds it whole)."""
+    return line if len(line) <= most else line[:most] + "…"
+
+
+def _refused(edit: Edit, text: str) -> str | None:
+    """Why the line's text cannot be an entry's (None: it can)."""
+    if not text:
+        return "the line has no text"
+    return added.too_long(edit.page, edit.row, text)
+
+
 def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, str]
                 ) -> _Asked | None:
     """What one edit asks: its receipt, with the entry to append or the id to hide; None when
     the edit asks for nothing the log does not already say."""
     def receipt(action: str, applied: bool, **more: Any) -> Receipt:
-        return Receipt(page=edit.page, line=edit.body, of=edit.entry_id, action=action,
+        return Receipt(page=edit.page, line=_shown(edit.body), of=edit.entry_id, action=action,
                        applied=applied, **more)
 
     if found is None:
@@ -224,8 +293,8 @@ def _correction(edit: Edit, found: entries.Chain | None, corrected: dict[str, st
     old_text = edit.item[0][edit.item[1]:len(edit.item[0]) - edit.item[2]].strip()
     if text.startswith("~~") and text.endswith("~~") and not old_text.startswith("~~"):
         return _Asked(receipt("hide", False), hide=current["id"])
-    if not text:
-        return _Asked(receipt("none", False, reason="the line has no text"))
+    if (refused := _refused(edit, text)) is not None:
+        return _Asked(receipt("none", False, reason=refused))
     content = current["content"] if text == old_text else text
     status = current.get("status")
     if current["type"] == "task" and was is not None and now is not None and was != now:

@@ -14,6 +14,9 @@ Then, when the log changed since the last look (an extraction, a correction, a
 The sync always comes first, and a build never marks a page read whose edits no sync has read
 (``build._write``), so a rebuild cannot hide an edit from the next sync.
 
+A page gone from its place starts a sync at once, which follows it if it was renamed or moved
+(``moves.py``); a page deleted is looked for once, until another page goes.
+
 Nothing runs for a memory with no vault (no ``vault-state/``): one ``stat`` a period.
 """
 
@@ -49,6 +52,7 @@ class VaultWatcher:
         self._moving: dict[str, list[int]] = {}  # edited pages seen at the last look: stamps
         self._synced: dict[str, list[int]] = {}  # the stamps a sync here last read
         self._log: tuple[int, int] | None = None  # the log's (size, mtime) at the last build
+        self._lost: frozenset[str] = frozenset()  # pages gone from their place at the last look
         self.syncs = 0  # (tests, status)
         self.builds = 0
 
@@ -73,15 +77,22 @@ class VaultWatcher:
             return False
         root = Path(state.root)
         edited: dict[str, list[int]] = {}
+        lost = set()
         for rel, known in state.pages.items():
             stamp = pages.page_stamp(root, PurePath(rel))
-            if stamp is not None and stamp != known.stamp and stamp != self._synced.get(rel):
+            if stamp is None:
+                lost.add(rel)
+            elif stamp != known.stamp and stamp != self._synced.get(rel):
                 edited[rel] = stamp
         hidden = False
         settled = edited and edited == self._moving
         self._moving = {} if settled else edited
-        if settled:
-            hidden = self._sync(root, edited)
+        # a page gone from its place may have been renamed (a rename is one step: no waiting):
+        # the sync follows it (vault/moves.py); a deleted page is looked for once
+        renamed = bool(lost - self._lost)
+        self._lost = frozenset(lost)
+        if settled or renamed:
+            hidden = self._sync(root, edited if settled else {})
         if not edited or settled:
             self._build(root)
         return hidden

@@ -39,7 +39,7 @@ export type PluginDeps = {
   /** Starts processes (the sidecar, the `zettelclaw` command); replaced in tests. */
   spawnProcess?: typeof spawn;
   env?: Env;
-  /** The first wait before a failed sweep is tried again (ms); shortened in tests. */
+  /** The first wait before a failed sweep, or a hook not delivered, is tried again (ms); shortened in tests. */
   sweepRetryMs?: number;
   /** OpenClaw's memory-search settings and embedding providers; a stand-in in tests. */
   embeddingSdk?: () => Promise<EmbeddingSdk>;
@@ -63,7 +63,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
       };
       const runSweep = sweeper(shim, deps.sweepRetryMs);
-      registerHooks(shim, runSweep);
+      registerHooks(shim, runSweep, deps.sweepRetryMs);
       api.registerTool(
         (ctx: OpenClawPluginToolContext) => {
           // the owner bit, which the prompt hook does not get, noted in the sidecar for this session

@@ -46,7 +46,7 @@ export function createPlugin(deps = {}) {
                 embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
             };
             const runSweep = sweeper(shim, deps.sweepRetryMs);
-            registerHooks(shim, runSweep);
+            registerHooks(shim, runSweep, deps.sweepRetryMs);
             api.registerTool((ctx) => {
                 // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
                 const facts = toolFacts(ctx);

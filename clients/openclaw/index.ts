@@ -41,6 +41,8 @@ export type PluginDeps = {
   env?: Env;
   /** The first wait before a failed sweep, or a hook not delivered, is tried again (ms); shortened in tests. */
   sweepRetryMs?: number;
+  /** The first wait before a sidecar that died is started again (ms); shortened in tests. */
+  restartMs?: number;
   /** OpenClaw's memory-search settings and embedding providers; a stand-in in tests. */
   embeddingSdk?: () => Promise<EmbeddingSdk>;
 };
@@ -80,7 +82,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         publicArtifacts: publicArtifacts(ownClient),
       });
       registerCli(shim);
-      if (api.registrationMode === "full") registerService(shim, runSweep);
+      if (api.registrationMode === "full") registerService(shim, runSweep, deps.restartMs);
     },
   };
 }

@@ -62,7 +62,7 @@ export function createPlugin(deps = {}) {
             });
             registerCli(shim);
             if (api.registrationMode === "full")
-                registerService(shim, runSweep);
+                registerService(shim, runSweep, deps.restartMs);
         },
     };
 }

@@ -745,6 +745,7 @@ export type ServerStatus = {
   maxMessageBytes?: number | null;
   mode?: string | null;
   triedSocket?: string | null;
+  previousExit?: string | null;
 };
 
 export type SkippedPage = {

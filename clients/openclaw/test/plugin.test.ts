@@ -527,6 +527,39 @@ test("the service starts a sidecar when none answers, and stops it with the gate
   assert.deepEqual(children[0]?.signals, ["SIGTERM"]);
 });
 
+test("a sidecar the service started that dies is started again, with a growing wait; not after the service stops", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const sidecar = new FakeSidecar(); // nothing answers: every start is the service's
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  const spawnProcess = (() => {
+    const child = new FakeChild();
+    children.push(child);
+    return child;
+  }) as never;
+  createPlugin({ spawnProcess, sessionStore: async () => fakeStore(), restartMs: 1000 }).register(api as never);
+  const [service] = api.services;
+  await service!.start({ config: {}, stateDir: "/state", logger: api.logger });
+  assert.equal(children.length, 1);
+  children[0]!.emit("exit", null, "SIGKILL"); // kill -9, or the OOM killer
+  assert.ok(api.logs.some((l) => /the sidecar exited \(SIGKILL\) while the gateway runs; starting it again in 1 s \(restart 1\)/.test(l)), api.logs.join("\n"));
+  t.mock.timers.tick(999);
+  assert.equal(children.length, 1, "not before the wait");
+  t.mock.timers.tick(1);
+  assert.equal(children.length, 2, "started again");
+  children[1]!.emit("exit", 137, null); // dies young again: the wait doubles
+  t.mock.timers.tick(1999);
+  assert.equal(children.length, 2);
+  t.mock.timers.tick(1);
+  assert.equal(children.length, 3);
+  assert.ok(api.logs.some((l) => /exited \(code 137\) while the gateway runs; starting it again in 2 s \(restart 2\)/.test(l)));
+  await service!.stop!({}); // SIGTERM, which the fake answers with its exit
+  assert.deepEqual(children[2]?.signals, ["SIGTERM"]);
+  t.mock.timers.tick(600_000);
+  assert.equal(children.length, 3, "a sidecar the service stopped is not started again");
+});
+
 test("the service does not start a sidecar when one answers, nor when autostart is off", async (t) => {
   for (const [answering, autostart] of [[true, true], [false, false]] as const) {
     const sidecar = new FakeSidecar(() => ({ version: "0.1.0" }));

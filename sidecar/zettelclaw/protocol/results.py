@@ -520,6 +520,8 @@ class ServerStatus(Result):
     max_message_bytes: int | None = None
     mode: str | None = None
     tried_socket: str | None = None
+    # a sentence when the sidecar before this one died without stopping (serve.serve_lock)
+    previous_exit: str | None = None
 
 
 class MemoryStatus(Result):

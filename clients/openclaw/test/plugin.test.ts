@@ -190,7 +190,7 @@ test("sidecar down: the transcript hooks return quietly", async (t) => {
   assert.equal(await api.fire("session_end", payloads["session_end.reset"].event, ctx), undefined);
 });
 
-test("conversation keeps user and assistant messages, in either shape", () => {
+test("conversation keeps user and assistant messages and the memory tools' results, in either shape", () => {
   const items = [
     { role: "user", content: "a" },
     { role: "toolResult", content: [] },
@@ -198,8 +198,12 @@ test("conversation keeps user and assistant messages, in either shape", () => {
     { type: "message", message: { role: "toolResult" } },
     { type: "reset" },
     { role: "system", content: "Reset" },
+    { role: "toolResult", toolName: "memory_get", content: [{ type: "text", text: '{"path": "Ab3_x9Qz-K1m"}' }] },
+    { type: "message", message: { role: "toolResult", toolName: "memory_search", content: [] } },
+    { role: "toolResult", toolName: "exec", content: [{ type: "text", text: "a large output" }] },
   ];
-  assert.deepEqual(conversation(items), [items[0], items[2]]);
+  // the memory tools' results carry the ids of what the conversation read (extraction/context.py)
+  assert.deepEqual(conversation(items), [items[0], items[2], items[6], items[7]]);
 });
 
 test("a sweep goes on past a session the sidecar refuses", async (t) => {

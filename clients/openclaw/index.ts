@@ -16,6 +16,7 @@ import { openClawEmbeddingSdk, type EmbeddingSdk } from "./src/host_embeddings.t
 import { toolAudience, toolFacts, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
+import { checkHostVersion, unsupportedRuntime } from "./src/host_version.ts";
 import { request } from "./src/protocol.ts";
 import { memoryRuntime } from "./src/memory_runtime.ts";
 import { RpcClient, sharedClient } from "./src/rpc.ts";
@@ -30,6 +31,7 @@ export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audi
 export { removeDreamingJob } from "./src/service.ts";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
+export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.ts";
 export { searchParams } from "./src/tools.ts";
 export { conversation, type SessionStore } from "./src/transcripts.ts";
 
@@ -53,6 +55,16 @@ export function createPlugin(deps: PluginDeps = {}) {
     name: "Zettelclaw",
     description: "Long-term memory: an append-only event log served by the Zettelclaw sidecar",
     register(api: OpenClawPluginApi) {
+      // an OpenClaw outside the supported versions is said in the gateway log and `openclaw
+      // status`; one too old gets nothing else (its plugin API lacks parts of what follows)
+      const host = checkHostVersion((api.runtime as { version?: unknown } | undefined)?.version);
+      if (!host.ok) {
+        api.logger.error(`zettelclaw: ${host.problem}`);
+        api.registerMemoryCapability?.({ promptBuilder: () => [], runtime: unsupportedRuntime(host.problem) });
+        return;
+      }
+      if (host.warning) api.logger.warn(`zettelclaw: ${host.warning}`);
+      if (host.note) api.logger.info(`zettelclaw: ${host.note}`);
       const config = (api.pluginConfig ?? {}) as PluginConfig;
       const env = deps.env ?? process.env;
       const socketPath = resolveSocketPath(config, env);
@@ -78,7 +90,7 @@ export function createPlugin(deps: PluginDeps = {}) {
       const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
       api.registerMemoryCapability({
         promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
-        runtime: memoryRuntime(ownClient),
+        runtime: memoryRuntime(ownClient, host.warning),
         publicArtifacts: publicArtifacts(ownClient),
       });
       registerCli(shim);

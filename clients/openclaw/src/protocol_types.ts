@@ -258,6 +258,7 @@ export type GatewaySession = {
 
 export type GatewayStartParams = {
   sessions?: GatewaySession[];
+  gatewayRunning?: boolean;
 };
 
 export type GetParams = {

@@ -15,6 +15,10 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const { api, client, log, loadStore } = shim;
     let retryMs = firstRetryMs;
     let retryTimer = null;
+    // The gateway's start asked for a sweep that has not gone through yet: until it has, a sweep
+    // (its retry, the connection's) is that start's, whose sessions ended at the stop. Any other
+    // runs while the gateway runs, and the sidecar leaves out the sessions likely still open.
+    let startPending = false;
     // A registration OpenClaw retired (a hot reload) sweeps no more: its api is dead, and the
     // reloaded plugin's sweeper has taken over. Its retry timer goes with it.
     const signal = api.lifecycle?.signal;
@@ -35,7 +39,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
                 sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt }));
             }
         }
-        const answer = await request(client(), "hook.gatewayStart", { sessions }, SLOW_CALL_MS);
+        const answer = await request(client(), "hook.gatewayStart", { sessions, gatewayRunning: !startPending }, SLOW_CALL_MS);
         const wanted = answer?.sessions ?? [];
         const byId = new Map(sessions.map((s) => [s.sessionId, s]));
         const unsent = []; // not sent for a reason that may pass: the next sweep sends them
@@ -84,6 +88,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
         retryTimer = null;
         try {
             await once(why);
+            startPending = false;
             retryMs = firstRetryMs;
         }
         catch (error) {
@@ -105,6 +110,8 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const run = (why) => {
         if (signal?.aborted)
             return Promise.resolve();
+        if (why === "gateway start")
+            startPending = true;
         const done = sweep(why);
         globalThis[LAST_SWEEP] = done;
         return done;

@@ -170,3 +170,17 @@ async def test_a_sweep_while_the_gateway_runs_leaves_out_the_sessions_likely_sti
         ("open-1", STILL_OPEN)]
     at_start = await sweep(GatewayStartParams.model_validate(params))
     assert [s["sessionId"] for s in at_start["sessions"]] == ["open-1", "idle-1"]
+
+
+async def test_each_session_the_sweep_asks_for_names_the_agent_whose_memory_asks(
+        pool: Agents, home: Home) -> None:
+    """A store shared by two agents lists a session under each (a key naming no agent): each
+    memory asks for it on its own, and the host must send each copy to the agent that asked,
+    not to whichever of the two its lookup by session id finds last."""
+    started(home)
+    params = GatewayStartParams.model_validate({"sessions": [
+        {"sessionId": "shared-1", "sessionKey": "global", "agentId": agent,
+         "updatedAt": time.time() * 1000} for agent in ("main", "family")]})
+    answer = await _handler(pool, "hook.gatewayStart")(params)
+    assert sorted((s["agentId"], s["sessionId"]) for s in answer["sessions"]) == [
+        ("family", "shared-1"), ("main", "shared-1")]

@@ -845,6 +845,7 @@ export type SweepError = {
 export type SweepSession = {
   sessionId: string;
   after: After | null;
+  agentId?: string | null;
 };
 
 export type SweepSkip = {

@@ -365,6 +365,18 @@ test("gateway_start sweeps: lists the sessions, then sends the transcripts the s
   assert.equal(typeof sent[0]?.params?.readAt, "number", "so the next sweep leaves it out");
 });
 
+test("a session listed under two agents is sent to the agent whose memory asked for it", async (t) => {
+  const store = fakeStore();
+  const shared = { sessionKey: "global", entry: { sessionId: "shared-1", updatedAt: 1795238865019 } };
+  store.listSessionEntries = ({ agentId }) => (agentId === "main" || agentId === "family" ? [structuredClone(shared)] : []);
+  const { sidecar, api } = await sweepSetup(t, (r) =>
+    r.method === "hook.gatewayStart" ? { sessions: [{ sessionId: "shared-1", after: null, agentId: "main" }], errors: [] } : { accepted: true },
+  store, { agents: { list: [{ id: "main" }, { id: "family" }] } });
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  assert.deepEqual(sidecar.calls("hook.sessionEnd").map((c) => c.params?.agentId), ["main"]);
+});
+
 test("a session the sidecar asks for whose transcript reads empty is not counted as sent", async (t) => {
   const store = fakeStore();
   store.loadTranscriptEventsSync = () => [{ type: "message", message: { role: "system", content: "Reset" } }];

@@ -196,6 +196,9 @@ class After(Result):
 class SweepSession(Result):
     session_id: str
     after: After | None
+    # the agent whose memory asks for it: the host sends it to that one (a session the host
+    # lists under two agents is asked for by each memory on its own)
+    agent_id: str | None = None
 
 
 class SweepSkip(Result):

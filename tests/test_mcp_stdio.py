@@ -144,3 +144,19 @@ def test_error_for_lets_messages_and_blank_lines_through() -> None:
     assert error_for(b" \n") is None
     assert error_for(message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})) is None
     assert error_for(message(INITIALIZED)) is None
+
+
+def test_a_client_that_closed_its_end_is_left_quietly(
+        home: Home, workspace: Path, short_dir: Path, env: dict[str, str]) -> None:
+    """Nobody reads the answers any more (the client closed the pipe): the server stops with
+    exit 0, not an "internal error" and 70."""
+    proc = subprocess.Popen(
+        [str(ZETTELCLAW), "mcp", "--home", str(home.root), "--workspace", str(workspace),
+         "--socket", str(short_dir / "nobody.sock")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(message(INITIALIZE) + message(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), timeout=120)
+    assert proc.returncode == 0, err.decode()
+    assert b"internal error" not in err

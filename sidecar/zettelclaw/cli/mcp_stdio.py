@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from typing import IO, Any
 
 import anyio
+import anyio.abc
 import mcp_types as types
 import orjson
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -183,18 +184,23 @@ async def stdio_streams(
                 pending.discard(_cancelled_id(message))
             await pending.empty.wait()  # the end of stdin: answer what was asked first
 
-    async def write_all() -> None:
+    async def write_all(tasks: anyio.abc.TaskGroup) -> None:
         async with from_server:
             async for outgoing in from_server:
                 message = outgoing.message
-                await wire.write(message)
+                try:
+                    await wire.write(message)
+                except (BrokenPipeError, ConnectionResetError):
+                    # the client closed its end: nobody is left to answer; stop, quietly
+                    tasks.cancel_scope.cancel()
+                    return
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
                     pending.discard(message.id)
 
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(read)
-            tasks.start_soon(write_all)
+            tasks.start_soon(write_all, tasks)
             async with to_wire:
                 yield from_wire, to_wire
     finally:

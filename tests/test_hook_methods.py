@@ -15,7 +15,6 @@ import pytest
 from tests.conftest import started
 from tests.direct import open_pool
 from zettelclaw.agents.pool import Agents
-from zettelclaw.extraction.service import STILL_OPEN
 from zettelclaw.extraction.spool import Job
 from zettelclaw.home import Home
 from zettelclaw.methods import hooks as hook_methods
@@ -150,26 +149,6 @@ async def test_a_malformed_session_id_is_skipped_by_name_and_the_good_ones_are_l
     assert skipped["sessionId"] == "../../etc"
     assert "is not a valid session id" in skipped["reason"]
     assert answer["errors"] == []
-
-
-async def test_a_sweep_while_the_gateway_runs_leaves_out_the_sessions_likely_still_open(
-        pool: Agents, home: Home) -> None:
-    """A sweep after a hook failed or the sidecar came back listed every agent's sessions with
-    new messages, open ones too: extracted in their middle, with a "nothing lasting" handoff
-    in the log. While the gateway runs, a session active in the last 30 minutes is left to
-    its end or reset; at the gateway's start every session is swept, as before."""
-    started(home)  # installed long before both
-    now = time.time() * 1000
-    params = {"sessions": [
-        {"sessionId": "open-1", "sessionKey": "agent:main:main", "updatedAt": now - 60_000},
-        {"sessionId": "idle-1", "sessionKey": "agent:main:main", "updatedAt": now - 7_200_000}]}
-    sweep = _handler(pool, "hook.gatewayStart")
-    running = await sweep(GatewayStartParams.model_validate({**params, "gatewayRunning": True}))
-    assert [s["sessionId"] for s in running["sessions"]] == ["idle-1"]
-    assert [(s["sessionId"], s["reason"]) for s in running["skipped"]] == [
-        ("open-1", STILL_OPEN)]
-    at_start = await sweep(GatewayStartParams.model_validate(params))
-    assert [s["sessionId"] for s in at_start["sessions"]] == ["open-1", "idle-1"]
 
 
 async def test_each_session_the_sweep_asks_for_names_the_agent_whose_memory_asks(

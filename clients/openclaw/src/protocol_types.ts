@@ -258,7 +258,6 @@ export type GatewaySession = {
 
 export type GatewayStartParams = {
   sessions?: GatewaySession[];
-  gatewayRunning?: boolean;
 };
 
 export type GetParams = {

@@ -44,12 +44,6 @@ logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
 IMPORT_HINT = "zettelclaw import openclaw (see its plan first; --apply extracts them)"
-# A sweep while the gateway runs leaves out a session active this recently: it is likely open,
-# and extracting it now would cut the conversation (a "nothing lasting" handoff in its middle);
-# its end or reset sends it (protocol.md, hook.gatewayStart).
-OPEN_SESSION_MINUTES = 30
-STILL_OPEN = (f"active in the last {OPEN_SESSION_MINUTES} minutes while the gateway runs: "
-              "likely still open; its end or reset sends it")
 BEFORE_INSTALL = ("before this memory's start (its last activity is older than Zettelclaw's "
                   "install): `zettelclaw import openclaw` takes it, with a plan and a budget")
 
@@ -381,19 +375,15 @@ class Extraction:
 
     # -- the gateway sweep ---------------------------------------------------------------------
 
-    def sweep(self, sessions: Sequence[HostSession], *, gateway_running: bool = False,
-              now_ms: float | None = None) -> SweepReport:
+    def sweep(self, sessions: Sequence[HostSession]) -> SweepReport:
         """Which of the host's sessions need extraction, and from which message; and retry the
         failed jobs that have not had their sweep retry. A session this memory has never seen
         whose last activity is older than the memory's start (``since``) is left out: it is
-        ``zettelclaw import openclaw``'s, with its plan and budget (docs/13-import.md). While
-        the gateway runs, so is a session active in the last ``OPEN_SESSION_MINUTES``."""
+        ``zettelclaw import openclaw``'s, with its plan and budget (docs/13-import.md)."""
         need: list[Need] = []
         skipped: list[Skipped] = []
         since = _since_millis(load_state(self.home).since)
         before_install = 0
-        open_after = ((time.time() * 1000 if now_ms is None else now_ms)
-                      - OPEN_SESSION_MINUTES * 60_000) if gateway_running else None
         for session in sessions:
             try:
                 session_id = check_session_id(session.session_id)
@@ -406,9 +396,6 @@ class Extraction:
                 skipped.append(Skipped(session_id, reason))
                 continue
             updated = session.updated_at
-            if open_after is not None and updated is not None and updated > open_after:
-                skipped.append(Skipped(session_id, STILL_OPEN))
-                continue
             seen = self.provenance.seen(session_id)
             if updated is not None and seen is not None and seen >= updated:
                 continue  # read for a hook since its last activity

@@ -90,8 +90,8 @@ async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
     for agent, sessions in sorted(by_agent.items()):
         try:
             async with agents.lease(agent, create=True) as app:
-                result = from_domain(Sweep, await trio.to_thread.run_sync(partial(
-                    app.extraction.sweep, sessions, gateway_running=params.gateway_running)))
+                result = from_domain(Sweep,
+                    await trio.to_thread.run_sync(app.extraction.sweep, sessions))
                 if result.retried:
                     app.wake()
         except Exception as exc:

@@ -264,9 +264,6 @@ class GatewaySession(AgentParams):
 
 class GatewayStartParams(Params):
     sessions: Annotated[list[GatewaySession], Field(max_length=100_000)] = []
-    # a sweep while the gateway runs (not at its start): its sessions may still be open, and
-    # one active in the last OPEN_SESSION_MINUTES is left to its own end or reset
-    gateway_running: bool = Field(False, alias="gatewayRunning")
 
 
 class JobsListParams(AgentParams):

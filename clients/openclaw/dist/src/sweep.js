@@ -15,10 +15,6 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const { api, client, log, loadStore } = shim;
     let retryMs = firstRetryMs;
     let retryTimer = null;
-    // The gateway's start asked for a sweep that has not gone through yet: until it has, a sweep
-    // (its retry, the connection's) is that start's, whose sessions ended at the stop. Any other
-    // runs while the gateway runs, and the sidecar leaves out the sessions likely still open.
-    let startPending = false;
     // A registration OpenClaw retired (a hot reload) sweeps no more: its api is dead, and the
     // reloaded plugin's sweeper has taken over. Its retry timer goes with it.
     const signal = api.lifecycle?.signal;
@@ -39,7 +35,7 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
                 sessions.push(compact({ sessionId: e.sessionId, sessionKey, agentId, updatedAt }));
             }
         }
-        const answer = await request(client(), "hook.gatewayStart", { sessions, gatewayRunning: !startPending }, SLOW_CALL_MS);
+        const answer = await request(client(), "hook.gatewayStart", { sessions }, SLOW_CALL_MS);
         const wanted = answer?.sessions ?? [];
         // by agent and id: a store shared by agents lists a session under each, and each memory asks
         // for its own (an answer naming no agent, from an older sidecar: by id alone)
@@ -91,7 +87,6 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
         retryTimer = null;
         try {
             await once(why);
-            startPending = false;
             retryMs = firstRetryMs;
         }
         catch (error) {
@@ -113,8 +108,6 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
     const run = (why) => {
         if (signal?.aborted)
             return Promise.resolve();
-        if (why === "gateway start")
-            startPending = true;
         const done = sweep(why);
         globalThis[LAST_SWEEP] = done;
         return done;

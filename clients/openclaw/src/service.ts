@@ -10,7 +10,7 @@ import type { LlmComplete } from "./host_model.ts";
 import { completeLive, goLive } from "./live.ts";
 import { request } from "./protocol.ts";
 import type { AgentWorkspace } from "./protocol_types.ts";
-import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
+import { RpcClient, SidecarUnavailableError } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { agentIds } from "./transcripts.ts";
@@ -233,9 +233,24 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     log.warn(`zettelclaw: the sidecar exited (${how}) while the gateway runs; starting it again in ${wait / 1000} s (restart ${quickDeaths})`);
     restartTimer = setTimeout(() => {
       restartTimer = null;
-      if (!running || child || !serviceCtx) return;
-      child = startSidecar(serviceCtx);
-      void waitUntilReady(client(), child, log);
+      void (async () => {
+        if (!running || child || !serviceCtx) return;
+        // one started meanwhile (a person's `zettelclaw serve`): a second would be refused. Asked
+        // on a connection of its own: the shared one may be waiting out its reconnection backoff
+        const probe = new RpcClient(socketPath, { timeoutMs: 1000, unref: true });
+        try {
+          await request(probe, "status", undefined, 1000);
+          log.info(`zettelclaw: a sidecar answers on ${socketPath} again; not starting one`);
+          return;
+        } catch {
+          // none answers: start it
+        } finally {
+          probe.close();
+        }
+        if (!running || child) return;
+        child = startSidecar(serviceCtx);
+        void waitUntilReady(client(), child, log);
+      })();
     }, wait);
     restartTimer.unref?.();
   }

@@ -560,20 +560,45 @@ test("a sidecar the service started that dies is started again, with a growing w
   assert.equal(children.length, 1);
   children[0]!.emit("exit", null, "SIGKILL"); // kill -9, or the OOM killer
   assert.ok(api.logs.some((l) => /the sidecar exited \(SIGKILL\) while the gateway runs; starting it again in 1 s \(restart 1\)/.test(l)), api.logs.join("\n"));
+  // before starting one, the service asks whether a sidecar answers (none here): I/O, not timers
+  const settled = async (count: number) => {
+    for (let i = 0; i < 500 && children.length < count; i += 1) await new Promise((r) => setImmediate(r));
+  };
   t.mock.timers.tick(999);
+  await settled(2);
   assert.equal(children.length, 1, "not before the wait");
   t.mock.timers.tick(1);
+  await settled(2);
   assert.equal(children.length, 2, "started again");
   children[1]!.emit("exit", 137, null); // dies young again: the wait doubles
   t.mock.timers.tick(1999);
+  await settled(3);
   assert.equal(children.length, 2);
   t.mock.timers.tick(1);
+  await settled(3);
   assert.equal(children.length, 3);
   assert.ok(api.logs.some((l) => /exited \(code 137\) while the gateway runs; starting it again in 2 s \(restart 2\)/.test(l)));
   await service!.stop!({}); // SIGTERM, which the fake answers with its exit
   assert.deepEqual(children[2]?.signals, ["SIGTERM"]);
   t.mock.timers.tick(600_000);
   assert.equal(children.length, 3, "a sidecar the service stopped is not started again");
+});
+
+test("a sidecar that died is not started again when another answers by then (a person's zettelclaw serve)", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const sidecar = new FakeSidecar(() => ({ version: "0.1.0" }));
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  createPlugin({ spawnProcess: (() => (children.push(new FakeChild()), children.at(-1))) as never, sessionStore: async () => fakeStore(), restartMs: 1000 }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/state", logger: api.logger });
+  children[0]!.emit("exit", null, "SIGKILL");
+  await sidecar.start(); // someone started one meanwhile
+  t.mock.timers.tick(1000);
+  for (let i = 0; i < 500 && !api.logs.some((l) => /answers .* again; not starting one/.test(l)); i += 1) await new Promise((r) => setImmediate(r));
+  assert.equal(children.length, 1, "no second sidecar");
+  assert.ok(api.logs.some((l) => /a sidecar answers on .* again; not starting one/.test(l)), api.logs.join("\n"));
+  await api.services[0]!.stop!({});
 });
 
 test("the service does not start a sidecar when one answers, nor when autostart is off", async (t) => {

@@ -5,7 +5,7 @@ import { AsyncResource } from "node:async_hooks";
 import { EMBED, HostEmbeddings, embeddingChoice, keyOf, providerUnset } from "./host_embeddings.js";
 import { completeLive, goLive } from "./live.js";
 import { request } from "./protocol.js";
-import { SidecarUnavailableError } from "./rpc.js";
+import { RpcClient, SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
 import { agentIds } from "./transcripts.js";
 const READY_WAIT_MS = 20_000;
@@ -236,10 +236,28 @@ export function registerService(shim, runSweep, restartFirstMs = RESTART_FIRST_M
         log.warn(`zettelclaw: the sidecar exited (${how}) while the gateway runs; starting it again in ${wait / 1000} s (restart ${quickDeaths})`);
         restartTimer = setTimeout(() => {
             restartTimer = null;
-            if (!running || child || !serviceCtx)
-                return;
-            child = startSidecar(serviceCtx);
-            void waitUntilReady(client(), child, log);
+            void (async () => {
+                if (!running || child || !serviceCtx)
+                    return;
+                // one started meanwhile (a person's `zettelclaw serve`): a second would be refused. Asked
+                // on a connection of its own: the shared one may be waiting out its reconnection backoff
+                const probe = new RpcClient(socketPath, { timeoutMs: 1000, unref: true });
+                try {
+                    await request(probe, "status", undefined, 1000);
+                    log.info(`zettelclaw: a sidecar answers on ${socketPath} again; not starting one`);
+                    return;
+                }
+                catch {
+                    // none answers: start it
+                }
+                finally {
+                    probe.close();
+                }
+                if (!running || child)
+                    return;
+                child = startSidecar(serviceCtx);
+                void waitUntilReady(client(), child, log);
+            })();
         }, wait);
         restartTimer.unref?.();
     }

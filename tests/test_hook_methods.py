@@ -5,6 +5,7 @@ logs what it sent; these lines say what arrived and what the sidecar made of it)
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,17 @@ async def test_a_malformed_session_id_is_skipped_by_name_and_the_good_ones_are_l
     assert skipped["sessionId"] == "../../etc"
     assert "is not a valid session id" in skipped["reason"]
     assert answer["errors"] == []
+
+
+async def test_each_session_the_sweep_asks_for_names_the_agent_whose_memory_asks(
+        pool: Agents, home: Home) -> None:
+    """A store shared by two agents lists a session under each (a key naming no agent): each
+    memory asks for it on its own, and the host must send each copy to the agent that asked,
+    not to whichever of the two its lookup by session id finds last."""
+    started(home)
+    params = GatewayStartParams.model_validate({"sessions": [
+        {"sessionId": "shared-1", "sessionKey": "global", "agentId": agent,
+         "updatedAt": time.time() * 1000} for agent in ("main", "family")]})
+    answer = await _handler(pool, "hook.gatewayStart")(params)
+    assert sorted((s["agentId"], s["sessionId"]) for s in answer["sessions"]) == [
+        ("family", "shared-1"), ("main", "shared-1")]

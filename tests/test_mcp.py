@@ -179,7 +179,7 @@ async def test_an_unusable_data_directory_is_answered_clearly(
     home = Home(not_a_dir / "home")
     async with mcp_client(home, workspace, short_dir / "nobody.sock") as client:
         text = error_text(await client.call_tool("memory_search", {"query": "anything"}))
-        assert "Zettelclaw memory is unavailable: cannot use data directory" in text, text
+        assert f"Zettelclaw memory is unavailable: there is no memory in {home.root}" in text
 
 
 def test_without_the_sdk_the_command_says_which_extra_to_install(

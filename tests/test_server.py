@@ -435,3 +435,22 @@ async def test_second_server_on_the_same_home_is_refused(server: Ready,
     with pytest.raises(AlreadyServingError, match=f"pid {os.getpid()}"):
         await serve(second)
     assert not second.socket.exists()
+
+
+async def test_status_says_when_the_sidecar_before_died_without_stopping(
+        server_config: ServerConfig, home: Home) -> None:
+    """What a SIGKILL or the OOM killer leaves: the serve lock still naming a pid. The next
+    sidecar says so in status; one that stopped leaves nothing to say."""
+    home.serve_lock.write_text("4242\n")
+    for expected in ("pid 4242) ended without stopping", None):
+        async with trio.open_nursery() as nursery:
+            ready: Ready = await nursery.start(serve, server_config)
+            async with await AsyncClient.connect(ready.socket) as client:
+                said = (await client.call("status"))["server"].get("previousExit")
+            nursery.cancel_scope.cancel()
+        if expected is None:
+            assert said is None
+        else:
+            assert said is not None
+            assert expected in said
+        assert home.serve_lock.read_text() == ""  # stopped: emptied

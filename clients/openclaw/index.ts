@@ -16,6 +16,7 @@ import { openClawEmbeddingSdk, type EmbeddingSdk } from "./src/host_embeddings.t
 import { toolAudience, toolFacts, type ToolCtx } from "./src/audience.ts";
 import { registerCli } from "./src/cli.ts";
 import { registerHooks } from "./src/hooks.ts";
+import { checkHostVersion, unsupportedRuntime } from "./src/host_version.ts";
 import { request } from "./src/protocol.ts";
 import { memoryRuntime } from "./src/memory_runtime.ts";
 import { RpcClient, sharedClient } from "./src/rpc.ts";
@@ -30,6 +31,7 @@ export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audi
 export { removeDreamingJob } from "./src/service.ts";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
+export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.ts";
 export { searchParams } from "./src/tools.ts";
 export { conversation, type SessionStore } from "./src/transcripts.ts";
 
@@ -39,8 +41,10 @@ export type PluginDeps = {
   /** Starts processes (the sidecar, the `zettelclaw` command); replaced in tests. */
   spawnProcess?: typeof spawn;
   env?: Env;
-  /** The first wait before a failed sweep is tried again (ms); shortened in tests. */
+  /** The first wait before a failed sweep, or a hook not delivered, is tried again (ms); shortened in tests. */
   sweepRetryMs?: number;
+  /** The first wait before a sidecar that died is started again (ms); shortened in tests. */
+  restartMs?: number;
   /** OpenClaw's memory-search settings and embedding providers; a stand-in in tests. */
   embeddingSdk?: () => Promise<EmbeddingSdk>;
 };
@@ -51,6 +55,16 @@ export function createPlugin(deps: PluginDeps = {}) {
     name: "Zettelclaw",
     description: "Long-term memory: an append-only event log served by the Zettelclaw sidecar",
     register(api: OpenClawPluginApi) {
+      // an OpenClaw outside the supported versions is said in the gateway log and `openclaw
+      // status`; one too old gets nothing else (its plugin API lacks parts of what follows)
+      const host = checkHostVersion((api.runtime as { version?: unknown } | undefined)?.version);
+      if (!host.ok) {
+        api.logger.error(`zettelclaw: ${host.problem}`);
+        api.registerMemoryCapability?.({ promptBuilder: () => [], runtime: unsupportedRuntime(host.problem) });
+        return;
+      }
+      if (host.warning) api.logger.warn(`zettelclaw: ${host.warning}`);
+      if (host.note) api.logger.info(`zettelclaw: ${host.note}`);
       const config = (api.pluginConfig ?? {}) as PluginConfig;
       const env = deps.env ?? process.env;
       const socketPath = resolveSocketPath(config, env);
@@ -63,7 +77,7 @@ export function createPlugin(deps: PluginDeps = {}) {
         embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
       };
       const runSweep = sweeper(shim, deps.sweepRetryMs);
-      registerHooks(shim, runSweep);
+      registerHooks(shim, runSweep, deps.sweepRetryMs);
       api.registerTool(
         (ctx: OpenClawPluginToolContext) => {
           // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
@@ -76,11 +90,11 @@ export function createPlugin(deps: PluginDeps = {}) {
       const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
       api.registerMemoryCapability({
         promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
-        runtime: memoryRuntime(ownClient),
+        runtime: memoryRuntime(ownClient, host.warning),
         publicArtifacts: publicArtifacts(ownClient),
       });
       registerCli(shim);
-      if (api.registrationMode === "full") registerService(shim, runSweep);
+      if (api.registrationMode === "full") registerService(shim, runSweep, deps.restartMs);
     },
   };
 }

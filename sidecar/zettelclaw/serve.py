@@ -60,8 +60,13 @@ class Ready:
 
 
 @contextmanager
-def serve_lock(home: Home) -> Iterator[None]:
-    """One sidecar per data directory: a second one exits instead of sharing the files."""
+def serve_lock(home: Home) -> Iterator[str | None]:
+    """One sidecar per data directory: a second one exits instead of sharing the files.
+
+    The lock file holds the serving pid, and is emptied when the sidecar stops, whatever the
+    way out, so a pid found in it when the lock is taken is a sidecar's that died without
+    stopping (SIGKILL, the OOM killer, a crash of the interpreter). Yields a sentence saying so,
+    for ``status`` (``server.previousExit``), or None."""
     fd = os.open(home.serve_lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -70,9 +75,19 @@ def serve_lock(home: Home) -> Iterator[None]:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
             raise AlreadyServingError(
                 f"another zettelclaw sidecar (pid {holder}) is serving {home.root}") from None
+        died = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        previous = None
+        if died:
+            previous = (f"the sidecar before this one (pid {died}) ended without stopping "
+                        f"(killed, out of memory or crashed); this one started at "
+                        f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')}")
+            logger.warning("%s", previous)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
+        try:
+            yield previous
+        finally:
+            os.ftruncate(fd, 0)  # stopped: no pid is left to be taken for a death
     finally:
         os.close(fd)  # closing releases the flock
 
@@ -82,25 +97,26 @@ async def serve(config: ServerConfig, *,
     config.home.ensure()
     settings = config.settings or load_config(config.home)
     roots = config.transcript_roots or (resolve_openclaw_state_dir(os.environ) / "agents",)
-    with serve_lock(config.home):
+    with serve_lock(config.home) as previous_exit:
         agents = await trio.to_thread.run_sync(partial(
             open_agents, config.home, config.workspace, settings, serving=True,
             transcript_roots=roots, main_workspace_explicit=config.workspace_explicit))
         listener, inode = await open_listener(config.socket)
         try:
-            await _serve(config, agents, listener, task_status)
+            await _serve(config, agents, listener, task_status, previous_exit)
         finally:
             remove_socket(config.socket, inode)
 
 
 async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketListener,
-                 task_status: trio.TaskStatus[Ready]) -> None:
+                 task_status: trio.TaskStatus[Ready], previous_exit: str | None) -> None:
     started = time.monotonic()
 
     def server_info() -> dict[str, Any]:
-        return {"socket": str(config.socket), "version": __version__,
+        info = {"socket": str(config.socket), "version": __version__,
                 "uptimeSeconds": round(time.monotonic() - started, 3),
                 "maxMessageBytes": config.max_message_bytes}
+        return info if previous_exit is None else {**info, "previousExit": previous_exit}
 
     dispatcher = Dispatcher(build_methods(agents, server_info),
                             max_response_bytes=config.max_message_bytes)

@@ -8,10 +8,11 @@ extraction goes through the host's model (no Anthropic key anywhere: the plugin'
 1. a fact, nothing else (the baseline);
 2. ``openclaw config set plugins.entries.zettelclaw.config.timeoutMs``: OpenClaw hot-reloads
    the plugin (the service stops, with the sidecar it started, and a new registration starts);
-3. the sidecar killed (SIGKILL): ``status`` from the files says it is not running; then started
-   by hand, as a user would (``zettelclaw serve``), the plugin reconnects and offers again;
-4. another config change: a hot reload while the sidecar, not the plugin's child, stays up and
-   keeps the plugin's connection: the reloaded registration must answer on it;
+3. the sidecar killed (SIGKILL), as the OOM killer would: the plugin that started it starts it
+   again (said in the gateway log), the new one's ``status`` names the killed pid
+   (``server.previousExit``), and the plugin reconnects and offers again;
+4. another config change: a hot reload again, the plugin's restarted sidecar stopped and
+   started with it: the reloaded registration must answer on the new connection;
 5. ``zettelclaw init`` again (nothing to change: it must say so and break nothing);
 6. a gateway restart: while it is down, ``status`` names the host's offer as ended.
 
@@ -41,7 +42,6 @@ from tests.e2e.openclaw_e2e import (
     Result,
     Sandbox,
     expect,
-    pid_alive,
     wait_for,
 )
 from zettelclaw.client import SidecarUnavailableError
@@ -151,20 +151,24 @@ class Soak(E2E):
     def kill_sidecar(self) -> str:
         box = self.box
         pid = int(box.sidecar_status()["pid"])
-        os.kill(pid, signal.SIGKILL)
-        wait_for(lambda: not pid_alive(pid) and not box.sidecar_answers(),
-                 "the sidecar to die", 30)
-        said = box.run(["zettelclaw", "status", "--socket", str(box.socket)], name="status-down")
-        expect("not running" in said.stdout,
-               f"status with the sidecar dead does not say so: {said.stdout[-400:]}")
+        again = "zettelclaw: the sidecar exited (SIGKILL) while the gateway runs; starting it again"
+        restarts = self.gateway_said(again)
         offered = self.gateway_said("zettelclaw: offered the agent's model")
-        box.start("sidecar", ["zettelclaw", "serve", "--socket", str(box.socket),
-                              "--workspace", str(box.workspace)])
-        wait_for(box.sidecar_answers, "the sidecar to be back", 60, box.processes["sidecar"])
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: self.gateway_said(again) > restarts,
+                 "the plugin to say it starts the sidecar again", 30)
+
+        def new_one_answers() -> bool:
+            return box.sidecar_answers() and int(box.sidecar_status()["pid"]) != pid
+
+        wait_for(new_one_answers, "the plugin's new sidecar to answer", 60)
+        said = box.sidecar_status()["server"].get("previousExit") or ""
+        expect(f"(pid {pid}) ended without stopping" in said,
+               f"status does not say the sidecar before died: {said!r}")
         wait_for(lambda: self.gateway_said("zettelclaw: offered the agent's model") > offered,
                  "the plugin to offer the agent's model to the new sidecar", 60)
         wait_for(self.host_offered, "status to show the host's model in use", 30)
-        return "status said 'not running'; restarted by hand; the plugin offered again"
+        return "the plugin started it again; status named the killed pid; the plugin offered again"
 
     def init_again(self) -> str:
         proc = self.box.run(["zettelclaw", "init", "--json"], name="init-soak")
@@ -239,9 +243,10 @@ class Soak(E2E):
         self.round(1, "a fact, nothing else (baseline)", None)
         self.round(2, "a hot reload (config set timeoutMs), the plugin's own sidecar restarted "
                       "with it", lambda: self.hot_reload(2500))
-        self.round(3, "the sidecar killed: status says so; restarted by hand", self.kill_sidecar)
-        self.round(4, "a hot reload that keeps the connection (the sidecar is not the plugin's "
-                      "child)", lambda: self.hot_reload(3000))
+        self.round(3, "the sidecar killed: the plugin starts it again; status says the one "
+                      "before died", self.kill_sidecar)
+        self.round(4, "a hot reload again, with the plugin's restarted sidecar",
+                   lambda: self.hot_reload(3000))
         self.round(5, "`zettelclaw init` again", self.init_again)
         self.round(6, "a gateway restart: status names the ended offer while it is down",
                    self.restart_gateway)

@@ -14,6 +14,7 @@ import { openClawEmbeddingSdk } from "./src/host_embeddings.js";
 import { toolAudience, toolFacts } from "./src/audience.js";
 import { registerCli } from "./src/cli.js";
 import { registerHooks } from "./src/hooks.js";
+import { checkHostVersion, unsupportedRuntime } from "./src/host_version.js";
 import { request } from "./src/protocol.js";
 import { memoryRuntime } from "./src/memory_runtime.js";
 import { RpcClient, sharedClient } from "./src/rpc.js";
@@ -26,6 +27,7 @@ export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audi
 export { removeDreamingJob } from "./src/service.js";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
 export { lastSweep } from "./src/sweep.js";
+export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.js";
 export { searchParams } from "./src/tools.js";
 export { conversation } from "./src/transcripts.js";
 export function createPlugin(deps = {}) {
@@ -34,6 +36,18 @@ export function createPlugin(deps = {}) {
         name: "Zettelclaw",
         description: "Long-term memory: an append-only event log served by the Zettelclaw sidecar",
         register(api) {
+            // an OpenClaw outside the supported versions is said in the gateway log and `openclaw
+            // status`; one too old gets nothing else (its plugin API lacks parts of what follows)
+            const host = checkHostVersion(api.runtime?.version);
+            if (!host.ok) {
+                api.logger.error(`zettelclaw: ${host.problem}`);
+                api.registerMemoryCapability?.({ promptBuilder: () => [], runtime: unsupportedRuntime(host.problem) });
+                return;
+            }
+            if (host.warning)
+                api.logger.warn(`zettelclaw: ${host.warning}`);
+            if (host.note)
+                api.logger.info(`zettelclaw: ${host.note}`);
             const config = (api.pluginConfig ?? {});
             const env = deps.env ?? process.env;
             const socketPath = resolveSocketPath(config, env);
@@ -46,7 +60,7 @@ export function createPlugin(deps = {}) {
                 embeddingSdk: deps.embeddingSdk ?? openClawEmbeddingSdk,
             };
             const runSweep = sweeper(shim, deps.sweepRetryMs);
-            registerHooks(shim, runSweep);
+            registerHooks(shim, runSweep, deps.sweepRetryMs);
             api.registerTool((ctx) => {
                 // the owner bit, which the prompt hook does not get, noted in the sidecar for this session
                 const facts = toolFacts(ctx);
@@ -57,12 +71,12 @@ export function createPlugin(deps = {}) {
             const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),
-                runtime: memoryRuntime(ownClient),
+                runtime: memoryRuntime(ownClient, host.warning),
                 publicArtifacts: publicArtifacts(ownClient),
             });
             registerCli(shim);
             if (api.registrationMode === "full")
-                registerService(shim, runSweep);
+                registerService(shim, runSweep, deps.restartMs);
         },
     };
 }

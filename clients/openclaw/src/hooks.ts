@@ -6,14 +6,16 @@
 import { dispatchFacts, promptParams, type AgentCtx, type DispatchEvent } from "./audience.ts";
 import { request } from "./protocol.ts";
 import type { HookTranscriptParams } from "./protocol_types.ts";
+import { redeliverer } from "./redeliver.ts";
 import { refusedForGood } from "./rpc.ts";
 import { compact, describe, outageLogger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { conversation, transcriptMessages } from "./transcripts.ts";
 
-export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<void>): void {
+export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<void>, redeliverMs?: number): void {
   const { api, client, log, timeoutMs, loadStore } = shim;
   const outage = outageLogger(log);
+  const again = redeliverer(shim, redeliverMs);
 
   // Send one stretch of conversation for extraction. Never throws.
   async function deliver(method: "hook.sessionEnd" | "hook.beforeReset", params: HookTranscriptParams) {
@@ -23,8 +25,8 @@ export function registerHooks(shim: Shim, runSweep: (why: string) => Promise<voi
     } catch (error) {
       outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
       // The sidecar answers, but not this (past the deadline, an error): no reconnection will
-      // come to sweep the conversation up, so sweep now; a sweep retries until it is sent.
-      if (client().connected && !refusedForGood(error)) void runSweep(`${method} not delivered`);
+      // come to sweep the conversation up, so this call is sent again (src/redeliver.ts).
+      if (client().connected && !refusedForGood(error)) again(method, params);
     }
   }
 

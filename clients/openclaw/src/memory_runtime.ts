@@ -15,7 +15,7 @@ type SidecarStatus = Status;
 type Hit = LogResult | MemoryResult;
 
 /** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
-export function providerStatus(status: SidecarStatus): Record<string, unknown> {
+export function providerStatus(status: SidecarStatus, hostWarning?: string): Record<string, unknown> {
   const semantic: Partial<SemanticStatus> = status.search?.semantic ?? {};
   const semanticReady = semantic.on === true && semantic.state === "ready";
   return compact({
@@ -46,6 +46,9 @@ export function providerStatus(status: SidecarStatus): Record<string, unknown> {
       jobs: status.extraction?.jobs,
       briefingLastRun: status.briefing?.lastRun,
       briefingNextRun: status.briefing?.nextRun,
+      // the sidecar before this one died without stopping (a restart followed: src/service.ts)
+      sidecarPreviousExit: status.server?.previousExit ?? undefined,
+      hostVersion: hostWarning, // this OpenClaw is outside what the plugin was tested with
     }),
   });
 }
@@ -66,7 +69,7 @@ function searchResult(hit: Hit): Record<string, unknown> {
 }
 
 /** A search manager for one agent, its status read once from the sidecar when it is made. */
-export async function searchManager(rpc: RpcClient, agentId: string): Promise<Record<string, unknown>> {
+export async function searchManager(rpc: RpcClient, agentId: string, hostWarning?: string): Promise<Record<string, unknown>> {
   const status = await request(rpc, "status", { agentId }, SLOW_CALL_MS);
   const semantic: Partial<SemanticStatus> = status.search?.semantic ?? {};
   const semanticReady = semantic.on === true && semantic.state === "ready";
@@ -95,7 +98,7 @@ export async function searchManager(rpc: RpcClient, agentId: string): Promise<Re
         throw error;
       }
     },
-    status: () => providerStatus(status),
+    status: () => providerStatus(status, hostWarning),
     async sync() {}, // the sidecar indexes the log and the memory files by itself
     getCachedEmbeddingAvailability: () => ({ ok: semanticReady, checked: true, cached: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
     probeEmbeddingAvailability: async () => ({ ok: semanticReady, checked: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
@@ -109,12 +112,12 @@ export async function searchManager(rpc: RpcClient, agentId: string): Promise<Re
  * its own (`client()` makes one), closed with the manager, whose connection does not keep a CLI
  * process alive (`openclaw status --all` loads this runtime in its own process and then exits).
  */
-export function memoryRuntime(client: () => RpcClient) {
+export function memoryRuntime(client: () => RpcClient, hostWarning?: string) {
   return {
     async getMemorySearchManager(params: { agentId: string }) {
       const rpc = client();
       try {
-        const manager = await searchManager(rpc, params.agentId);
+        const manager = await searchManager(rpc, params.agentId, hostWarning);
         return { manager: { ...manager, close: async () => rpc.close() } as never };
       } catch (error) {
         rpc.close();

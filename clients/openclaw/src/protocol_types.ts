@@ -745,6 +745,7 @@ export type ServerStatus = {
   maxMessageBytes?: number | null;
   mode?: string | null;
   triedSocket?: string | null;
+  previousExit?: string | null;
 };
 
 export type SkippedPage = {
@@ -843,6 +844,7 @@ export type SweepError = {
 export type SweepSession = {
   sessionId: string;
   after: After | null;
+  agentId?: string | null;
 };
 
 export type SweepSkip = {

@@ -10,19 +10,31 @@ import type { LlmComplete } from "./host_model.ts";
 import { completeLive, goLive } from "./live.ts";
 import { request } from "./protocol.ts";
 import type { AgentWorkspace } from "./protocol_types.ts";
-import { SidecarUnavailableError, type RpcClient } from "./rpc.ts";
+import { RpcClient, SidecarUnavailableError } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { agentIds } from "./transcripts.ts";
 
 const READY_WAIT_MS = 20_000;
 const STOP_WAIT_MS = 4_000;
+// A sidecar this service started that dies (SIGKILL, the OOM killer) is started again after
+// RESTART_FIRST_MS, doubling up to RESTART_MAX_MS; one that had run RESTART_STEADY_MS resets the
+// wait. After RESTART_GIVE_UP quick deaths in a row it is left down, said in the log.
+export const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 60_000;
+const RESTART_STEADY_MS = 300_000;
+const RESTART_GIVE_UP = 8;
 const DREAMING_JOB_KEY = "memory-core:memory-dreaming-promotion";
 const DREAMING_JOB_NAME = "Memory Dreaming Promotion";
 
-export function registerService(shim: Shim, runSweep: (why: string) => Promise<void>): void {
+export function registerService(shim: Shim, runSweep: (why: string) => Promise<void>, restartFirstMs = RESTART_FIRST_MS): void {
   const { api, config, env, log, socketPath, timeoutMs, client, spawnProcess, embeddingSdk } = shim;
   let child: ChildProcess | null = null;
+  let running = false; // between the service's start and stop: a dead sidecar is started again
+  let restartTimer: ReturnType<typeof setTimeout> | null = null;
+  let restartMs = restartFirstMs;
+  let quickDeaths = 0;
+  let serviceCtx: OpenClawPluginServiceContext | null = null;
   let stopReconnect: (() => void) | null = null;
   let stopHostModel: (() => Promise<void>) | null = null;
 
@@ -145,18 +157,25 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
           return;
         }
       }
+      running = true;
+      serviceCtx = ctx;
+      restartMs = restartFirstMs;
+      quickDeaths = 0;
       child = startSidecar(ctx);
       void waitUntilReady(rpc, child, log);
     },
     stop: async () => {
+      running = false;
+      if (restartTimer) clearTimeout(restartTimer);
+      restartTimer = null;
       stopReconnect?.();
       stopReconnect = null;
       const stopping = stopHostModel;
       stopHostModel = null;
       await stopping?.(); // before the sidecar stops: it learns the offer is withdrawn
-      const running = child;
+      const proc = child;
       child = null;
-      if (running) await stopProcess(running, log);
+      if (proc) await stopProcess(proc, log);
     },
   });
 
@@ -171,12 +190,69 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
     };
     proc.stdout?.on("data", relay);
     proc.stderr?.on("data", relay);
-    proc.once("error", (error) => log.error(`zettelclaw: cannot start the sidecar (${command}): ${error.message}`));
-    proc.once("exit", (code, signal) => {
-      log.info(`zettelclaw: the sidecar exited (${signal ?? `code ${code}`})`);
-      if (child === proc) child = null;
+    const startedAt = Date.now();
+    let ended = false;
+    const end = (how: string) => {
+      if (ended) return;
+      ended = true;
+      if (child !== proc) {
+        log.info(`zettelclaw: the sidecar exited (${how})`); // stopped by this service
+        return;
+      }
+      child = null;
+      restartLater(how, Date.now() - startedAt);
+    };
+    proc.once("error", (error) => {
+      log.error(`zettelclaw: cannot start the sidecar (${command}): ${error.message}`);
+      end(`not started: ${error.message}`);
     });
+    proc.once("exit", (code, signal) => end(signal ?? `code ${code}`));
     return proc;
+  }
+
+  // The sidecar this service started died while the gateway runs: start it again, after a
+  // wait that doubles while it keeps dying young. The sidecar that comes up says in its
+  // `status` that the one before it died (server.previousExit).
+  function restartLater(how: string, ranMs: number): void {
+    if (!running || (api as { lifecycle?: { signal?: AbortSignal } }).lifecycle?.signal?.aborted) {
+      log.info(`zettelclaw: the sidecar exited (${how})`);
+      return;
+    }
+    if (ranMs >= RESTART_STEADY_MS) {
+      restartMs = restartFirstMs;
+      quickDeaths = 0;
+    }
+    quickDeaths += 1;
+    if (quickDeaths > RESTART_GIVE_UP) {
+      log.error(`zettelclaw: the sidecar exited (${how}) ${RESTART_GIVE_UP} times in a row soon after starting; ` +
+        "not starting it again: memory is off until the gateway restarts or `zettelclaw serve` runs (its log above says why)");
+      return;
+    }
+    const wait = restartMs;
+    restartMs = Math.min(restartMs * 2, RESTART_MAX_MS);
+    log.warn(`zettelclaw: the sidecar exited (${how}) while the gateway runs; starting it again in ${wait / 1000} s (restart ${quickDeaths})`);
+    restartTimer = setTimeout(() => {
+      restartTimer = null;
+      void (async () => {
+        if (!running || child || !serviceCtx) return;
+        // one started meanwhile (a person's `zettelclaw serve`): a second would be refused. Asked
+        // on a connection of its own: the shared one may be waiting out its reconnection backoff
+        const probe = new RpcClient(socketPath, { timeoutMs: 1000, unref: true });
+        try {
+          await request(probe, "status", undefined, 1000);
+          log.info(`zettelclaw: a sidecar answers on ${socketPath} again; not starting one`);
+          return;
+        } catch {
+          // none answers: start it
+        } finally {
+          probe.close();
+        }
+        if (!running || child) return;
+        child = startSidecar(serviceCtx);
+        void waitUntilReady(client(), child, log);
+      })();
+    }, wait);
+    restartTimer.unref?.();
   }
 }
 

@@ -190,7 +190,7 @@ test("sidecar down: the transcript hooks return quietly", async (t) => {
   assert.equal(await api.fire("session_end", payloads["session_end.reset"].event, ctx), undefined);
 });
 
-test("conversation keeps user and assistant messages, in either shape", () => {
+test("conversation keeps user and assistant messages and the memory tools' results, in either shape", () => {
   const items = [
     { role: "user", content: "a" },
     { role: "toolResult", content: [] },
@@ -198,8 +198,12 @@ test("conversation keeps user and assistant messages, in either shape", () => {
     { type: "message", message: { role: "toolResult" } },
     { type: "reset" },
     { role: "system", content: "Reset" },
+    { role: "toolResult", toolName: "memory_get", content: [{ type: "text", text: '{"path": "Ab3_x9Qz-K1m"}' }] },
+    { type: "message", message: { role: "toolResult", toolName: "memory_search", content: [] } },
+    { role: "toolResult", toolName: "exec", content: [{ type: "text", text: "a large output" }] },
   ];
-  assert.deepEqual(conversation(items), [items[0], items[2]]);
+  // the memory tools' results carry the ids of what the conversation read (extraction/context.py)
+  assert.deepEqual(conversation(items), [items[0], items[2], items[6], items[7]]);
 });
 
 test("a sweep goes on past a session the sidecar refuses", async (t) => {
@@ -215,10 +219,11 @@ test("a sweep goes on past a session the sidecar refuses", async (t) => {
 
 const SWEPT = "58c12dc3-73d9-4119-ba35-8cba66b35ac5";
 
-async function sweepSetup(t: { after: (fn: () => unknown) => void }, handler: Handler, store: SessionStore = fakeStore()) {
+async function sweepSetup(t: { after: (fn: () => unknown) => void }, handler: Handler, store: SessionStore = fakeStore(),
+  config: Record<string, unknown> = {}, pluginConfig: Record<string, unknown> = {}) {
   const sidecar = await new FakeSidecar(handler).start();
   t.after(() => sidecar.dispose());
-  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath, ...pluginConfig }, config);
   createPlugin({ sessionStore: async () => store, sweepRetryMs: 20 }).register(api as never);
   return { sidecar, api };
 }
@@ -281,27 +286,39 @@ test("a transcript the store could not read, or the sidecar could not spool, is 
   assert.ok(api.logs.some((l) => /sweep \(gateway start\) failed: the sweep is not complete: 1 session\(s\) not sent; trying again/.test(l)));
 });
 
-test("a reset the sidecar fails to take while it answers is swept up at once; one refused for its params is not", async (t) => {
-  let refuse = new Fail(-32603, "Internal error: LockTimeoutError");
-  const { sidecar, api } = await sweepSetup(t, (r) => {
-    if (r.method === "hook.beforeReset") return refuse;
-    if (r.method === "hook.gatewayStart") return { sessions: [{ sessionId: SWEPT, after: null }], errors: [] };
+test("a reset the sidecar takes too slowly is sent again, that one: no sweep sends another agent's open conversation", async (t) => {
+  // The sidecar answers the reset past the plugin's deadline. A sweep then would list every
+  // agent's sessions and send the open ones, extracting another agent's conversation in its
+  // middle (a "nothing lasting" handoff in its log); the reset itself is what was not delivered.
+  const store = fakeStore();
+  store.listSessionEntries = ({ agentId }) =>
+    agentId === "main"
+      ? structuredClone(payloads["listSessionEntries.main"])
+      : agentId === "family" ? [{ sessionKey: "agent:family:main", entry: { sessionId: "family-open", updatedAt: Date.now() } }] : [];
+  let slow = 1;
+  const { sidecar, api } = await sweepSetup(t, async (r) => {
+    if (r.method === "hook.beforeReset" && slow-- > 0) return NO_ANSWER; // past the deadline
+    if (r.method === "hook.gatewayStart") return { sessions: [{ sessionId: "family-open", after: null }], errors: [] };
     return { accepted: true, jobId: "j1" };
-  });
+  }, store, { agents: { list: [{ id: "main" }, { id: "family" }] } }, { timeoutMs: 50 });
   const { event, ctx } = structuredClone(payloads["before_reset.sessions-reset-second"]);
   await api.fire("before_reset", event, ctx);
-  await until(() => sidecar.calls("hook.sessionEnd").length === 1, "the sweep after the failed delivery");
-  assert.equal(sidecar.calls("hook.sessionEnd")[0]?.params?.reason, "sweep");
-  assert.ok(api.logs.some((l) => /sweep \(hook.beforeReset not delivered\): 4 session\(s\) listed, 1 sent/.test(l)), api.logs.join("\n"));
+  await until(() => sidecar.calls("hook.beforeReset").length === 2, "the reset sent again");
+  const [first, second] = sidecar.calls("hook.beforeReset");
+  assert.deepEqual(second?.params, first?.params, "the same call: its messages and readAt");
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 0, "no sweep");
+  assert.equal(sidecar.calls("hook.sessionEnd").length, 0, "no other conversation sent");
+  await until(() => api.logs.some((l) => /hook.beforeReset for session \S+ delivered on try 2/.test(l)), "the log line");
+});
 
-  refuse = new Fail(-32602, "Invalid params: messages");
-  const swept = lastSweep();
-  t.mock.timers.enable({ apis: ["setTimeout"] }); // a sweep put off by a timer would show below
+test("a reset refused for its params is not sent again, nor swept", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] }); // a retry put off by a timer would show below
+  const { sidecar, api } = await sweepSetup(t, (r) => (r.method === "hook.beforeReset" ? new Fail(-32602, "Invalid params: messages") : { accepted: true }));
+  const { event, ctx } = structuredClone(payloads["before_reset.sessions-reset-second"]);
   await api.fire("before_reset", event, ctx); // the hook's delivery, and its failure, awaited
-  assert.equal(sidecar.calls("hook.beforeReset").length, 2, "the refused delivery was made");
   t.mock.timers.tick(600_000);
-  assert.equal(lastSweep(), swept, "a sweep would be refused the same");
-  assert.equal(sidecar.calls("hook.gatewayStart").length, 1);
+  assert.equal(sidecar.calls("hook.beforeReset").length, 1);
+  assert.equal(sidecar.calls("hook.gatewayStart").length, 0);
 });
 
 test("a sweep refused for its params is not tried again: asking again would not help", async (t) => {
@@ -334,6 +351,18 @@ test("gateway_start sweeps: lists the sessions, then sends the transcripts the s
   assert.equal(sent[0]?.params?.sessionKey, "agent:main:main");
   assert.equal(sent[0]?.params?.reason, "sweep");
   assert.equal(typeof sent[0]?.params?.readAt, "number", "so the next sweep leaves it out");
+});
+
+test("a session listed under two agents is sent to the agent whose memory asked for it", async (t) => {
+  const store = fakeStore();
+  const shared = { sessionKey: "global", entry: { sessionId: "shared-1", updatedAt: 1795238865019 } };
+  store.listSessionEntries = ({ agentId }) => (agentId === "main" || agentId === "family" ? [structuredClone(shared)] : []);
+  const { sidecar, api } = await sweepSetup(t, (r) =>
+    r.method === "hook.gatewayStart" ? { sessions: [{ sessionId: "shared-1", after: null, agentId: "main" }], errors: [] } : { accepted: true },
+  store, { agents: { list: [{ id: "main" }, { id: "family" }] } });
+  await api.fire("gateway_start", {}, {});
+  await lastSweep();
+  assert.deepEqual(sidecar.calls("hook.sessionEnd").map((c) => c.params?.agentId), ["main"]);
 });
 
 test("a session the sidecar asks for whose transcript reads empty is not counted as sent", async (t) => {
@@ -512,6 +541,64 @@ test("the service starts a sidecar when none answers, and stops it with the gate
   assert.deepEqual(runs, [["zettelclaw", "serve", "--socket", sidecar.socketPath, "--workspace", "/state/workspace"]]);
   await service!.stop!({});
   assert.deepEqual(children[0]?.signals, ["SIGTERM"]);
+});
+
+test("a sidecar the service started that dies is started again, with a growing wait; not after the service stops", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const sidecar = new FakeSidecar(); // nothing answers: every start is the service's
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  const spawnProcess = (() => {
+    const child = new FakeChild();
+    children.push(child);
+    return child;
+  }) as never;
+  createPlugin({ spawnProcess, sessionStore: async () => fakeStore(), restartMs: 1000 }).register(api as never);
+  const [service] = api.services;
+  await service!.start({ config: {}, stateDir: "/state", logger: api.logger });
+  assert.equal(children.length, 1);
+  children[0]!.emit("exit", null, "SIGKILL"); // kill -9, or the OOM killer
+  assert.ok(api.logs.some((l) => /the sidecar exited \(SIGKILL\) while the gateway runs; starting it again in 1 s \(restart 1\)/.test(l)), api.logs.join("\n"));
+  // before starting one, the service asks whether a sidecar answers (none here): I/O, not timers
+  const settled = async (count: number) => {
+    for (let i = 0; i < 500 && children.length < count; i += 1) await new Promise((r) => setImmediate(r));
+  };
+  t.mock.timers.tick(999);
+  await settled(2);
+  assert.equal(children.length, 1, "not before the wait");
+  t.mock.timers.tick(1);
+  await settled(2);
+  assert.equal(children.length, 2, "started again");
+  children[1]!.emit("exit", 137, null); // dies young again: the wait doubles
+  t.mock.timers.tick(1999);
+  await settled(3);
+  assert.equal(children.length, 2);
+  t.mock.timers.tick(1);
+  await settled(3);
+  assert.equal(children.length, 3);
+  assert.ok(api.logs.some((l) => /exited \(code 137\) while the gateway runs; starting it again in 2 s \(restart 2\)/.test(l)));
+  await service!.stop!({}); // SIGTERM, which the fake answers with its exit
+  assert.deepEqual(children[2]?.signals, ["SIGTERM"]);
+  t.mock.timers.tick(600_000);
+  assert.equal(children.length, 3, "a sidecar the service stopped is not started again");
+});
+
+test("a sidecar that died is not started again when another answers by then (a person's zettelclaw serve)", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const sidecar = new FakeSidecar(() => ({ version: "0.1.0" }));
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  createPlugin({ spawnProcess: (() => (children.push(new FakeChild()), children.at(-1))) as never, sessionStore: async () => fakeStore(), restartMs: 1000 }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/state", logger: api.logger });
+  children[0]!.emit("exit", null, "SIGKILL");
+  await sidecar.start(); // someone started one meanwhile
+  t.mock.timers.tick(1000);
+  for (let i = 0; i < 500 && !api.logs.some((l) => /answers .* again; not starting one/.test(l)); i += 1) await new Promise((r) => setImmediate(r));
+  assert.equal(children.length, 1, "no second sidecar");
+  assert.ok(api.logs.some((l) => /a sidecar answers on .* again; not starting one/.test(l)), api.logs.join("\n"));
+  await api.services[0]!.stop!({});
 });
 
 test("the service does not start a sidecar when one answers, nor when autostart is off", async (t) => {

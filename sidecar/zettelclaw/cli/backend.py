@@ -127,9 +127,10 @@ def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
-                 explicit_workspace: bool = False) -> Backend:
+                 explicit_workspace: bool = False, missing: str | None = None) -> Backend:
     """The sidecar when one answers, else the files (whose workspace is created when missing,
-    as `serve` does: ``home.ensure_workspace``)."""
+    as `serve` does: ``home.ensure_workspace``). With ``missing``, a data directory that holds
+    no memory yet is refused instead of started, with ``missing`` said after why."""
     if not files_only:
         try:
             return SidecarBackend(Client(socket).connect())
@@ -137,6 +138,9 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
             pass
         except OSError as exc:  # not "nothing listens": the path itself cannot be used
             raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
+    if missing is not None and not home.exists():
+        answered = "" if files_only else f" and no sidecar answers on {socket}"
+        raise DataDirError(f"there is no memory in {home.root}{answered}. {missing}")
     ensure_workspace(workspace, explicit=explicit_workspace)
     return FilesBackend(home, workspace, explicit_workspace=explicit_workspace,
                         socket=None if files_only else socket)

@@ -111,13 +111,20 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     files_only = getattr(args, "no_sidecar", False)
     if args.command == "mcp":  # a server on stdio; each tool call opens where it goes
         try:
-            from zettelclaw.cli.mcp_server import build_server
+            from zettelclaw.cli.mcp_server import build_server, memory_missing, run_stdio
         except ModuleNotFoundError as exc:  # the optional extra is missing
             print(f"zettelclaw: {exc}", file=sys.stderr)
             return EXIT_UNAVAILABLE
-        build_server(lambda: open_backend(home, socket, workspace, files_only,
-                                          explicit_workspace=bool(explicit_workspace)),
-                     getattr(args, "agent", None) or "main").run("stdio")
+        # an MCP client starts this with only some of the user's variables (Codex, GUI apps):
+        # a memory it cannot find is refused, never started empty beside the user's
+        missing = memory_missing(args, env)
+        if not home.exists() and (files_only or not socket.exists()):
+            print(f"zettelclaw: warning: there is no memory in {home.root} yet: every call "
+                  f"will be refused until there is. {missing}", file=sys.stderr)
+        run_stdio(build_server(
+            lambda: open_backend(home, socket, workspace, files_only, missing=missing,
+                                 explicit_workspace=bool(explicit_workspace)),
+            getattr(args, "agent", None) or "main"))
         return EXIT_OK
     backend = open_backend(home, socket, workspace, files_only,
                            explicit_workspace=bool(explicit_workspace))

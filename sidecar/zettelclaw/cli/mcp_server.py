@@ -13,12 +13,16 @@ The server decides nothing about memory: every rule is the sidecar's.
 
 from __future__ import annotations
 
+import argparse
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
+
+import anyio
 
 from zettelclaw import __version__
 from zettelclaw.cli.backend import AgentBackend, Backend
+from zettelclaw.cli.mcp_stdio import stdio_streams
 from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.errors import NotFoundError, ZettelclawError
 
@@ -229,3 +233,31 @@ def by_alias(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]
     call.__signature__ = inspect.signature(fn, eval_str=True)  # type: ignore[attr-defined]
     call.__name__ = fn.__name__
     return call
+
+
+def memory_missing(args: argparse.Namespace, env: Mapping[str, str]) -> str:
+    """What to do when the data directory this server was pointed at holds no memory: a client
+    that passes a server only some of the user's variables lands on OpenClaw's default place."""
+    new = ("A new memory starts there when OpenClaw with the Zettelclaw plugin, or "
+           "`zettelclaw serve`, runs once.")
+    if getattr(args, "home", None) or env.get("ZETTELCLAW_HOME"):
+        return ("Check the path given by --home (or ZETTELCLAW_HOME): `zettelclaw status` in "
+                f"your shell prints your memory's data directory on its `home` line. {new}")
+    return ("This server was started without --home, ZETTELCLAW_HOME or OPENCLAW_STATE_DIR, "
+            "so it looked in OpenClaw's default place; some MCP clients (Codex, apps started "
+            "from the desktop) pass a server only a few of your shell's variables. If your "
+            "memory is elsewhere, add `--home DIR` to the server's arguments in the client's "
+            "configuration, DIR being what `zettelclaw status` in your shell prints on its "
+            f"`home` line. {new}")
+
+
+def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve on stdin and stdout until stdin ends and every request read has its answer."""
+    lowlevel = server._lowlevel_server  # the SDK's stdio runner has no seam for a transport
+
+    async def serve() -> None:
+        async with stdio_streams() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream,
+                               lowlevel.create_initialization_options())
+
+    anyio.run(serve)

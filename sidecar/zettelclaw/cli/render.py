@@ -120,6 +120,8 @@ def status(result: Mapping[str, Any], where: str) -> str:
     if server.get("socket"):
         lines.append(f"sidecar    pid {result['pid']}, up {_duration(server['uptimeSeconds'])}, "
                      f"socket {server['socket']}")
+        if server.get("previousExit"):
+            lines.append(f"           {server['previousExit']}")
     else:
         tried = f" on {server['triedSocket']}" if server.get("triedSocket") else ""
         lines.append(f"sidecar    not running{tried} (this answer came from the files)")

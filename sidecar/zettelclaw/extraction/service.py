@@ -17,7 +17,7 @@ from typing import Any
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
-from zettelclaw.extraction import retention
+from zettelclaw.extraction import context, retention
 from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
 from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked
 from zettelclaw.extraction.intake import Intake
@@ -28,7 +28,7 @@ from zettelclaw.extraction.spool import Job, JobSummary, Spool
 from zettelclaw.extraction.transcript import Message, render
 from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
-from zettelclaw.index import entries, keyword
+from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.host import retired_handle
@@ -198,16 +198,13 @@ class Extraction:
         subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
         with self.index.read() as conn:
-            related = keyword.related(conn, self.freshness.terms,
-                                      " ".join(m.text for m in messages),
-                                      self.config.relevant_entries)
             # what this conversation already put in memory (memory.remember): shown as held,
             # so the model does not write it again (prompts/extraction.md, rule 8)
             own = [found.entry for i in sorted(receipts.remembered(self.home, job.session_id))
                    if (found := entries.get_entry(conn, i)) is not None and found.current]
-        shown = {e["id"] for e in own}
-        entry_lines = [_entry_line(e) for e in [*own, *(e for e in related
-                                                         if e["id"] not in shown)]]
+            shown = context.shown_entries(conn, self.freshness.terms, messages, own,
+                                          self.config.relevant_entries)
+        entry_lines = [_entry_line(e) for e in shown]
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {
             "subjects": "\n".join(subject_lines) or "(none yet)",

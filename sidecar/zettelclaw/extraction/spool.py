@@ -40,6 +40,7 @@ class SpooledMessage(TypedDict):
     role: str
     text: str
     timestamp: NotRequired[str | None]
+    refs: NotRequired[list[str]]  # entry ids the memory tools read (transcript.py)
 
 
 class Job(BaseModel):

@@ -12,13 +12,19 @@ session_end from the session store) is recognised as already received.
 
 Secrets are replaced by markers here (scrub.py), before a message is keyed, spooled or kept in
 a provenance transcript: nothing downstream ever holds them.
+
+The memory tools' calls and results are not kept as text, but the entry ids they name are
+(``refs``, on the message they came with or the next one): the entries a conversation read are
+shown to the extraction model, so that a correction of one comes back with ``replaces``
+(extraction/context.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +35,11 @@ from zettelclaw.scrub import scrub
 
 KEPT_ROLES = ("user", "assistant")
 TEXT_BLOCKS = ("text", "input_text", "output_text")
+TOOL_RESULT_ROLES = ("toolResult", "tool")
+CALL_BLOCKS = ("toolCall", "tool_use")
+# an entry id's shape (log/schema.py ID_ALPHABET, 12 characters), as a JSON string value
+_ID_VALUE = re.compile(r'"(?:id|path|replaces)"\s*:\s*"([A-Za-z0-9_-]{12})"')
+MAX_REFS = 200  # per message: a hostile transcript cannot make the prompt's lookups unbounded
 
 
 @dataclass(frozen=True)
@@ -39,15 +50,20 @@ class Message:
     timestamp: str | None  # ISO 8601 UTC, when the host gave one
     # OpenClaw marks user messages with __openclaw.senderIsOwner; None when the host does not say
     from_owner: bool | None = None
+    # entry ids the memory tools read around this message (not part of its key)
+    refs: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "role": self.role, "text": self.text,
-                "timestamp": self.timestamp}
+        value = {"key": self.key, "role": self.role, "text": self.text,
+                 "timestamp": self.timestamp}
+        return {**value, "refs": list(self.refs)} if self.refs else value
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> Message:
+        refs = value.get("refs")
         return cls(str(value["key"]), str(value["role"]), str(value["text"]),
-                   value.get("timestamp"))
+                   value.get("timestamp"),
+                   refs=tuple(str(r) for r in refs[:MAX_REFS]) if isinstance(refs, list) else ())
 
 
 def _text(content: Any) -> str:
@@ -59,6 +75,29 @@ def _text(content: Any) -> str:
                  and isinstance(block.get("text"), str)]
         return "\n".join(p.strip() for p in parts if p.strip())
     return ""
+
+
+def _tool_refs(message: Mapping[str, Any]) -> list[str]:
+    """The entry ids a memory tool's call (``memory_get``'s ``path``) or result names."""
+    content = message.get("content")
+    if message.get("role") in TOOL_RESULT_ROLES:
+        name = message.get("toolName") or message.get("name")
+        if not (isinstance(name, str) and name.startswith("memory_")):
+            return []
+        text = content if isinstance(content, str) else "\n".join(
+            block.get("text", "") for block in content or []
+            if isinstance(block, dict) and isinstance(block.get("text"), str)) \
+            if isinstance(content, list) else ""
+        return _ID_VALUE.findall(text)
+    found = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") in CALL_BLOCKS and \
+                block.get("name") == "memory_get":
+            arguments = block.get("arguments") or block.get("input")
+            path = arguments.get("path") if isinstance(arguments, dict) else None
+            if isinstance(path, str) and len(path) == 12:
+                found.append(path)
+    return found
 
 
 def _iso(value: Any) -> str | None:
@@ -100,11 +139,13 @@ def normalize(items: Iterable[Any]) -> list[Message]:
     """User and assistant text messages, in order, each with its key."""
     messages: list[Message] = []
     seen: dict[tuple[str, str], int] = {}
+    refs: list[str] = []  # read by the memory tools, for the next message kept
     for item in items:
         unwrapped = _unwrap(item)
         if unwrapped is None:
             continue
         message, event_time = unwrapped
+        refs += _tool_refs(message)
         role = message.get("role")
         if role not in KEPT_ROLES:
             continue
@@ -119,7 +160,12 @@ def normalize(items: Iterable[Any]) -> list[Message]:
         marks = message.get("__openclaw")
         owner = marks.get("senderIsOwner") if isinstance(marks, dict) else None
         messages.append(Message(_key(role, timestamp, text, ordinal), role, text, timestamp,
-                                owner if isinstance(owner, bool) else None))
+                                owner if isinstance(owner, bool) else None,
+                                tuple(dict.fromkeys(refs))[:MAX_REFS]))
+        refs = []
+    if refs and messages:  # read after the last words: they go with the last message
+        last = messages[-1]
+        messages[-1] = replace(last, refs=tuple(dict.fromkeys([*last.refs, *refs]))[:MAX_REFS])
     return messages
 
 

@@ -110,7 +110,7 @@ async def gateway_start(agents: Agents, params: GatewayStartParams) -> Sweep:
         logger.info("agent %s: sweep: %d session(s) listed, %d to send, %d skipped, %d "
                     "failed job(s) due for another try%s", agent, len(sessions),
                     len(result.sessions), len(result.skipped), len(result.retried), waits)
-        merged.sessions.extend(result.sessions)
+        merged.sessions.extend(s.model_copy(update={"agent_id": agent}) for s in result.sessions)
         merged.skipped.extend(result.skipped)
         merged.retried.extend(result.retried)
     return merged

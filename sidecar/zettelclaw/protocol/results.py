@@ -196,6 +196,9 @@ class After(Result):
 class SweepSession(Result):
     session_id: str
     after: After | None
+    # the agent whose memory asks for it: the host sends it to that one (a session the host
+    # lists under two agents is asked for by each memory on its own)
+    agent_id: str | None = None
 
 
 class SweepSkip(Result):
@@ -520,6 +523,8 @@ class ServerStatus(Result):
     max_message_bytes: int | None = None
     mode: str | None = None
     tried_socket: str | None = None
+    # a sentence when the sidecar before this one died without stopping (serve.serve_lock)
+    previous_exit: str | None = None
 
 
 class MemoryStatus(Result):

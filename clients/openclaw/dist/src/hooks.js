@@ -4,12 +4,14 @@
 // the sidecar is down the hooks do nothing (the sweep catches up when it is back).
 import { dispatchFacts, promptParams } from "./audience.js";
 import { request } from "./protocol.js";
+import { redeliverer } from "./redeliver.js";
 import { refusedForGood } from "./rpc.js";
 import { compact, describe, outageLogger } from "./settings.js";
 import { conversation, transcriptMessages } from "./transcripts.js";
-export function registerHooks(shim, runSweep) {
+export function registerHooks(shim, runSweep, redeliverMs) {
     const { api, client, log, timeoutMs, loadStore } = shim;
     const outage = outageLogger(log);
+    const again = redeliverer(shim, redeliverMs);
     // Send one stretch of conversation for extraction. Never throws.
     async function deliver(method, params) {
         try {
@@ -19,9 +21,9 @@ export function registerHooks(shim, runSweep) {
         catch (error) {
             outage.fail(`${method} for session ${String(params.sessionId)} not delivered`, error);
             // The sidecar answers, but not this (past the deadline, an error): no reconnection will
-            // come to sweep the conversation up, so sweep now; a sweep retries until it is sent.
+            // come to sweep the conversation up, so this call is sent again (src/redeliver.ts).
             if (client().connected && !refusedForGood(error))
-                void runSweep(`${method} not delivered`);
+                again(method, params);
         }
     }
     async function readTranscript(agentId, sessionId, sessionKey) {

@@ -7,7 +7,7 @@
 import { request } from "./protocol.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 /** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
-export function providerStatus(status) {
+export function providerStatus(status, hostWarning) {
     const semantic = status.search?.semantic ?? {};
     const semanticReady = semantic.on === true && semantic.state === "ready";
     return compact({
@@ -38,6 +38,9 @@ export function providerStatus(status) {
             jobs: status.extraction?.jobs,
             briefingLastRun: status.briefing?.lastRun,
             briefingNextRun: status.briefing?.nextRun,
+            // the sidecar before this one died without stopping (a restart followed: src/service.ts)
+            sidecarPreviousExit: status.server?.previousExit ?? undefined,
+            hostVersion: hostWarning, // this OpenClaw is outside what the plugin was tested with
         }),
     });
 }
@@ -56,7 +59,7 @@ function searchResult(hit) {
     });
 }
 /** A search manager for one agent, its status read once from the sidecar when it is made. */
-export async function searchManager(rpc, agentId) {
+export async function searchManager(rpc, agentId, hostWarning) {
     const status = await request(rpc, "status", { agentId }, SLOW_CALL_MS);
     const semantic = status.search?.semantic ?? {};
     const semanticReady = semantic.on === true && semantic.state === "ready";
@@ -77,7 +80,7 @@ export async function searchManager(rpc, agentId) {
                 throw error;
             }
         },
-        status: () => providerStatus(status),
+        status: () => providerStatus(status, hostWarning),
         async sync() { }, // the sidecar indexes the log and the memory files by itself
         getCachedEmbeddingAvailability: () => ({ ok: semanticReady, checked: true, cached: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
         probeEmbeddingAvailability: async () => ({ ok: semanticReady, checked: true, error: semanticReady ? undefined : (semantic.reason ?? undefined) }),
@@ -90,12 +93,12 @@ export async function searchManager(rpc, agentId) {
  * its own (`client()` makes one), closed with the manager, whose connection does not keep a CLI
  * process alive (`openclaw status --all` loads this runtime in its own process and then exits).
  */
-export function memoryRuntime(client) {
+export function memoryRuntime(client, hostWarning) {
     return {
         async getMemorySearchManager(params) {
             const rpc = client();
             try {
-                const manager = await searchManager(rpc, params.agentId);
+                const manager = await searchManager(rpc, params.agentId, hostWarning);
                 return { manager: { ...manager, close: async () => rpc.close() } };
             }
             catch (error) {

@@ -37,11 +37,14 @@ export function sweeper(shim, firstRetryMs = SWEEP_RETRY_MS) {
         }
         const answer = await request(client(), "hook.gatewayStart", { sessions }, SLOW_CALL_MS);
         const wanted = answer?.sessions ?? [];
+        // by agent and id: a store shared by agents lists a session under each, and each memory asks
+        // for its own (an answer naming no agent, from an older sidecar: by id alone)
+        const byAgent = new Map(sessions.map((s) => [`${s.agentId}\u0000${s.sessionId}`, s]));
         const byId = new Map(sessions.map((s) => [s.sessionId, s]));
         const unsent = []; // not sent for a reason that may pass: the next sweep sends them
         let empty = 0; // asked for, but the store gave no message: nothing sent (said in the log)
-        for (const { sessionId } of wanted) {
-            const session = byId.get(sessionId);
+        for (const { sessionId, agentId: askedBy } of wanted) {
+            const session = askedBy ? (byAgent.get(`${askedBy}\u0000${sessionId}`) ?? byId.get(sessionId)) : byId.get(sessionId);
             const agentId = session?.agentId ?? undefined;
             const sessionKey = session?.sessionKey ?? undefined;
             try {

@@ -5,12 +5,17 @@ export async function openClawSessionStore() {
 }
 /**
  * The user and assistant messages of a conversation, as OpenClaw message objects or transcript
- * events: the sidecar reads nothing else (tool results can be large; the socket takes 32 MiB).
+ * events, and the memory tools' results (the sidecar reads the entry ids in them: what the
+ * conversation read is shown to extraction); no other tool's (they can be large; the socket
+ * takes 32 MiB).
  */
 export function conversation(items) {
     return items.filter((item) => {
         const i = item;
-        const role = i?.type === "message" ? i.message?.role : i?.role;
+        const message = i?.type === "message" ? i.message : i;
+        const role = message?.role;
+        if (role === "toolResult")
+            return typeof message?.toolName === "string" && message.toolName.startsWith("memory_");
         return role === "user" || role === "assistant";
     });
 }

@@ -47,6 +47,12 @@ IMPORT_POINTS = (
     "import-after-append",  # notes' entries are in the log; the manifest does not say so yet
 )
 
+#: replication's crash points (replicate/), in the order a sync meets them
+REPLICATE_POINTS = (
+    "take-after-received",  # foreign ids are in HOME/replicate/received, not yet in the log
+    "take-after-append",  # foreign lines are in the log; the engine's read cursor not yet saved
+)
+
 
 def reach(name: str) -> None:
     if os.environ.get(ENV) == name:

@@ -44,7 +44,8 @@ def test_two_machines_share_one_memory(tmp_path: Path) -> None:
     files = sorted(p.relative_to(clone).as_posix() for p in clone.rglob("*")
                    if p.is_file() and ".git" not in p.parts)
     assert set(files) == {layout.MARKER, *(f"machines/{m}/000001.jsonl"
-                                           for m in layout.machines(clone))}
+                                           for m in layout.machines(clone)),
+                          *(f"acks/{m}.json" for m in layout.machines(clone))}
     assert len(layout.machines(clone)) == 2  # one file per machine; no index, spool, jobs
 
 

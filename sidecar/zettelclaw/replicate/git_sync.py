@@ -88,7 +88,9 @@ def init(home: Home, remote: str, *, key: str | None = None, new_key: bool = Fal
     git = Git(repo_path(home), replica.machine_id)
     if _is_local_path(remote):
         remote = str(Path(remote).expanduser().absolute())
-    git.run("ls-remote", "--heads", remote, network=True, cwd=home.root)
+    reached = git.run("ls-remote", "--heads", remote, network=True, cwd=home.root, check=False)
+    if reached.returncode != 0:
+        raise SyncError(f"cannot reach the remote {remote}: {said(reached)}; nothing was set up")
     if key is not None and new_key:
         raise SyncError("give a key or ask for a new one, not both")
     with lock.exclusive(lock_path(home), timeout=60):
@@ -179,7 +181,11 @@ class _Sync:
     def _fetch(self) -> str | None:
         ref = f"refs/remotes/origin/{self.branch}"
         # a remote without the branch yet (a new, empty repository) is not an error
-        listed = self.git.run("ls-remote", "--heads", "origin", self.branch, network=True)
+        listed = self.git.run("ls-remote", "--heads", "origin", self.branch, network=True,
+                              check=False)
+        if listed.returncode != 0:
+            raise SyncError(f"cannot reach the remote {self.settings.remote}: {said(listed)}; "
+                            "the local memory is unchanged")
         if not listed.stdout.strip():
             self.git.run("checkout", "-q", "--orphan", self.branch, check=False)
             self.git.run("rm", "-rfq", "--cached", ".", check=False)

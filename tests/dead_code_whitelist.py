@@ -50,3 +50,8 @@ memory_remember  # likewise
 memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
 last_job  # (sidecar/zettelclaw/state.py): state.json's record of a session's last job, for people reading the file
+REPLICATE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py: the documented names)
+_._one_key  # unused method (sidecar/zettelclaw/protocol/sync_models.py: a pydantic validator)
+encrypted  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
+unconfirmed  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
+unpublished  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)

@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
     "stores": {"subjects", "workspace"},
     "index": {"index"},
     "domain": {"llm", "search", "recall", "extraction", "briefing", "openclaw", "forget",
-               "vault", "importing", "artifacts"},
+               "vault", "importing", "artifacts", "replicate"},
     "app": {"app"},
     "agents": {"agents"},
     "protocol": {"protocol"},

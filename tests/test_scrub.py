@@ -1,4 +1,4 @@
-"""The secret scrubber (scrub.py): every kind of the corpus is replaced by a marker naming it,
+"""The secret scrubber (scrub/): every kind of the corpus is replaced by a marker naming it,
 look-alikes come through unchanged, and it is idempotent. The corpus is
 tests/secrets_corpus.py (bench/scrubber.py prints the rates over several seeds)."""
 
@@ -35,7 +35,7 @@ def test_the_marker_says_what_was_there_and_the_sentence_stays() -> None:
         "my key is [redacted: Anthropic API key], use it for the bot"
     assert scrub("DB_PASSWORD=hunter22 and PORT=5432") == \
         "DB_PASSWORD=[redacted: password] and PORT=5432"
-    assert scrub("my password is sunshine.") == "my password is [redacted: password]"
+    assert scrub("my password is sunshine.") == "my password is [redacted: password]."
 
 
 def test_lookalikes_come_through_unchanged() -> None:
@@ -135,3 +135,69 @@ def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:
     digest = "be783f8cc6b36a64c29a4ba32d09a5410700419076a58652367d3528c5296b89"
     assert luhn("5410700419076")  # a Mastercard prefix, and Luhn agrees: but inside a hash
     assert scrub(f"sha256: {digest}") == f"sha256: {digest}"
+
+
+# -- labels: a value after what names it, in any of the languages people write ---------------
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Passwort: Geheim123!", "Passwort: [redacted: password]"),
+    ("Mein Kennwort ist Sommer2024", "Mein Kennwort ist [redacted: password]"),
+    ("Kennwort Geheim123", "Kennwort [redacted: password]"),
+    ('Das WLAN-Passwort lautet "Haus am See 7".',
+     'Das WLAN-Passwort lautet "[redacted: password]".'),
+    ("mot de passe : Soleil2024", "mot de passe : [redacted: password]"),
+    ("mon mot de passe est Soleil2024.", "mon mot de passe est [redacted: password]."),
+    ("mi contraseña es Sol2024", "mi contraseña es [redacted: password]"),
+    ("мой пароль qwerty123", "мой пароль [redacted: password]"),
+    ("пароль от почты — qwerty123", "пароль от почты — [redacted: password]"),
+    ("私のパスワードはhunter2です。", "私のパスワードは[redacted: password]です。"),
+    ("pw is hunter2!", "pw is [redacted: password]"),
+    ("the wifi password for the office is CorrectHorse9, ok",
+     "the wifi password for the office is [redacted: password], ok"),
+    ("the door code is 4821", "the door code is [redacted: access code]"),
+    ("alarm code 4821", "alarm code [redacted: access code]"),
+    ("gate code: 4821#.", "gate code: [redacted: access code]#."),
+    ("cvv 123", "cvv [redacted: card security code]"),
+    ('api_key = "0123456789abcdef0123456789abcdef"', 'api_key = "[redacted: API key]"'),
+    ("X-Api-Key: 0123456789abcdef0123456789abcdef", "X-Api-Key: [redacted: API key]"),
+    ("SECRET_KEY=" + "ab12" * 16, "SECRET_KEY=[redacted: secret]"),
+    ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "[redacted: Hugging Face token]"),
+    ("my IBAN is DE89 3704 0044 0532 0130 00.", "my IBAN is [redacted: IBAN]."),
+])
+def test_a_labelled_value_is_replaced_exactly(said: str, kept: str) -> None:
+    assert scrub(said) == kept
+
+
+def test_a_key_after_a_label_is_named_for_what_it_is_and_replaced_whole() -> None:
+    key = "sk-ant-api03-" + "aB3" * 31 + "AA"
+    assert scrub(f"Passwort: {key}.") == "Passwort: [redacted: Anthropic API key]."
+    assert scrub(f'api_key = "{key}"') == 'api_key = "[redacted: Anthropic API key]"'
+    card = "4111 1111 1111 1111"
+    assert scrub(f"PIN 4821, card {card}, cvv 123") == \
+        "PIN [redacted: PIN], card [redacted: card number], cvv [redacted: card security code]"
+
+
+@pytest.mark.parametrize("said", [
+    "the code is in main.py", "password reset link", "the password is required",
+    "I ran 4821 meters", "the alarm code was changed", "PIN 17 on the Arduino board",
+    "the password manager I use is Bitwarden", "the password is 12 characters long",
+    "my password is twelve characters long", "Passwort vergessen? Klick hier",
+    "le mot de passe est obligatoire", "パスワードは必要です", "api_key_header = X-Api-Key",
+    "the cvv field is required", "in 2026 we had 1234 users", "token ring was 1989's network",
+])
+def test_talk_about_secrets_and_numbers_in_prose_are_kept(said: str) -> None:
+    assert scrub(said) == said
+
+
+def test_an_iban_needs_its_countrys_length_and_the_mod_97_check() -> None:
+    assert scrub("IBAN DE89370400440532013000") == "IBAN [redacted: IBAN]"
+    assert scrub("IBAN DE89370400440532013001") == "IBAN DE89370400440532013001"  # check fails
+    assert scrub("IBAN DE8937040044053201300") == "IBAN DE8937040044053201300"  # one short
+    assert scrub("IBAN DE89 3704 0044 0532 0130 01") == "IBAN DE89 3704 0044 0532 0130 01"
+
+
+def test_keep_lines_leaves_a_private_keys_line_breaks() -> None:
+    block = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\nIDx\n-----END EC PRIVATE KEY-----"
+    out = scrub(f"a\n{block}\nb", keep_lines=True)
+    assert out == "a\n[redacted: private key]\n\n\n\nb"
+    assert out.count("\n") == f"a\n{block}\nb".count("\n")

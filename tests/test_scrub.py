@@ -163,6 +163,8 @@ def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:
     ("SECRET_KEY=" + "ab12" * 16, "SECRET_KEY=[redacted: secret]"),
     ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "[redacted: Hugging Face token]"),
     ("my IBAN is DE89 3704 0044 0532 0130 00.", "my IBAN is [redacted: IBAN]."),
+    ('"AdminPassword" : "t0pS3cret",', '"AdminPassword" : "[redacted: password]",'),
+    ("AccountKey=1gy3lpE7Du1j5ljKiupgKzywSw2isjsa69s;", "AccountKey=[redacted: secret];"),
 ])
 def test_a_labelled_value_is_replaced_exactly(said: str, kept: str) -> None:
     assert scrub(said) == kept
@@ -201,3 +203,25 @@ def test_keep_lines_leaves_a_private_keys_line_breaks() -> None:
     out = scrub(f"a\n{block}\nb", keep_lines=True)
     assert out == "a\n[redacted: private key]\n\n\n\nb"
     assert out.count("\n") == f"a\n{block}\nb".count("\n")
+
+
+def test_a_providers_token_by_its_shape_and_credentials_on_a_command_line() -> None:
+    token = "dckr_pat_" + "hc8VxYclixyTr2rDFsa2rqzkP3Y"
+    assert scrub(f"docker login -u rosa -p {token}") == \
+        "docker login -u rosa -p [redacted: password]"
+    assert scrub(f"the token {token}.") == "the token [redacted: token]."
+    assert scrub("mongodb+srv://app:Pa55word9@cluster0.example.net/db") == \
+        "mongodb+srv://app:[redacted: password]@cluster0.example.net/db"
+    hexed = "dop_v1_" + "ef0e04edc13918192246e0c90f0735c7f4db7a5a036a857e48d6cc98f1c9576b"
+    assert scrub(f'token = "{hexed}"') == 'token = "[redacted: secret]"'
+
+
+@pytest.mark.parametrize("code", [
+    "password = self.password", "self.passwd = passwd", "pw = pw + c",
+    "'HAVE_STRUCT_PASSWD_PW_PASSWD': 1,", "self.user, self.password = user, password",
+    "errors.InvalidBase64PaddingDefect()", "use get_HTTPResponseCodeFor404Errors now",
+    '"""Utilities to get a password and/or the current user name.',
+    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
+])
+def test_code_that_names_passwords_is_kept(code: str) -> None:
+    assert scrub(code) == code

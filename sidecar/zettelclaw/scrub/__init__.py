@@ -36,10 +36,10 @@ from zettelclaw.scrub.rules import MARKER, MARKER_RE, Rule, apply, has_lower, lu
 __all__ = ["MARKER", "MARKER_RE", "RULES", "found", "luhn", "scrub"]
 
 # A password's name in configuration: the word itself, or joined to others by "_", "-", "." or
-# camelCase (DB_PASSWORD, db.password, dbPassword, DB_PWD), never inside a word ("compass",
-# "bypass", "passenger"). A bare "pwd" is the working directory.
+# camelCase (DB_PASSWORD, db.password, dbPassword, AdminPassword, DB_PWD), never inside a word
+# ("compass", "bypass", "passenger"). A bare "pwd" is the working directory.
 _PASSWORD_WORDS = r"(?:password|passwd|passphrase|passcode|pass ?word)"  # noqa: S105
-_PASSWORD_NAME = (r"\b(?:[A-Za-z0-9]+[_.\-])*(?:[a-z0-9]+(?=[A-Z]))?"
+_PASSWORD_NAME = (r"\b(?:[A-Za-z0-9]+[_.\-])*(?:[A-Za-z0-9]*[a-z0-9](?=[A-Z]))?"
                   rf"(?:(?i:{_PASSWORD_WORDS})|(?<=[_.\-])(?i:pwd)|(?i:pw))(?:[_.\-][A-Za-z0-9]+)*\b")
 _QUOTED = re.compile(r"\"[^\"\n]+\"|'[^'\n]+'")
 _REFERENCE = re.compile(r"[/~$%{<]|[A-Za-z_][\w.]*[(\[]")
@@ -50,9 +50,13 @@ def _config_password(match: re.Match[str]) -> tuple[int, int] | None:
     value = match.group(1)
     if _QUOTED.fullmatch(value):
         start, end, value = start + 1, end - 1, value[1:-1]
+        if labels.code_in_quotes(value):
+            return None
     word = value.rstrip(".,;:!?)")
     if (not word or word.startswith("[redacted") or _REFERENCE.match(word)
             or word.lower() in labels.NOT_A_PASSWORD):
+        return None
+    if start == match.start(1) and labels.code_not_value(word):
         return None
     return start, start + len(value)
 

@@ -8,8 +8,8 @@ How much a value must look like a secret depends on how it is bound. After ``:``
 possessive (``my password is ...``) or in quotes, any value but a word that talks about the
 password (``required``, ``falsch``, ``incorrect``) or a reference (``$VAR``, ``getpass()``).
 After a bare ``is`` (``the password is ...``), not a plain lower-case word. With no binder at
-all (``Kennwort Geheim123``), only a value with a digit or a symbol. A code (``PIN``, ``door
-code``, ``alarm code``, ``cvv``) is digits, with or without a binder.
+all (``Kennwort Geheim123``), only a value with a digit, or a symbol and a capital. A code
+(``PIN``, ``door code``, ``alarm code``, ``cvv``) is digits, with or without a binder.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ _NAME_HEAD = r"(?:[A-Za-z0-9]+[_.\-])*[A-Za-z0-9]*"
 _API_KEY_NAME = rf"{_NAME_HEAD}(?i:api[_\- ]?(?:key|token))"
 _SECRET_NAME = (rf"{_NAME_HEAD}(?i:secret[_\- ]?key|client[_\- ]?secret|app[_\- ]?secret|"
                 r"access[_\- ]?token|auth[_\- ]?token|refresh[_\- ]?token|access[_\- ]?key|"
-                r"private[_\- ]?key|auth[_\- ]?key|secret|token|credentials?)")
+                r"private[_\- ]?key|auth[_\- ]?key|account[_\- ]?key|secret|token|credentials?|"
+                r"(?<=[_.\-])pat)")
 
 # Possessives that make "<label> is <value>" a statement of the value.
 _OWN = (r"my|our|his|her|their|your|mein\w*|unser\w*|dein\w*|sein\w*|ihr\w*|mon|ma|mes|notre|"
@@ -80,6 +81,7 @@ weak strong long short there here in on at for of to from with by it this that s
 different one protected needed necessary optional rotated updated shared known unknown
 being been case sensitive hidden visible good bad fine ok okay done
 true false yes none null nil undefined manager field policy hint prompt protected
+credentials user username
 nicht kein keine falsch richtig erforderlich notwendig geändert abgelaufen gespeichert
 ungültig gültig leer vergessen ist
 pas faux requis obligatoire incorrect correct oublié expiré changé vide
@@ -90,6 +92,24 @@ requerido obligatorio incorrecta correcta olvidada cambiada vacía
 # What comes after "password=" in code and templates without being a password: a path, a
 # variable or template reference, a call or an index (getpass(), os.environ["X"]).
 _REFERENCE = re.compile(r"[/~$%{<]|[A-Za-z_][\w.]*[(\[]")
+# code, not a value: an attribute path (self.password, settings.DB_PASSWORD) or a name that
+# is itself a password's name (passwd, password_mgr, pwd)
+_CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|(?:[a-z]+_)*(?:pass[a-z]*|pwd|pw)"
+                        r"(?:_[a-z]+)*")
+
+
+def code_not_value(word: str) -> bool:
+    """An unquoted value after ``password =`` that is code or too short to be a password
+    ("password = self.password", "pw = pw + c", "PW_PASSWD': 1")."""
+    return len(word) < 3 or _CODE_NAME.fullmatch(word) is not None
+
+
+def code_in_quotes(inner: str) -> bool:
+    """A quoted "value" that is code: the gap between two strings concatenated
+    ("Password: " + get() + ",") or a resource name (arn:aws:iam::...)."""
+    return inner[:1].isspace() or inner[-1:].isspace() or inner.startswith("arn:")
+
+
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 _TRAILING = ".,;:?)]}>"
 _QUOTES = "\"'`«„“「"
@@ -118,12 +138,14 @@ def _password(match: re.Match[str]) -> Span | None:
     quoted = span[0] != match.start("value")
     talk = (value.startswith("[redacted") or MARKER_RE.search(value) is not None
             or value.lower() in NOT_A_PASSWORD or "://" in value)
-    if talk or (not quoted and _REFERENCE.match(value)):
+    if talk or (not quoted and (_REFERENCE.match(value) or code_not_value(value))):
         return None
     if quoted:
-        ok = True
-    elif match.group("bare") is not None:  # "Kennwort Geheim123": a digit or a symbol
-        ok = any(not c.isalpha() for c in value) and len(value) >= 4
+        ok = not code_in_quotes(value)
+    elif match.group("bare") is not None:  # "Kennwort Geheim123": a digit, or a symbol
+        # with a capital ("P@ssword"); not "and/or", "anonymous@"
+        ok = len(value) >= 4 and (any(c.isdigit() for c in value) or (
+            any(c.isupper() for c in value) and any(not c.isalnum() for c in value)))
     elif match.group("verb") is not None and match.group("own") is None:
         ok = not (value.isdigit() and len(value) < 4) and not (value.isalpha()
                                                                and value.islower())
@@ -159,15 +181,23 @@ def _key(match: re.Match[str]) -> Span | None:
     value = match.string[span[0]:span[1]]
     if len(value) < 16 or MARKER_RE.search(value) or _REFERENCE.match(value) or "://" in value:
         return None
+    # the value, or a part of it after a provider's prefix (dop_v1_<hex>, key-<hex>)
+    parts = [value, *(p for p in _PARTS.split(value) if len(p) >= 16)]
+    if any(random_looking(p) for p in parts):
+        return span
     if match.group("bare") is not None or match.group("verb") is not None:
-        return span if random_looking(value) else None
-    # quoted or bound: also a long value with symbols (Django's SECRET_KEY)
+        return None
+    # quoted or bound: also a long value with symbols (Django's SECRET_KEY), or of lower-case
+    # letters and digits (base32: Azure DevOps tokens)
     symbols = any(not c.isalnum() and c not in "-_." for c in value)
-    letters_digits = any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-    return span if random_looking(value) or (symbols and letters_digits and len(value) >= 24) \
+    digits = sum(c.isdigit() for c in value)
+    letters = any(c.isalpha() for c in value)
+    lower_random = value.isalnum() and value.islower() and digits >= 3 and len(value) >= 24
+    return span if lower_random or (symbols and letters and digits and len(value) >= 24) \
         else None
 
 
+_PARTS = re.compile(r"[_\-.:]")
 _LATIN_EDGE = r"(?<![^\W\d_])"  # not after a letter: "compass" and "bypass" carry no label
 _LATIN_END = r"(?![^\W\d_])"
 

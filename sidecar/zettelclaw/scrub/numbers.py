@@ -47,10 +47,11 @@ def _iban(match: re.Match[str]) -> bool:
 
 
 def _has_iban_start(text: str, lower: str) -> bool:
-    return _IBAN_START.search(text) is not None
+    # a digit first: a scan for one is ten times cheaper than the expression on chat text
+    return any(d in text for d in "0123456789") and _IBAN_START.search(text) is not None
 
 
-_IBAN_START = re.compile(r"\b[A-Z]{2}\d{2}")
+_IBAN_START = re.compile(r"[A-Z][A-Z]\d\d")
 
 RULES: tuple[Rule, ...] = (
     # printed in groups of four (DE89 3704 0044 0532 0130 00) or in one piece

@@ -32,6 +32,15 @@ def _cased(match: re.Match[str]) -> bool:
     return any(c.isupper() for c in token) and any(c.islower() for c in token)
 
 
+# words run together (InvalidBase64Defect, getHTTPResponse2): code, not a token
+_CAMEL_WORDS = re.compile(r"[a-z]*(?:[A-Z][a-z]{2,}|[A-Z]{2,}(?![a-z])|\d+)+")
+
+
+def _random_body(match: re.Match[str]) -> bool:
+    body = match.group(1)
+    return mixed(body) and _CAMEL_WORDS.fullmatch(body) is None
+
+
 def _bearer(match: re.Match[str]) -> bool:
     value = match.group(1)
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
@@ -88,6 +97,14 @@ RULES: tuple[Rule, ...] = (
          has_lower("bearer"), group(1, _bearer)),
     Rule("basic auth credentials", re.compile(
         r"(?i:\bauthorization:\s*basic)\s+([A-Za-z0-9+/]{8,}=*)"), has_lower("basic"), group(1)),
-    Rule("password", re.compile(r"(?i:\b[a-z]+://[^\s:/@]+):([^\s@/]+)@"), has("://"),
-         group(1)),
+    Rule("password", re.compile(r"(?i:\b[a-z][a-z0-9+.\-]*://[^\s:/@]+):([^\s@/]+)@"),
+         has("://"), group(1)),
+    # "-u user -p secret" on a command line (docker login, psexec, mysql)
+    Rule("password", re.compile(r"(?<!\S)-u\s+\S+\s+(?:-p\s*|--password[= ])([^\s\[-]\S*)"),
+         has("-u"), group(1)),
+    # Any other provider's token by the shape most now share: a short lower-case prefix and an
+    # underscore (aio_, dckr_pat_, odt_, dop_v1_, pypi-), then 24+ random characters.
+    Rule("token", re.compile(
+        r"(?<![\w.\-])(?:[a-z]{2,10}[_\-]){1,3}(?:v\d[_\-])?([A-Za-z0-9]{24,})(?![\w\-])"),
+        lambda text, lower: "_" in text or "-" in text, group(0, _random_body)),
 )

@@ -216,3 +216,31 @@ async def test_neither_memory_md_nor_the_model_sees_a_secret_written_into_the_lo
         assert secret not in (workspace / "MEMORY.md").read_text(), secret
     assert "[redacted: " in (workspace / "MEMORY.md").read_text()
     assert "Geheim123" in home.log.read_text()  # the hand-written line is left as written
+
+
+@pytest.mark.slow
+def test_an_embedding_server_is_sent_no_secret_of_a_hand_written_line_nor_of_a_query(
+        home: Home, workspace: Path, write_log: Callable[..., Any]) -> None:
+    from tests.direct import Direct
+    from tests.fakes.embeddings_api import FakeEmbeddings
+    from zettelclaw.config import SearchConfig
+    from zettelclaw.protocol.params import SearchParams
+    from zettelclaw.search.http_embeddings import HttpEmbedder
+
+    api = FakeEmbeddings().start()
+    settings = SearchConfig(embeddings="http", embedding_url=api.url,
+                            embedding_model="nomic-embed-text", semantic="auto")
+    write_log(*[entry("fact", f"The office: {said}") for said, _ in CASES])
+    m = Direct.open(home, workspace, settings)
+    try:
+        m.searcher.semantic.use(HttpEmbedder(settings))
+        m.sync()
+        while m.searcher.semantic.embed_pending():
+            pass
+        m.search(SearchParams.model_validate({"query": "was the Passwort: Geheim123! right"}))
+    finally:
+        m.close()
+        api.stop()
+    sent = orjson.dumps(api.requests).decode()
+    assert "office" in sent
+    assert [s for s in SECRETS if s in sent] == []

@@ -15,11 +15,14 @@ Only the secret's own span is replaced: the label, quotes and punctuation around
 and idempotent: a marker is never taken for a secret. Provider rules run first, so a key after
 a label (``password: sk-ant-...``) is named for what it is and replaced whole.
 
-Where it runs (docs/03-log.md, "Secrets"): before a conversation is kept (intake: the spool
-and the provenance transcript), where entries are built (``log.schema.validate_entry``, which
-every writer of entries uses), on each prompt sent to a model (``llm/route.py``) and on what
-the vault keeps of a page's lines (``vault/state.py``). Lines a person writes into log.jsonl by
-hand are theirs, and are not rewritten (they are scrubbed on their way to a model).
+Where it runs (docs/11-configuration.md, "What is kept"): before a conversation is kept
+(``extraction/transcript.py``: the spool and the provenance transcript), where entries are
+built (``log.schema.validate_entry``, which every writer of entries uses), on each prompt
+(``llm/route.py``) and each text sent to an embedder (``search/semantic.py``), on the index's
+chunks of workspace files (``index/file_chunks.py``), on the MEMORY.md block
+(``briefing/render.py``) and on what the vault keeps of an edited line (``vault/sync.py``).
+Lines a person writes into log.jsonl by hand are theirs and are not rewritten; they are
+scrubbed on their way to a model and into MEMORY.md.
 
 Each rule has a cheap literal test first (``hint``): a message without ``sk-`` never runs the
 key expressions. ``bench/scrubber.py`` (our corpus) and ``bench/scrub_quality.py`` (a public

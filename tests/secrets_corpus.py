@@ -141,7 +141,8 @@ def secrets(seed: int = 7, per_kind: int = 20) -> list[Secret]:
          "パスワード\uff1a{s}", "pw is {s}", "senha: {s}", "het wachtwoord is {s}"])
     add("access code", lambda: str(rng.randrange(1000, 999999)),
         ["the door code is {s}", "alarm code {s}", "gate code: {s}#", "Türcode {s}",
-         "le digicode est {s}", "the garage code for mum's house is {s}."])
+         "le digicode est {s}", "the garage code for mum's house is {s}.",
+         "I changed the door code to {s} today"])
     add("card security code", lambda: str(rng.randrange(100, 1000)),
         ["cvv {s}", "CVC: {s}", "card 4111 1111 1111 1111, CVV2 {s}"])
     add("API key", lambda: _s(rng, 32, "0123456789abcdef"),
@@ -231,7 +232,9 @@ def lookalikes(seed: int = 11, per_kind: int = 20) -> list[str]:
         "api key rotation is on", "the secret is out: we ship on Friday",
         "token ring networks were popular in 1989", "the door code works again",
         "version 4821 of the API key format", "in 2026 we had 1234 users and 5678 sessions",
-        "my api_key is in the vault",
+        "my api_key is in the vault", "Password: ask Sam for it",
+        "I need to reset my password tomorrow", "my password to the bank is not working",
+        "the password to access it is in the vault",
         "api_key_header = X-Api-Key",
         "token_count = 15000",
         "secret_santa_group = family2026",

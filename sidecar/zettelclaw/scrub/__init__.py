@@ -59,7 +59,8 @@ def _config_password(match: re.Match[str]) -> tuple[int, int] | None:
     if (not word or word.startswith("[redacted") or _REFERENCE.match(word)
             or word.lower() in labels.NOT_A_PASSWORD):
         return None
-    if start == match.start(1) and labels.code_not_value(word):
+    if start == match.start(1) and (labels.code_not_value(word)
+                                    or labels.prose_goes_on(match.string, word, end)):
         return None
     return start, start + len(value)
 

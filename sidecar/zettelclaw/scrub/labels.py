@@ -48,8 +48,8 @@ _SECRET_NAME = (rf"{_NAME_HEAD}(?i:secret[_\- ]?key|client[_\- ]?secret|app[_\- 
 _OWN = (r"my|our|his|her|their|your|mein\w*|unser\w*|dein\w*|sein\w*|ihr\w*|mon|ma|mes|notre|"
         r"votre|son|sa|mi|mis|nuestr\w+|tu|su|meu|minha|mijn|onze|мой|моя|мои|наш\w*|твой|"
         r"твоя")
-# "is" and its kin; a ":" may follow ("the password is: x").
-_VERB = (r"is|was|are|is now|is still|ist|lautet|war|hei[ßs]t|est|était|c'est|es|era|è|é|"
+# "is" and its kin, and "to" ("I changed the password to ..."); a ":" may follow.
+_VERB = (r"is|was|are|is now|is still|to|ist|lautet|war|hei[ßs]t|est|était|c'est|es|era|è|é|"
          r"это|—|\u2013|->|→|=>")
 _QUOTED = r"\"[^\"\n]+\"|'[^'\n]+'|`[^`\n]+`|«[^»\n]+»|„[^“”\n]+[“”]|“[^”\n]+”|「[^」\n]+」"
 # an unquoted value is a whole token: it is not cut short to let what follows it match
@@ -110,6 +110,13 @@ def code_in_quotes(inner: str) -> bool:
     return inner[:1].isspace() or inner[-1:].isspace() or inner.startswith("arn:")
 
 
+_PROSE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]+\b")
+
+
+def prose_goes_on(text: str, value: str, end: int) -> bool:
+    """A lower-case word after ``password:`` that a sentence goes on from ("Password: ask Sam
+    for it"): prose, not a password ("password: sunshine" stays one)."""
+    return value.isalpha() and value.islower() and _PROSE_GOES_ON.match(text, end) is not None
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 _TRAILING = ".,;:?)]}>"
 _QUOTES = "\"'`«„“「"
@@ -149,8 +156,8 @@ def _password(match: re.Match[str]) -> Span | None:
     elif match.group("verb") is not None and match.group("own") is None:
         ok = not (value.isdigit() and len(value) < 4) and not (value.isalpha()
                                                                and value.islower())
-    else:
-        ok = True
+    else:  # after ":" or "=": not the first word of a sentence ("Password: ask Sam for it")
+        ok = not prose_goes_on(match.string, value, span[1])
     return span if ok else None
 
 

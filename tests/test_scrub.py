@@ -161,6 +161,7 @@ def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:
      "I changed the door code to [redacted: access code] today"),
     ("then set the password to Hunter22.", "then set the password to [redacted: password]."),
     ("password: sunshine", "password: [redacted: password]"),
+    ("my password is sunshine and I love it", "my password is [redacted: password] and I love it"),
     ("cvv 123", "cvv [redacted: card security code]"),
     ('api_key = "0123456789abcdef0123456789abcdef"', 'api_key = "[redacted: API key]"'),
     ("X-Api-Key: 0123456789abcdef0123456789abcdef", "X-Api-Key: [redacted: API key]"),
@@ -192,6 +193,7 @@ def test_a_key_after_a_label_is_named_for_what_it_is_and_replaced_whole() -> Non
     "the cvv field is required", "in 2026 we had 1234 users", "token ring was 1989's network",
     "Password: ask Sam for it", "I need to reset my password tomorrow",
     "my password to the bank is not working", "the password to access it is in the vault",
+    "I sent my password to Sam yesterday", "she gave the door code to Anna",
 ])
 def test_talk_about_secrets_and_numbers_in_prose_are_kept(said: str) -> None:
     assert scrub(said) == said

@@ -117,6 +117,8 @@ def prose_goes_on(text: str, value: str, end: int) -> bool:
     """A lower-case word after ``password:`` that a sentence goes on from ("Password: ask Sam
     for it"): prose, not a password ("password: sunshine" stays one)."""
     return value.isalpha() and value.islower() and _PROSE_GOES_ON.match(text, end) is not None
+
+
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 _TRAILING = ".,;:?)]}>"
 _QUOTES = "\"'`«„“「"
@@ -153,9 +155,12 @@ def _password(match: re.Match[str]) -> Span | None:
         # with a capital ("P@ssword"); not "and/or", "anonymous@"
         ok = len(value) >= 4 and (any(c.isdigit() for c in value) or (
             any(c.isupper() for c in value) and any(not c.isalnum() for c in value)))
-    elif match.group("verb") is not None and match.group("own") is None:
-        ok = not (value.isdigit() and len(value) < 4) and not (value.isalpha()
-                                                               and value.islower())
+    elif (verb := match.group("verb")) is not None and verb.split()[-1].lower() == "to":
+        # "changed the password to Hunter22", not "sent my password to Sam"
+        ok = any(not c.isalpha() for c in value)
+    elif verb is not None:  # "my password is sunshine"; "the password is" needs more
+        ok = match.group("own") is not None or (
+            not (value.isdigit() and len(value) < 4) and not (value.isalpha() and value.islower()))
     else:  # after ":" or "=": not the first word of a sentence ("Password: ask Sam for it")
         ok = not prose_goes_on(match.string, value, span[1])
     return span if ok else None

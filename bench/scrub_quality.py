@@ -3,7 +3,7 @@
     git clone https://github.com/praetorian-inc/noseyparker /tmp/noseyparker
     .venv/bin/python bench/scrub_quality.py \\
         --noseyparker /tmp/noseyparker/crates/noseyparker/data/default/builtin/rules \\
-        [--text /usr/lib/python3.11] [--ours] [--json] [--show 10] [--sidecar DIR]
+        [--text /usr/lib/python3.11] [--chat DIR] [--ours] [--json] [--show 10] [--sidecar DIR]
 
 - ``--noseyparker DIR``: Nosey Parker's rules (Praetorian, Apache-2.0; nothing of them is kept
   in this repository: the script reads the copy you point it at). Each rule carries
@@ -22,6 +22,11 @@
   keys at every turn: each line of each ``.py``/``.txt``/``.md``/``.rst`` file under DIR
   (test folders left out: their vectors are made-up keys). Every changed line is a false
   positive candidate; the figure is changed lines per 10,000, with examples.
+- ``--chat PATH``: chat messages, none of them a credential: every string under a ``text`` key
+  of a JSON file (or of each ``*.json`` under a folder). LoCoMo's dialogues (Maharana et al.,
+  ACL 2024; github.com/snap-research/locomo, CC BY-NC 4.0: read, not copied here) are 5,882
+  turns of two people's everyday talk: dates, times, prices, addresses, phone numbers. Every
+  changed message is a false positive.
 - ``--ours``: the same figures on tests/secrets_corpus.py (seeds 1-3), as bench/scrubber.py.
 - ``--sidecar DIR``: the scrubber of another checkout's ``sidecar/`` (an older commit's, to
   compare); the corpora stay this checkout's.
@@ -170,6 +175,24 @@ def text_lines(scrub: Scrub, folder: Path, show: int) -> dict[str, Any]:
             "changedExamples": examples[:show]}
 
 
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [t for k, v in value.items()
+                for t in ([v] if k == "text" and isinstance(v, str) else _texts(v))]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def chat(scrub: Scrub, path: Path, show: int) -> dict[str, Any]:
+    files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
+    messages = [t for f in files for t in _texts(json.loads(f.read_text()))]
+    changed = [(t, out) for t in messages if (out := scrub(t)) != t]
+    return {"messages": len(messages), "changed": len(changed),
+            "changedRate": round(len(changed) / len(messages), 5) if messages else None,
+            "changedExamples": [f"{t[:100]!r} -> {out[:100]!r}" for t, out in changed[:show]]}
+
+
 def ours(scrub: Scrub) -> dict[str, Any]:
     from tests.secrets_corpus import lookalikes, secrets
 
@@ -188,25 +211,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--noseyparker", type=Path, help="Nosey Parker's rules folder")
     parser.add_argument("--text", type=Path, help="a folder of ordinary text and code")
+    parser.add_argument("--chat", type=Path, help="a JSON file or folder of chat messages")
     parser.add_argument("--ours", action="store_true", help="tests/secrets_corpus.py too")
     parser.add_argument("--show", type=int, default=10, help="examples listed per figure")
     parser.add_argument("--sidecar", type=Path, default=ROOT / "sidecar",
                         help="the sidecar/ folder whose scrubber runs (default: this one)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if not (args.noseyparker or args.text or args.chat or args.ours):
+        parser.error("give --noseyparker DIR, --text DIR, --chat PATH or --ours")
     sys.path[:0] = [str(args.sidecar), str(ROOT)]
     from zettelclaw.scrub import scrub
-    if not (args.noseyparker or args.text or args.ours):
-        parser.error("give --noseyparker DIR, --text DIR or --ours")
     report: dict[str, Any] = {}
-    if args.noseyparker:
-        if not args.noseyparker.is_dir():
-            parser.error(f"--noseyparker: {args.noseyparker} is not a folder")
-        report["noseyparker"] = noseyparker(scrub, args.noseyparker, args.show)
-    if args.text:
-        if not args.text.is_dir():
-            parser.error(f"--text: {args.text} is not a folder")
-        report["text"] = text_lines(scrub, args.text, args.show)
+    for name, path, must_be_dir, measure in (
+            ("noseyparker", args.noseyparker, True, noseyparker),
+            ("text", args.text, True, text_lines), ("chat", args.chat, False, chat)):
+        if path is None:
+            continue
+        if not (path.is_dir() if must_be_dir else path.exists()):
+            parser.error(f"--{name}: {path} is not " + ("a folder" if must_be_dir else "there"))
+        report[name] = measure(scrub, path, args.show)
     if args.ours:
         report["ours"] = ours(scrub)
     if args.json:

@@ -4,6 +4,8 @@ tests/secrets_corpus.py (bench/scrubber.py prints the rates over several seeds).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -233,3 +235,32 @@ def test_a_providers_token_by_its_shape_and_credentials_on_a_command_line() -> N
 ])
 def test_code_that_names_passwords_is_kept(code: str) -> None:
     assert scrub(code) == code
+
+
+_PIECES = ["password", "Passwort", "mot de passe", "пароль", "パスワード", "door code", "cvv",
+           "api_key", "X-Api-Key", "SECRET_KEY", "PIN", "my", "the", "is", "ist", ":", "=", "は",
+           " ", " ", "\n", '"', "'", "Hunter22!", "4821", "123", "sunshine", "[redacted: PIN]",
+           "0123456789abcdef0123456789abcdef", "DE89 3704 0044 0532 0130 00", "to", "for",
+           "-u", "-p", "dckr_pat_hc8VxYclixyTr2rDFsa2rqzkP3Y", ".", ","]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_labelled_text_scrubs_idempotently_and_keeps_what_is_around_a_value(
+        pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    once = scrub(text)
+    assert scrub(once) == once
+    # a marker only replaces: what is left of the text keeps its order
+    kept = [part for part in re.split(r"\[redacted: [A-Za-z0-9 ]+\]", once) if part]
+    at = 0
+    for part in kept:
+        found_at = text.find(part, at)
+        assert found_at >= 0, (text, once)
+        at = found_at + len(part)
+
+
+def test_what_a_match_took_beyond_its_secret_is_looked_at_again() -> None:
+    """"Passwort:Passwortパスワード:Geheim1" took the whole token as the first value, cut it
+    at the kana, and left the second password for a second pass."""
+    text = "Passwort:Hunter22パスワード:Geheim123"
+    assert scrub(text) == "Passwort:[redacted: password]パスワード:[redacted: password]"

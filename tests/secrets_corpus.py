@@ -1,4 +1,4 @@
-"""A corpus for the scrubber (sidecar/zettelclaw/scrub.py): secrets of each kind, generated in
+"""A corpus for the scrubber (sidecar/zettelclaw/scrub/): secrets of each kind, generated in
 their providers' shapes, inside the sentences people write them in; and look-alikes that must
 come through unchanged. Deterministic for a seed. Used by tests/test_scrub.py and
 bench/scrubber.py (detection and false-positive rates)."""
@@ -56,6 +56,11 @@ def _pem(rng: random.Random, label: str) -> str:
     body = base64.b64encode(rng.randbytes(rng.choice((120, 300, 600)))).decode()
     lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
     return f"-----BEGIN {label}-----\n{lines}\n-----END {label}-----"
+
+
+# IBANs from the countries' published examples: valid by mod 97, and no one's account.
+IBANS = ("DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432", "FR1420041010050500013M02606",
+         "NL91ABNA0417164300", "ES9121000418450200051332", "CH9300762011623852957")
 
 
 def secrets(seed: int = 7, per_kind: int = 20) -> list[Secret]:
@@ -127,6 +132,26 @@ def secrets(seed: int = 7, per_kind: int = 20) -> list[Secret]:
     add("password", lambda: "Zx" + _s(rng, 10),
         ["dbPassword: {s}", "db.password={s}", "DB_PWD={s}", "mysql -u root --password={s}",
          "login: rosa / pw: {s}"])
+    # a label in another language, or a code that opens something
+    add("password", lambda: rng.choice(["Geheim", "Sommer", "Soleil", "Gato", "Tigr", "Sakura"])
+        + _s(rng, 3, string.digits) + rng.choice(["", "!", "#"]),
+        ["Passwort: {s}", "Mein Kennwort ist {s}", "Kennwort {s}", "Das WLAN-Passwort lautet {s}.",
+         "mon mot de passe est {s}", "mot de passe : {s}", "mi contraseña es {s}",
+         "contraseña: {s}", "мой пароль {s}", "пароль от почты — {s}", "パスワードは{s}です。",
+         "パスワード\uff1a{s}", "pw is {s}", "senha: {s}", "het wachtwoord is {s}"])
+    add("access code", lambda: str(rng.randrange(1000, 999999)),
+        ["the door code is {s}", "alarm code {s}", "gate code: {s}#", "Türcode {s}",
+         "le digicode est {s}", "the garage code for mum's house is {s}.",
+         "I changed the door code to {s} today"])
+    add("card security code", lambda: str(rng.randrange(100, 1000)),
+        ["cvv {s}", "CVC: {s}", "card 4111 1111 1111 1111, CVV2 {s}"])
+    add("API key", lambda: _s(rng, 32, "0123456789abcdef"),
+        ['api_key = "{s}"', "X-Api-Key: {s}", "curl -H 'x-api-key: {s}'", "API key {s}"])
+    add("secret", lambda: _s(rng, 64, "0123456789abcdef"),
+        ["SECRET_KEY={s}", "client_secret: '{s}'", "access_token={s}&scope=read"])
+    add("Hugging Face token", lambda: "hf_" + _s(rng, 34, string.ascii_letters),
+        ["HF_TOKEN={s}", "hub token {s}"])
+    add("IBAN", lambda: rng.choice(IBANS), ["my IBAN is {s}.", "IBAN: {s}", "send it to {s}"])
     for prefix, length in (("4", 16), ("51", 16), ("55", 16), ("34", 15), ("37", 15),
                            ("6011", 16), ("35", 16), ("2221", 16)):
         for _ in range(max(1, per_kind // 4)):
@@ -195,7 +220,21 @@ def lookalikes(seed: int = 11, per_kind: int = 20) -> list[str]:
         "git rebase -i HEAD~3 then git push --force-with-lease",
         "ISBN 978-0-306-40615-7 and ISSN 0317-8471",
         "coordinates 48.858844, 2.294351",
-        "IBAN DE89 3704 0044 0532 0130 00",
+        "IBAN DE89 3704 0044 0532 0130 01 (a checksum that fails)",
+        "the code is in main.py", "the code is 200 lines long", "password reset link sent",
+        "the password reset link expires in 24 hours", "I ran 4821 meters today",
+        "the alarm code was changed last week", "call the gate code hotline",
+        "our order number is 48210 and the room is 4821", "PIN 17 on the Arduino board",
+        "the cvv field is required", "Passwort vergessen? Dann klick auf den Link",
+        "le mot de passe est obligatoire", "la contraseña es incorrecta",
+        "пароль не подходит", "パスワードは必要です", "the password is 12 characters long",
+        "my password is twelve characters long", "the password manager I use is great",
+        "api key rotation is on", "the secret is out: we ship on Friday",
+        "token ring networks were popular in 1989", "the door code works again",
+        "version 4821 of the API key format", "in 2026 we had 1234 users and 5678 sessions",
+        "my api_key is in the vault", "Password: ask Sam for it",
+        "I need to reset my password tomorrow", "my password to the bank is not working",
+        "the password to access it is in the vault",
         "api_key_header = X-Api-Key",
         "token_count = 15000",
         "secret_santa_group = family2026",

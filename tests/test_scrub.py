@@ -1,8 +1,10 @@
-"""The secret scrubber (scrub.py): every kind of the corpus is replaced by a marker naming it,
+"""The secret scrubber (scrub/): every kind of the corpus is replaced by a marker naming it,
 look-alikes come through unchanged, and it is idempotent. The corpus is
 tests/secrets_corpus.py (bench/scrubber.py prints the rates over several seeds)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import given
@@ -35,7 +37,7 @@ def test_the_marker_says_what_was_there_and_the_sentence_stays() -> None:
         "my key is [redacted: Anthropic API key], use it for the bot"
     assert scrub("DB_PASSWORD=hunter22 and PORT=5432") == \
         "DB_PASSWORD=[redacted: password] and PORT=5432"
-    assert scrub("my password is sunshine.") == "my password is [redacted: password]"
+    assert scrub("my password is sunshine.") == "my password is [redacted: password]."
 
 
 def test_lookalikes_come_through_unchanged() -> None:
@@ -135,3 +137,130 @@ def test_a_luhn_valid_run_of_digits_inside_a_hash_is_kept() -> None:
     digest = "be783f8cc6b36a64c29a4ba32d09a5410700419076a58652367d3528c5296b89"
     assert luhn("5410700419076")  # a Mastercard prefix, and Luhn agrees: but inside a hash
     assert scrub(f"sha256: {digest}") == f"sha256: {digest}"
+
+
+# -- labels: a value after what names it, in any of the languages people write ---------------
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Passwort: Geheim123!", "Passwort: [redacted: password]"),
+    ("Mein Kennwort ist Sommer2024", "Mein Kennwort ist [redacted: password]"),
+    ("Kennwort Geheim123", "Kennwort [redacted: password]"),
+    ('Das WLAN-Passwort lautet "Haus am See 7".',
+     'Das WLAN-Passwort lautet "[redacted: password]".'),
+    ("mot de passe : Soleil2024", "mot de passe : [redacted: password]"),
+    ("mon mot de passe est Soleil2024.", "mon mot de passe est [redacted: password]."),
+    ("mi contraseña es Sol2024", "mi contraseña es [redacted: password]"),
+    ("мой пароль qwerty123", "мой пароль [redacted: password]"),
+    ("пароль от почты — qwerty123", "пароль от почты — [redacted: password]"),
+    ("私のパスワードはhunter2です。", "私のパスワードは[redacted: password]です。"),
+    ("pw is hunter2!", "pw is [redacted: password]"),
+    ("the wifi password for the office is CorrectHorse9, ok",
+     "the wifi password for the office is [redacted: password], ok"),
+    ("the door code is 4821", "the door code is [redacted: access code]"),
+    ("alarm code 4821", "alarm code [redacted: access code]"),
+    ("gate code: 4821#.", "gate code: [redacted: access code]#."),
+    ("I changed the door code to 5930 today",
+     "I changed the door code to [redacted: access code] today"),
+    ("then set the password to Hunter22.", "then set the password to [redacted: password]."),
+    ("password: sunshine", "password: [redacted: password]"),
+    ("my password is sunshine and I love it", "my password is [redacted: password] and I love it"),
+    ("cvv 123", "cvv [redacted: card security code]"),
+    ('api_key = "0123456789abcdef0123456789abcdef"', 'api_key = "[redacted: API key]"'),
+    ("X-Api-Key: 0123456789abcdef0123456789abcdef", "X-Api-Key: [redacted: API key]"),
+    ("SECRET_KEY=" + "ab12" * 16, "SECRET_KEY=[redacted: secret]"),
+    ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "[redacted: Hugging Face token]"),
+    ("my IBAN is DE89 3704 0044 0532 0130 00.", "my IBAN is [redacted: IBAN]."),
+    ('"AdminPassword" : "t0pS3cret",', '"AdminPassword" : "[redacted: password]",'),
+    ("AccountKey=1gy3lpE7Du1j5ljKiupgKzywSw2isjsa69s;", "AccountKey=[redacted: secret];"),
+])
+def test_a_labelled_value_is_replaced_exactly(said: str, kept: str) -> None:
+    assert scrub(said) == kept
+
+
+def test_a_key_after_a_label_is_named_for_what_it_is_and_replaced_whole() -> None:
+    key = "sk-ant-api03-" + "aB3" * 31 + "AA"
+    assert scrub(f"Passwort: {key}.") == "Passwort: [redacted: Anthropic API key]."
+    assert scrub(f'api_key = "{key}"') == 'api_key = "[redacted: Anthropic API key]"'
+    card = "4111 1111 1111 1111"
+    assert scrub(f"PIN 4821, card {card}, cvv 123") == \
+        "PIN [redacted: PIN], card [redacted: card number], cvv [redacted: card security code]"
+
+
+@pytest.mark.parametrize("said", [
+    "the code is in main.py", "password reset link", "the password is required",
+    "I ran 4821 meters", "the alarm code was changed", "PIN 17 on the Arduino board",
+    "the password manager I use is Bitwarden", "the password is 12 characters long",
+    "my password is twelve characters long", "Passwort vergessen? Klick hier",
+    "le mot de passe est obligatoire", "パスワードは必要です", "api_key_header = X-Api-Key",
+    "the cvv field is required", "in 2026 we had 1234 users", "token ring was 1989's network",
+    "Password: ask Sam for it", "I need to reset my password tomorrow",
+    "my password to the bank is not working", "the password to access it is in the vault",
+    "I sent my password to Sam yesterday", "she gave the door code to Anna",
+])
+def test_talk_about_secrets_and_numbers_in_prose_are_kept(said: str) -> None:
+    assert scrub(said) == said
+
+
+def test_an_iban_needs_its_countrys_length_and_the_mod_97_check() -> None:
+    assert scrub("IBAN DE89370400440532013000") == "IBAN [redacted: IBAN]"
+    assert scrub("IBAN DE89370400440532013001") == "IBAN DE89370400440532013001"  # check fails
+    assert scrub("IBAN DE8937040044053201300") == "IBAN DE8937040044053201300"  # one short
+    assert scrub("IBAN DE89 3704 0044 0532 0130 01") == "IBAN DE89 3704 0044 0532 0130 01"
+
+
+def test_keep_lines_leaves_a_private_keys_line_breaks() -> None:
+    block = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\nIDx\n-----END EC PRIVATE KEY-----"
+    out = scrub(f"a\n{block}\nb", keep_lines=True)
+    assert out == "a\n[redacted: private key]\n\n\n\nb"
+    assert out.count("\n") == f"a\n{block}\nb".count("\n")
+
+
+def test_a_providers_token_by_its_shape_and_credentials_on_a_command_line() -> None:
+    token = "dckr_pat_" + "hc8VxYclixyTr2rDFsa2rqzkP3Y"
+    assert scrub(f"docker login -u rosa -p {token}") == \
+        "docker login -u rosa -p [redacted: password]"
+    assert scrub(f"the token {token}.") == "the token [redacted: token]."
+    assert scrub("mongodb+srv://app:Pa55word9@cluster0.example.net/db") == \
+        "mongodb+srv://app:[redacted: password]@cluster0.example.net/db"
+    hexed = "dop_v1_" + "ef0e04edc13918192246e0c90f0735c7f4db7a5a036a857e48d6cc98f1c9576b"
+    assert scrub(f'token = "{hexed}"') == 'token = "[redacted: secret]"'
+
+
+@pytest.mark.parametrize("code", [
+    "password = self.password", "self.passwd = passwd", "pw = pw + c",
+    "'HAVE_STRUCT_PASSWD_PW_PASSWD': 1,", "self.user, self.password = user, password",
+    "errors.InvalidBase64PaddingDefect()", "use get_HTTPResponseCodeFor404Errors now",
+    '"""Utilities to get a password and/or the current user name.',
+    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
+])
+def test_code_that_names_passwords_is_kept(code: str) -> None:
+    assert scrub(code) == code
+
+
+_PIECES = ["password", "Passwort", "mot de passe", "пароль", "パスワード", "door code", "cvv",
+           "api_key", "X-Api-Key", "SECRET_KEY", "PIN", "my", "the", "is", "ist", ":", "=", "は",
+           " ", " ", "\n", '"', "'", "Hunter22!", "4821", "123", "sunshine", "[redacted: PIN]",
+           "0123456789abcdef0123456789abcdef", "DE89 3704 0044 0532 0130 00", "to", "for",
+           "-u", "-p", "dckr_pat_hc8VxYclixyTr2rDFsa2rqzkP3Y", ".", ","]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_labelled_text_scrubs_idempotently_and_keeps_what_is_around_a_value(
+        pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    once = scrub(text)
+    assert scrub(once) == once
+    # a marker only replaces: what is left of the text keeps its order
+    kept = [part for part in re.split(r"\[redacted: [A-Za-z0-9 ]+\]", once) if part]
+    at = 0
+    for part in kept:
+        found_at = text.find(part, at)
+        assert found_at >= 0, (text, once)
+        at = found_at + len(part)
+
+
+def test_what_a_match_took_beyond_its_secret_is_looked_at_again() -> None:
+    """"Passwort:Passwortパスワード:Geheim1" took the whole token as the first value, cut it
+    at the kana, and left the second password for a second pass."""
+    text = "Passwort:Hunter22パスワード:Geheim123"
+    assert scrub(text) == "Passwort:[redacted: password]パスワード:[redacted: password]"

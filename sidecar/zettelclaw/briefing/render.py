@@ -19,6 +19,7 @@ from datetime import datetime, tzinfo
 from zettelclaw.briefing.sections import DAY, Sections
 from zettelclaw.briefing.summaries import Flag, ModelStep
 from zettelclaw.index.digest import Item
+from zettelclaw.scrub import scrub
 
 ORDER = ("active", "decisions", "pending", "questions", "stale", "contradictions")
 TITLES = {"active": "Active", "decisions": "Recent Decisions", "pending": "Pending",
@@ -117,7 +118,9 @@ def render(sections: Sections, step: ModelStep, zone: tzinfo, budget: int,
     cut = any(shown[key] < total[key] for key in ORDER)
     if cut:
         lines += ["", left_out(shown, total, day(sections.now - decision_days * DAY, zone))]
-    return Rendered(tuple(lines), cut, shown, total)
+    # a line quotes an entry or a model's summary of several: whatever reached them (a line
+    # written into the log by hand, a summary echoing one) no secret reaches MEMORY.md
+    return Rendered(tuple(scrub(line) for line in lines), cut, shown, total)
 
 
 def share(counts: Sequence[int], room: int) -> list[int]:

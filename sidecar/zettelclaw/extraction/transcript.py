@@ -10,7 +10,7 @@ Each message gets a key that is the same whichever form it came in (role, the me
 timestamp, and its text), so a stretch delivered twice (by before_reset inline and again by
 session_end from the session store) is recognised as already received.
 
-Secrets are replaced by markers here (scrub.py), before a message is keyed, spooled or kept in
+Secrets are replaced by markers here (scrub/), before a message is keyed, spooled or kept in
 a provenance transcript: nothing downstream ever holds them.
 
 The memory tools' calls and results are not kept as text, but the entry ids they name are

@@ -23,6 +23,7 @@ from zettelclaw.index import fts
 from zettelclaw.index.chunking import chunk_markdown
 from zettelclaw.index.database import Index, new_epoch, text_hash
 from zettelclaw.safe_open import read_capped
+from zettelclaw.scrub import scrub
 from zettelclaw.workspace.markers import layout
 from zettelclaw.workspace.memory_files import is_memory_change, list_files, open_real
 from zettelclaw.workspace.watch import Watch
@@ -123,6 +124,9 @@ class WorkspaceIndexer:
                     text = data.decode("utf-8", "replace")
                     if "/" not in relative:  # MEMORY.md: its briefing block repeats the log
                         text = without_generated_block(text)
+                    # the files are the person's, the index is ours: no secret in its copy (nor
+                    # in what a search shows or embeds); the line numbers stay the file's
+                    text = scrub(text, keep_lines=True)
                     for chunk in chunk_markdown(text):
                         cursor = conn.execute(
                             "INSERT INTO chunks (path, start_line, end_line, text, text_hash)"

@@ -6,8 +6,8 @@
 
 With no usable route a call raises ``ModelWaiting`` saying why, so jobs wait as they do for a
 missing key. The choice is made per call: a host that connects later is used from then on.
-Every route gets the same prompt (one user message, from ``prompts/``), and its reply goes
-through the same validation; only the transport differs.
+Every route gets the same prompt (one user message, from ``prompts/``, scrubbed of secrets),
+and its reply goes through the same validation; only the transport differs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from zettelclaw.config import BudgetConfig, ExtractionConfig
 from zettelclaw.llm import anthropic_client, usage
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.host import NO_HOST, Completion, HostModels, Offer
+from zettelclaw.scrub import scrub
 
 NO_ROUTE_AUTO = f"no Anthropic API key and {NO_HOST} (route auto)"
 
@@ -70,7 +71,12 @@ class Router:
                        anthropic_model: str | None = None, counted_as: str | None = None
                        ) -> Completion:
         """``counted_as``: the purpose its tokens count under today (an import's extraction
-        is ``import``), when it is not ``purpose`` (what a host is told)."""
+        is ``import``), when it is not ``purpose`` (what a host is told).
+
+        The prompt is scrubbed here, on every route: whatever it quotes (a transcript, the
+        entries it is asked about, a line a person wrote into the log by hand, a workspace
+        file) no secret reaches a model."""
+        prompt = await trio.to_thread.run_sync(scrub, prompt)
         async with self.calls:
             return await self._complete(prompt, purpose, anthropic_model,
                                         counted_as or purpose)

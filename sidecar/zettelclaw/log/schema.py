@@ -217,7 +217,7 @@ def parse_entry_record(raw: bytes | str) -> EntryRecord:
 def validate_entry(value: Any) -> Entry:
     """Validate an already-decoded object: how every writer of the sidecar makes an entry
     (extraction's output, and any writer to come). Secrets in its text (``content``,
-    ``detail``) are replaced by markers first (scrub.py), so none reaches the log. Raises
+    ``detail``) are replaced by markers first (scrub/), so none reaches the log. Raises
     InvalidEntry with a one-line reason. (A line read from the log is ``parse_entry_json``'s:
     what a person wrote by hand is not rewritten.)"""
     if isinstance(value, dict):

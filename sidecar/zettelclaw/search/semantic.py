@@ -29,6 +29,7 @@ from zettelclaw.index import entries, ranking, vectors
 from zettelclaw.index.database import Index, text_hash
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.llm.host import HostModels
+from zettelclaw.scrub import scrub
 from zettelclaw.search import local_model
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.pieces import compared_texts, sentences
@@ -233,7 +234,10 @@ class Semantic:
             made: list[tuple[str, str, bytes]] = []
             if texts:
                 embedder = self.embedder
-                found = self._asked(lambda: embedder.embed_background(list(texts.values())))
+                # the embedder may be a server elsewhere (search.embeddings): no secret goes
+                # to it, from a line written into the log by hand either
+                found = self._asked(lambda: embedder.embed_background(
+                    [scrub(t) for t in texts.values()]))
                 made = [(name, h, v.astype("float16").tobytes())
                         for h, v in zip(texts, found, strict=True)]
             with self.index.write() as conn:  # a sentence's row and its vector together
@@ -286,7 +290,7 @@ class Semantic:
             if ago < QUERY_RETRY_SECONDS:
                 raise EmbeddingError(f"{failing[1]} ({ago:.0f} s ago; searches ask again "
                                      f"{QUERY_RETRY_SECONDS:g} s after a failure)")
-        vector: Matrix = self._asked(lambda: embedder.embed([text]))[0]
+        vector: Matrix = self._asked(lambda: embedder.embed([scrub(text)]))[0]
         return vector
 
     def _asked(self, call: Callable[[], Matrix]) -> Matrix:

@@ -8,10 +8,14 @@ an edit of the entry its block id names:
 - text struck through (``~~...~~``): the entry hidden, as ``memory.forget`` hides (one
   ``forget`` record, ``by: vault``, naming the entry's current version and every other version;
   ``zettelclaw forget --undo`` gives them back); the edit is then settled, not reported again;
-- a deleted line: nothing (removing a line from the view does not forget the entry);
+- a deleted line: nothing (removing a line from the view does not forget the entry); its text
+  leaves ``vault-state/``;
 - a line whose only change is a link's target (Obsidian renamed the page it links to:
   ``links.py``): nothing, its item takes the line as it is now;
 - a line whose text is longer than an entry may be: refused, naming the page and line.
+
+What the state keeps of an edited line is scrubbed of secrets (``zettelclaw.scrub``), as the
+correction is: a secret typed into the vault reaches neither the log nor ``vault-state/``.
 
 A correction replaces the entry's *current* version (the newest in its chain), is appended as a
 new entry (``session: vault``) through ``log.schema.validate_entry`` and ``LogStore`` under the
@@ -38,6 +42,7 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
+from zettelclaw.scrub import scrub
 from zettelclaw.vault import added, blocks, links, moves, pages
 from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.memory import Memory
@@ -116,24 +121,50 @@ def find_edits(root: Path, state_pages: dict[str, PageState],
         seen[rel] = stamp
         if new_lines := added.find(known.kind, text):
             adding.append(added.Found(rel, stamp, text, new_lines))
-        for number, row in enumerate(text.split("\n"), 1):
-            match = blocks.BLOCK_AT_END.search(row)
-            if match is None:
-                continue
-            item = known.items.get(match.group(1))
-            if item is None or item[0] is None:
-                continue
-            body = row[:match.start()]
-            entry_id = blocks.decode(match.group(1))
-            if body == item[0] or entry_id is None:
-                continue
-            edit = Edit(rel, match.group(1), entry_id, body, item, number)
-            if links.relinked(body, item[0]):
-                known.items[edit.block] = edit.as_rendered()
-                known.dirty = True
-            else:
-                found.append(edit)
+        found += _edits_on_page(rel, known, text)
     return found, seen, adding
+
+
+def _edits_on_page(rel: str, known: PageState, text: str) -> list[Edit]:
+    """The edited lines of one page read; a link rewrite updates its item instead, and the
+    text of each line gone from the page leaves the state (``_forget_deleted``)."""
+    found: list[Edit] = []
+    on_page = set()
+    for number, row in enumerate(text.split("\n"), 1):
+        match = blocks.BLOCK_AT_END.search(row)
+        if match is None:
+            continue
+        on_page.add(match.group(1))
+        item = known.items.get(match.group(1))
+        if item is None or item[0] is None:
+            continue
+        body = row[:match.start()]
+        entry_id = blocks.decode(match.group(1))
+        if body == item[0] or entry_id is None:
+            continue
+        # what the state keeps of a line is scrubbed: a secret typed into it is not
+        # copied into vault-state/ (nor into the receipt, nor the correction)
+        body = scrub(body)
+        if body == item[0]:
+            continue
+        edit = Edit(rel, match.group(1), entry_id, body, item, number)
+        if links.relinked(body, item[0]):
+            known.items[edit.block] = edit.as_rendered()
+            known.dirty = True
+        else:
+            found.append(edit)
+    _forget_deleted(known, on_page)
+    return found
+
+
+def _forget_deleted(known: PageState, on_page: set[str]) -> None:
+    """The text of each line deleted from the page leaves its state (what the person typed
+    into it and then removed is not kept); its block id stays, so the build does not put the
+    line back. A line put back later is not followed (as a line shown by another)."""
+    for block, item in known.items.items():
+        if item[0] is not None and block not in on_page and not block.startswith("s:"):
+            item[0], item[1], item[2] = None, 0, 0
+            known.dirty = True
 
 
 # Hides an entry (and its versions) under the data lock already held, as ``memory.forget``

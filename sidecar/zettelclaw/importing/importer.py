@@ -163,7 +163,20 @@ def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read
                 out.imported += 1
         else:
             out.notes.append((key, item))
+    if out.problems and not (out.total or out.out_of_range):
+        raise _unreadable(source, out.problems)
     return out
+
+
+def _unreadable(source: Source, problems: list[Problem]) -> InvalidParamsError:
+    """A source of which nothing could be read (a broken zip, a JSON file that is not an
+    export): bad input, said with the file and what is wrong, not an empty import."""
+    said = "; ".join(f"{p.origin}: {p.message}" for p in problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return InvalidParamsError(f"{source.path}: nothing could be read as a {source.kind} "
+                              f"source: {said}{more}",
+                              [{"field": "path", "message": "unreadable source",
+                                "type": "value_error"}])
 
 
 def imported_keys(home: Home, but: str | None = None) -> set[str]:

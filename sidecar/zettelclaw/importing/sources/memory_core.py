@@ -29,6 +29,7 @@ from typing import Literal
 
 from zettelclaw.errors import MarkersError
 from zettelclaw.importing.items import Conversation, Item, Message, Note, NoteKind, Problem
+from zettelclaw.safe_open import read_regular
 from zettelclaw.workspace import markers
 
 DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -40,11 +41,11 @@ MAX_FILE = 16 << 20  # a memory file larger than this is not a notes file
 
 def read(path: Path) -> Iterator[Item]:
     """``path``: the workspace (holding MEMORY.md and memory/), or one of those files."""
-    if path.is_file():
-        yield from _file(path, path.name)
-        return
     if not path.is_dir():
-        yield Problem(str(path), "no such workspace or file")
+        if not path.exists():
+            yield Problem(str(path), "no such workspace or file")
+            return
+        yield from _file(path, path.name)  # a FIFO or a device given: a problem naming it
         return
     memory_md = path / "MEMORY.md"
     if memory_md.is_file():
@@ -57,11 +58,12 @@ def read(path: Path) -> Iterator[Item]:
 
 def _file(path: Path, name: str) -> Iterator[Item]:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            yield Problem(name, f"{size >> 20} MiB is too large for a memory file; skipped")
+        data = read_regular(path, MAX_FILE + 1)
+        if len(data) > MAX_FILE:
+            yield Problem(name, f"more than {MAX_FILE >> 20} MiB: too large for a memory file; "
+                                "skipped")
             return
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         yield Problem(f"{name}, byte {exc.start}", "not UTF-8 text; skipped")
         return

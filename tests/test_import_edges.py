@@ -5,6 +5,7 @@ joined with a timeout, so a reader that blocks fails the test instead of hanging
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import tracemalloc
@@ -184,3 +185,34 @@ def test_a_broken_export_applied_exits_2_naming_the_file(
         rc, out, err = run(capsys, *site, "import", "chatgpt", str(path))
         assert rc == 2, (out, err)
     assert not (tmp_path / "home" / "imports").exists()
+
+
+# -- rollback takes what the import wrote, nothing else -------------------------------------------
+
+def test_a_rollback_keeps_the_owners_later_correction(
+        capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path) -> None:  # noqa: F811
+    """At 00f0efb the rollback purged every version of the imported entries: the owner's
+    correction (``replaces`` an imported note) went with them (3,001 purged of 3,000)."""
+    old = tmp_path / "old"
+    (old / "memory").mkdir(parents=True)
+    (old / "memory" / "2026-01-05.md").write_text("- my cat is Tobi\n- the car is a blue Volvo\n")
+    rc, out, _ = run(capsys, *site, "import", str(old), "--apply", "--json")
+    assert rc == 0, out
+    import_id = json.loads(out)["importId"]
+    rc, out, _ = run(capsys, *site, "log", "--json")
+    tobi = next(e["id"] for e in json.loads(out)["results"] if "Tobi" in e["content"])
+    rc, out, _ = run(capsys, *site, "remember", "fact", "my cat is Toby, not Tobi", "--replaces",
+                     tobi, "--json")
+    assert rc == 0, out
+    correction = json.loads(out)["id"]
+
+    rc, out, _ = run(capsys, *site, "import", "--rollback", import_id, "--json")
+    assert rc == 0, out
+    rolled = json.loads(out)
+    assert rolled["entries"] == 2
+    assert rolled["kept"] == [{"id": correction, "content": "my cat is Toby, not Tobi",
+                               "replaced": tobi, "replacedContent": "my cat is Tobi"}]
+    rc, out, _ = run(capsys, *site, "log", "--json")
+    assert [e["id"] for e in json.loads(out)["results"]] == [correction]
+    rc, out, _ = run(capsys, *site, "search", "Toby", "--json")
+    assert correction in out  # current, and found

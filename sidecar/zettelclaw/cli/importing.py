@@ -52,11 +52,7 @@ def run(args: argparse.Namespace, backend: Backend, as_json: bool,
         return EXIT_OK
     if args.rollback:
         result = backend.call("import.rollback", {"importId": args.rollback})
-        _show(result, as_json, lambda r: f"import {r['importId']} rolled back: "
-              f"{r['entries']} entries purged" + (
-                  f", {r['removed']['spool']['jobs']} job(s) and "
-                  f"{r['removed']['transcripts']['files']} conversation copy(ies) removed"
-                  if r.get("removed") else ""))
+        _show(result, as_json, _rolled_back)
         return EXIT_OK
     params = source_params(args, env)
     if not args.apply:
@@ -151,6 +147,17 @@ def _done(result: dict[str, Any]) -> str:
             lines.append("extraction runs in the sidecar: `zettelclaw jobs` shows what is left")
         lines.append(f"undo with  zettelclaw import --rollback {result['importId']}")
     lines += _problems(result["problems"])
+    return "\n".join(lines)
+
+
+def _rolled_back(result: dict[str, Any]) -> str:
+    removed = result.get("removed")
+    lines = [f"import {result['importId']} rolled back: {result['entries']} entries purged"
+             + (f", {removed['spool']['jobs']} job(s) and {removed['transcripts']['files']} "
+                "conversation copy(ies) removed" if removed else "")]
+    for kept in result.get("kept", []):
+        lines.append(f"kept       {kept['id']} {kept['content']!r}: written since, it replaced "
+                     f"the imported {kept['replaced']} {kept['replacedContent']!r}")
     return "\n".join(lines)
 
 

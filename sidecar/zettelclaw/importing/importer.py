@@ -37,7 +37,7 @@ from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.forget import purge as purging
 from zettelclaw.forget import service as forget_service
-from zettelclaw.forget.select import Written
+from zettelclaw.forget.select import Kept, Written
 from zettelclaw.home import Home
 from zettelclaw.importing import estimate, registry
 from zettelclaw.importing import manifest as manifests
@@ -255,6 +255,8 @@ class RolledBack:
     state: str
     entries: int  # entries purged
     removed: purging.Removed | None  # the purge's counts
+    # entries written since by others that replaced one the import wrote: they stay
+    kept: list[Kept] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,7 +590,9 @@ def _message(message: Any) -> dict[str, Any]:
 
 def rollback(app: forget_service.App, import_id: str) -> RolledBack:
     """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
-    jobs. Its manifest stays, marked rolled back (its items may be imported again)."""
+    jobs; nothing else (a correction the owner made since of an imported entry stays, and is
+    named in ``kept``). Its manifest stays, marked rolled back (its items may be imported
+    again)."""
     if import_id == "last":
         found = [m for m in manifests.every(app.home)
                  if m.state not in ("rolledBack",)]
@@ -606,7 +610,7 @@ def rollback(app: forget_service.App, import_id: str) -> RolledBack:
     current.state = "rolledBack"
     manifests.save(app.home, current)
     return RolledBack(import_id=import_id, state=current.state, entries=forgot.changed,
-                      removed=forgot.removed)
+                      removed=forgot.removed, kept=forgot.kept)
 
 
 def listing(home: Home) -> list[Row]:

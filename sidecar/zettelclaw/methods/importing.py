@@ -23,6 +23,7 @@ from zettelclaw.protocol.params import (
     ImportRollbackParams,
 )
 from zettelclaw.protocol.results import (
+    ImportKept,
     ImportPlan,
     ImportProgress,
     ImportRolledBack,
@@ -70,7 +71,8 @@ async def import_rollback(agents: Agents, params: ImportRollbackParams) -> Impor
         if found.entries:  # what the MEMORY.md block showed may be gone, as after a forget
             await rebrief(app)
     return ImportRolledBack(import_id=found.import_id, state="rolledBack", entries=found.entries,
-                            removed=None if found.removed is None else removed(found.removed))
+                            removed=None if found.removed is None else removed(found.removed),
+                            kept=[from_domain(ImportKept, k) for k in found.kept])
 
 
 async def import_list(agents: Agents, params: ImportListParams) -> ImportsList:

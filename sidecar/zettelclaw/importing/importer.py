@@ -13,7 +13,7 @@ the same files under the same data lock (the jobs wait in the spool for the side
   write done again after a crash finds them in the log and appends nothing.
 - The manifest (``manifest.py``) records each item before its write and after it; the keys of
   every import not rolled back are skipped by the next: re-importing adds nothing.
-- Rollback purges (forget/) the entries the import wrote and its sessions' copies and jobs.
+- Rollback (``rollback.py``) purges what the import wrote.
 """
 
 from __future__ import annotations
@@ -30,14 +30,11 @@ from typing import Any, Protocol
 
 from zettelclaw import failpoints, lock
 from zettelclaw.config import Config
-from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.extraction import intake
 from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
-from zettelclaw.forget import purge as purging
-from zettelclaw.forget import service as forget_service
-from zettelclaw.forget.select import Kept, Written
 from zettelclaw.home import Home
 from zettelclaw.importing import estimate, registry
 from zettelclaw.importing import manifest as manifests
@@ -247,16 +244,6 @@ class Progress:
     spooled_tokens: int
     budget: int
     problems: list[Problem]
-
-
-@dataclass(frozen=True, slots=True)
-class RolledBack:
-    import_id: str
-    state: str
-    entries: int  # entries purged
-    removed: purging.Removed | None  # the purge's counts
-    # entries written since by others that replaced one the import wrote: they stay
-    kept: list[Kept] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,32 +573,7 @@ def _message(message: Any) -> dict[str, Any]:
     return value
 
 
-# -- rollback and listing ------------------------------------------------------------------------
-
-def rollback(app: forget_service.App, import_id: str) -> RolledBack:
-    """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
-    jobs; nothing else (a correction the owner made since of an imported entry stays, and is
-    named in ``kept``). Its manifest stays, marked rolled back (its items may be imported
-    again)."""
-    if import_id == "last":
-        found = [m for m in manifests.every(app.home)
-                 if m.state not in ("rolledBack",)]
-        if not found:
-            raise NotFoundError("no import to roll back", {"importId": import_id})
-        import_id = found[-1].id
-    current = manifests.load(app.home, import_id)
-    if current.state == "rolledBack":
-        return RolledBack(import_id=import_id, state=current.state, entries=0, removed=None)
-    current.state = "rollingBack"
-    manifests.save(app.home, current)
-    written = Written(ids=frozenset(current.entry_ids()),
-                      sessions=frozenset(current.spooled_sessions()))
-    forgot = forget_service.purge_written(app, written)
-    current.state = "rolledBack"
-    manifests.save(app.home, current)
-    return RolledBack(import_id=import_id, state=current.state, entries=forgot.changed,
-                      removed=forgot.removed, kept=forgot.kept)
-
+# -- listing (rollback: rollback.py) ---------------------------------------------------------------
 
 def listing(home: Home) -> list[Row]:
     return [Row(import_id=m.id, kind=m.kind, path=m.path, agent=m.agent, state=m.state,

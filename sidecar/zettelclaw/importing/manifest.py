@@ -62,6 +62,10 @@ class Manifest(_Model):
     # items written again): a rollback removes these too
     uncertain_entries: list[str] = Field([], alias="uncertainEntries")
     uncertain_sessions: list[str] = Field([], alias="uncertainSessions")
+    # a rollback's: the keys of the host's session messages this import delivered, recorded
+    # before the purge (which drops the copy that says which job brought them) and released
+    # after it, so the sessions can be imported again
+    released: dict[str, list[str]] = {}
 
     def entry_ids(self) -> list[str]:
         return sorted({i for r in self.items.values() for i in r.entries}

@@ -12,7 +12,7 @@ import trio
 
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import InvalidParamsError
-from zettelclaw.importing import importer
+from zettelclaw.importing import importer, rollback
 from zettelclaw.methods.edge import from_domain
 from zettelclaw.methods.forget import rebrief, removed
 from zettelclaw.protocol.dispatcher import Method
@@ -67,7 +67,7 @@ async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgr
 
 async def import_rollback(agents: Agents, params: ImportRollbackParams) -> ImportRolledBack:
     async with agents.lease(params.agent()) as app:
-        found = await trio.to_thread.run_sync(importer.rollback, app, params.import_id)
+        found = await trio.to_thread.run_sync(rollback.rollback, app, params.import_id)
         if found.entries:  # what the MEMORY.md block showed may be gone, as after a forget
             await rebrief(app)
     return ImportRolledBack(import_id=found.import_id, state="rolledBack", entries=found.entries,

@@ -12,11 +12,21 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from types import SimpleNamespace
+from typing import Any, TypeVar
 
+import orjson
 import pytest
 
+from tests.direct import open_app
+from tests.test_import_chatgpt import T0
+from tests.test_import_chatgpt import conversation as chatgpt_conversation
+from tests.test_import_chatgpt import message as chatgpt_message
 from tests.test_import_cli import _no_openclaw_config, run, site  # noqa: F401 (fixtures)
+from zettelclaw.app import App
+from zettelclaw.cli import importing as cli_importing
+from zettelclaw.home import Home
+from zettelclaw.importing import importer
 from zettelclaw.importing.items import Note, Problem
 from zettelclaw.importing.sources import clawvault, exports, memory_core, openclaw_sessions
 
@@ -167,6 +177,7 @@ def test_a_string_too_large_to_hold_is_skipped_in_bounded_memory(
 
 # -- bad input is exit 2, naming the file ---------------------------------------------------------
 
+@pytest.mark.usefixtures("_no_openclaw_config")
 def test_a_broken_export_applied_exits_2_naming_the_file(
         capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path) -> None:  # noqa: F811
     """At 00f0efb both said "nothing new to import (all of it was imported before)", exit 0."""
@@ -189,6 +200,7 @@ def test_a_broken_export_applied_exits_2_naming_the_file(
 
 # -- rollback takes what the import wrote, nothing else -------------------------------------------
 
+@pytest.mark.usefixtures("_no_openclaw_config")
 def test_a_rollback_keeps_the_owners_later_correction(
         capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path) -> None:  # noqa: F811
     """At 00f0efb the rollback purged every version of the imported entries: the owner's
@@ -216,3 +228,90 @@ def test_a_rollback_keeps_the_owners_later_correction(
     assert [e["id"] for e in json.loads(out)["results"]] == [correction]
     rc, out, _ = run(capsys, *site, "search", "Toby", "--json")
     assert correction in out  # current, and found
+
+
+# -- a newer export of the same account: only what came since -------------------------------------
+
+@pytest.fixture
+def app(home: Home, workspace: Path) -> Iterator[App]:
+    opened = open_app(home, workspace)
+    yield opened
+    opened.close()
+
+
+def chat(messages: list[tuple[str, str]]) -> dict[str, Any]:
+    """A ChatGPT conversation of these (role, text) turns, one a minute."""
+    nodes: list[tuple[str, str | None, dict[str, Any] | None]] = [("root", None, None)] + [
+        (f"n{i}", "root" if i == 0 else f"n{i - 1}",
+         chatgpt_message(f"n{i}", role, [text], T0 + 60 * i))
+        for i, (role, text) in enumerate(messages)]
+    return chatgpt_conversation("c-long", nodes, f"n{len(messages) - 1}")
+
+
+def test_a_continued_conversation_sends_only_what_came_since(tmp_path: Path, app: App) -> None:
+    """At 00f0efb a ChatGPT conversation continued by one message was extracted again in full
+    (billed again, its facts written twice)."""
+    said = [(("user", "assistant")[i % 2], f"garden note {i}: the roses by the wall want water")
+            for i in range(30)]
+    turns = [*said, ("user", "my sister Ana lives in Porto"), ("assistant", "Noted: Ana, Porto."),
+             ("user", "she is a nurse"), ("assistant", "Noted.")]
+    export = tmp_path / "conversations.json"
+    export.write_bytes(orjson.dumps([chat(turns[:-2])]))
+    source = importer.Source("chatgpt", export, "main")
+    full = importer.plan(app, importer.Source("chatgpt", _written(tmp_path / "all.json",
+                                                                  chat(turns)), "main"))
+    first = importer.apply(app, source)
+    assert first.conversations == 1
+    export.write_bytes(orjson.dumps([chat(turns)]))  # the newer export: the chat went on
+    plan = importer.plan(app, source)
+    assert (plan.conversations, plan.messages) == (1, 2)
+    assert plan.estimate.tokens < full.estimate.tokens  # not billed for the old part again
+    second = importer.apply(app, source)
+    assert second.conversations == 1
+    [job] = [j for j in app.extraction.spool.jobs() if j.imported == second.import_id]
+    assert [m["text"] for m in job.messages] == ["she is a nurse", "Noted."]
+    # the end of the earlier part (12 messages), as context
+    assert [m["text"] for m in job.context] == [t for _, t in turns[-14:-2]]
+    prompt = app.extraction.prompt(job)
+    assert prompt.index("my sister Ana lives in Porto") < prompt.index("extract from here") \
+        < prompt.index("she is a nurse")
+    assert importer.plan(app, source).conversations == 0  # and a third time: nothing new
+
+
+def _written(path: Path, conversation: dict[str, Any]) -> Path:
+    path.write_bytes(orjson.dumps([conversation]))
+    return path
+
+
+# -- the time left counts the budget's stop -------------------------------------------------------
+
+class Answers:
+    """``import.apply``'s answers in turn, each read at its time on a clock the test moves."""
+
+    def __init__(self, answers: list[tuple[float, dict[str, Any]]]) -> None:
+        self.answers = answers
+        self.now = 0.0
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        assert method == "import.apply"
+        self.now, answer = self.answers.pop(0)
+        return answer
+
+
+def test_the_time_left_is_when_the_budget_stops_the_apply(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """At 00f0efb it was the items left at the items' rate: 8 s here, while the budget stops the
+    apply 3.5 s on."""
+    def answer(done: int, spooled: int, state: str = "running") -> dict[str, Any]:
+        return {"importId": "i-1", "state": state, "done": done, "total": 100,
+                "spooledTokens": spooled, "budget": 1000}
+
+    backend = Answers([(1.0, answer(10, 100)), (2.0, answer(20, 300)),
+                       (3.0, answer(30, 1000, "stopped"))])
+    # the module's clock only (not the process's): ``time`` as the module sees it
+    monkeypatch.setattr(cli_importing, "time", SimpleNamespace(monotonic=lambda: backend.now))
+    result = cli_importing._apply(backend, {"path": "/x"})  # type: ignore[arg-type]
+    assert result["state"] == "stopped"
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[1] == ("importing i-1: 20/100 items, 10.0/s, about 4 s left (then the budget "
+                        "stops it)")

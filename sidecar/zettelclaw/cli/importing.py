@@ -68,6 +68,9 @@ def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
     """``import.apply`` slice after slice, drawing done/total, rate and time left on stderr."""
     started = time.monotonic()
     first_done: int | None = None
+    # the tokens spooled when the first answer came, and when: the rate of tokens is counted
+    # from there (a resumed import's earlier tokens count in its budget, not in the rate)
+    mark: tuple[int, float] | None = None
     tty = sys.stderr.isatty()
     while True:
         result: dict[str, Any] = backend.call("import.apply", params)
@@ -75,19 +78,38 @@ def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
         done, total = result["done"], result["total"]
         if first_done is None:
             first_done = done if result["state"] != "running" else 0
-        elapsed = time.monotonic() - started
+        now = time.monotonic()
+        elapsed = now - started
         rate = (done - first_done) / elapsed if elapsed > 0 else 0.0
-        left = (total - done) / rate if rate > 0 else None
+        if mark is None:
+            mark = (result.get("spooledTokens") or 0, now)
+        left, why = _time_left(result, rate, mark, now)
         line = (f"importing{' ' + result['importId'] if result['importId'] else ''}: "
                 f"{done}/{total} items"
                 + (f", {rate:.1f}/s" if rate else "")
-                + (f", about {left:.0f} s left" if left is not None and done < total else ""))
+                + (f", about {left:.0f} s left{why}" if left is not None and done < total
+                   else ""))
         sys.stderr.write(("\r" + line) if tty else line + "\n")
         sys.stderr.flush()
         if result["state"] != "running":
             if tty:
                 sys.stderr.write("\n")
             return result
+
+
+def _time_left(result: dict[str, Any], rate: float, mark: tuple[int, float], now: float
+               ) -> tuple[float | None, str]:
+    """Seconds until the apply ends, and why it ends then: it stops at its budget when the
+    tokens still allowed run out before the items do (at the rate of tokens spooled since
+    ``mark``, the first answer's tokens and time)."""
+    left = (result["total"] - result["done"]) / rate if rate > 0 else None
+    budget, spooled = result.get("budget") or 0, result.get("spooledTokens") or 0
+    token_rate = (spooled - mark[0]) / (now - mark[1]) if now > mark[1] else 0.0
+    if budget and token_rate > 0:
+        by_budget = max(0, budget - spooled) / token_rate
+        if left is None or by_budget < left:
+            return by_budget, " (then the budget stops it)"
+    return left, ""
 
 
 def _show(result: Any, as_json: bool, text: Any) -> None:

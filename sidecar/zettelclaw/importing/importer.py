@@ -18,11 +18,12 @@ the same files under the same data lock (the jobs wait in the spool for the side
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -38,7 +39,7 @@ from zettelclaw.extraction.service import Extraction
 from zettelclaw.home import Home
 from zettelclaw.importing import estimate, registry
 from zettelclaw.importing import manifest as manifests
-from zettelclaw.importing.items import Conversation, Item, Note, Problem
+from zettelclaw.importing.items import Conversation, Item, Message, Note, Problem
 from zettelclaw.importing.manifest import Manifest, Record
 from zettelclaw.index import entries, space
 from zettelclaw.index.database import Index
@@ -49,6 +50,7 @@ from zettelclaw.subjects.registry import SubjectRegistry
 
 logger = logging.getLogger(__name__)
 
+CONTEXT_MESSAGES = 12  # of a continued conversation, the earlier messages shown with the rest
 NOTE_BATCH = 500  # notes written per manifest step (two manifest writes and one append)
 SLICE_SECONDS = 2.0  # an apply call returns after about this long; the caller calls again
 
@@ -98,16 +100,20 @@ class Read:
 
 # -- reading -------------------------------------------------------------------------------------
 
+def messages_digest(messages: Sequence[Message]) -> str:
+    return hashlib.blake2b("\x00".join(
+        f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}" for m in messages
+    ).encode(), digest_size=10).hexdigest()
+
+
 def item_key(item: Conversation | Note) -> str:
     """The source's id and a hash of the content: the same item read again has the same key,
     an edited one a new key."""
     if isinstance(item, Conversation):
-        basis = "\x00".join(f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}"
-                            for m in item.messages)
-    else:
-        basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
-                                             item.subject, item.at.isoformat() if item.at
-                                             else ""))
+        return f"{item.source_id}#{messages_digest(item.context + item.messages)}"
+    basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
+                                         item.subject, item.at.isoformat() if item.at
+                                         else ""))
     digest = hashlib.blake2b(basis.encode(), digest_size=10).hexdigest()
     return f"{item.source_id}#{digest}"
 
@@ -137,8 +143,11 @@ def _items(source: Source) -> Iterator[Item]:
 
 def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read:
     """``current``: the import going on, whose items (as it holds them now, not as its file
-    last said) count as taken."""
+    last said) count as taken. A conversation an earlier import sent part of (an export of
+    the same account, made later: the conversation went on) keeps only what came since, the
+    rest as its ``context``."""
     taken = imported_keys(home, but=current.id if current is not None else None)
+    earlier = sent_before(home, but=current.id if current is not None else None)
     out = Read()
     for item in _items(source):
         if isinstance(item, Problem):
@@ -154,8 +163,9 @@ def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read
             continue
         taken.add(key)  # the same item twice in one source is one item
         if isinstance(item, Conversation):
-            if item.messages:
-                out.conversations.append((key, item))
+            rest = _continued(item, earlier.get(item.source_id, ()))
+            if rest.messages:
+                out.conversations.append((key, rest))
             else:
                 out.imported += 1
         else:
@@ -174,6 +184,30 @@ def _unreadable(source: Source, problems: list[Problem]) -> InvalidParamsError:
                               f"source: {said}{more}",
                               [{"field": "path", "message": "unreadable source",
                                 "type": "value_error"}])
+
+
+def sent_before(home: Home, but: str | None = None) -> dict[str, list[tuple[int, str]]]:
+    """Per conversation (source id), what imports not rolled back (``but`` that one) sent of
+    it: how many messages from its first, and their digest."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for m in manifests.every(home):
+        if m.state in ("rollingBack", "rolledBack") or m.id == but:
+            continue
+        for record in m.items.values():
+            if record.what == "conversation" and record.digest and record.state == "done":
+                found.setdefault(record.source_id, []).append((record.sent, record.digest))
+    return found
+
+
+def _continued(item: Conversation, before: Sequence[tuple[int, str]]) -> Conversation:
+    """``item`` without the messages an earlier import sent (the longest such start of it),
+    those as its context (of which the model is shown the last ``CONTEXT_MESSAGES``)."""
+    for sent, digest in sorted(before, reverse=True):
+        if 0 < sent <= len(item.messages) and \
+                messages_digest(item.messages[:sent]) == digest:
+            return dataclasses.replace(item, messages=item.messages[sent:],
+                                       context=item.messages[:sent])
+    return item
 
 
 def imported_keys(home: Home, but: str | None = None) -> set[str]:
@@ -327,7 +361,7 @@ def _pending(app: App, conversation: Conversation, base: int) -> _Pending:
     the plan and once more for each slice of a multi-gigabyte export)."""
     max_chars = app.settings.extraction.max_transcript_chars
     if conversation.session_id is None:
-        return _Pending(estimate.conversation(conversation, max_chars, base),
+        return _Pending(estimate.conversation(conversation, max_chars, base, CONTEXT_MESSAGES),
                         len(conversation.messages), intake.declined(conversation.messages))
     new, why = app.extraction.intake.pending(conversation.session_id,
                                              [_message(m) for m in conversation.messages])
@@ -546,6 +580,9 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
     session = conversation.session_id or f"import:{current.id}:{digest}"
     record = Record(source_id=conversation.source_id, what="conversation",
                     origin=conversation.origin, session=session, tokens=tokens)
+    if conversation.session_id is None:  # an export's: a later export may continue it
+        whole = (*conversation.context, *conversation.messages)
+        record.sent, record.digest = len(whole), messages_digest(whole)
     current.items[key] = record
     manifests.save(app.home, current)
     failpoints.reach("import-after-manifest")
@@ -554,7 +591,8 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
         trigger="import", session_id=session, session_key=conversation.session_key,
         agent_id=current.agent, reason=f"import {current.id}", channel=conversation.channel,
         messages=[_message(m) for m in conversation.messages], import_id=current.id,
-        entries_at=_timestamp(last) if last else None))
+        entries_at=_timestamp(last) if last else None,
+        context=[_message(m) for m in conversation.context[-CONTEXT_MESSAGES:]] or None))
     failpoints.reach("import-after-spool")
     record.job_id = answer.job_id
     if record.job_id is None:

@@ -41,6 +41,10 @@ class Record(_Model):
     job_id: str | None = Field(None, alias="jobId")  # a conversation's spool job
     skipped: str | None = None  # why it was not written (nothing new, out of scope, invalid)
     tokens: int = 0  # a conversation's estimate
+    # a conversation's: how many of its messages (from the first) the source held, and their
+    # hash (importer.messages_digest): a later export of it continued is sent from there on
+    sent: int = 0
+    digest: str | None = None
 
 
 class Manifest(_Model):

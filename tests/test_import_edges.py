@@ -13,7 +13,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 import orjson
 import pytest
@@ -26,7 +26,7 @@ from tests.test_import_cli import _no_openclaw_config, run, site  # noqa: F401 (
 from zettelclaw.app import App
 from zettelclaw.cli import importing as cli_importing
 from zettelclaw.home import Home
-from zettelclaw.importing import importer
+from zettelclaw.importing import cancel, importer, registry
 from zettelclaw.importing.items import Note, Problem
 from zettelclaw.importing.sources import clawvault, exports, memory_core, openclaw_sessions
 
@@ -315,3 +315,83 @@ def test_the_time_left_is_when_the_budget_stops_the_apply(
     lines = capsys.readouterr().err.splitlines()
     assert lines[1] == ("importing i-1: 20/100 items, 10.0/s, about 4 s left (then the budget "
                         "stops it)")
+
+
+# -- a long reading stops when the sidecar does --------------------------------------------------
+
+class Endless(io.RawIOBase):
+    """A stream of small conversations without end; ``reached`` is set once it has given
+    ``after`` bytes."""
+
+    def __init__(self, after: int) -> None:
+        self.given, self.after, self.reached = 0, after, threading.Event()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self.given == 0:
+            self.given = 1
+            return b"["
+        self.given += size
+        if self.given > self.after:
+            self.reached.set()
+        return (b'{"id": 1},' * (size // 10 + 1))[:size]
+
+
+def test_an_endless_export_scan_stops_when_asked() -> None:
+    """At 00f0efb a scan in the sidecar's worker thread could not be stopped: a shutdown
+    waited for it to end."""
+    stream = Endless(after=8 << 20)
+    stop = threading.Event()
+    outcome: list[BaseException | int] = []
+
+    def scan() -> int:
+        return len(list(exports._elements(cast(IO[bytes], stream), "conversations.json")))
+
+    def work() -> None:
+        try:
+            outcome.append(cancel.run(stop, scan))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    assert stream.reached.wait(GUARD)
+    stop.set()
+    thread.join(GUARD)
+    assert not thread.is_alive(), "the scan did not stop"
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], cancel.Stopped)
+
+
+def test_an_import_read_stops_between_items(monkeypatch: pytest.MonkeyPatch, home: Home,
+                                            tmp_path: Path) -> None:
+    many = threading.Event()
+
+    def endless(kind: str, path: Path, *, agent: str) -> Iterator[Note]:
+        n = 0
+        while True:
+            n += 1
+            if n == 1000:
+                many.set()
+            yield Note(f"memory-core:x#{n}", "fact", f"fact {n}", None, "x.md")
+
+    monkeypatch.setattr(registry, "read", endless)
+    stop = threading.Event()
+    source = importer.Source("memory-core", tmp_path, "main")
+    outcome: list[BaseException | object] = []
+
+    def work() -> None:
+        try:
+            outcome.append(cancel.run(stop, lambda: importer.read(home, source)))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    assert many.wait(GUARD)
+    stop.set()
+    thread.join(GUARD)
+    assert not thread.is_alive(), "the reading did not stop"
+    assert isinstance(outcome[0], cancel.Stopped)

@@ -37,7 +37,7 @@ from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.home import Home
-from zettelclaw.importing import estimate, registry
+from zettelclaw.importing import cancel, estimate, registry
 from zettelclaw.importing import manifest as manifests
 from zettelclaw.importing.items import Conversation, Item, Message, Note, Problem
 from zettelclaw.importing.manifest import Manifest, Record
@@ -150,6 +150,7 @@ def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read
     earlier = sent_before(home, but=current.id if current is not None else None)
     out = Read()
     for item in _items(source):
+        cancel.check()
         if isinstance(item, Problem):
             out.problems.append(item)
             continue

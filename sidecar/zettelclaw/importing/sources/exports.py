@@ -33,6 +33,7 @@ from typing import IO, Any, Literal
 
 import orjson
 
+from zettelclaw.importing import cancel
 from zettelclaw.importing.items import Conversation, Item, Message, Problem
 from zettelclaw.safe_open import regular_stream
 
@@ -288,6 +289,7 @@ class _Scanner:
 
     def more(self) -> bool:
         """Read more, dropping what is before the anchor; False at the end of the stream."""
+        cancel.check()  # a chunk at a time: a long scan stops when the sidecar does
         keep = self.pos if self.skipping else self.anchor
         del self.buf[:keep]
         self.offset += keep

@@ -84,8 +84,8 @@ class NotRegularFile(OSError):
         kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
                 "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
                 "a socket" if stat.S_ISSOCK(mode) else
-                "a folder" if stat.S_ISDIR(mode) else "not a regular file")
-        super().__init__(errno.EINVAL, f"{kind}, not a regular file: not read", str(path))
+                "a folder" if stat.S_ISDIR(mode) else "a special file")
+        super().__init__(errno.EINVAL, f"{kind}, not a regular file", str(path))
 
 
 def open_regular(path: Path, *, follow: bool = True) -> int:

@@ -395,3 +395,19 @@ def test_an_import_read_stops_between_items(monkeypatch: pytest.MonkeyPatch, hom
     thread.join(GUARD)
     assert not thread.is_alive(), "the reading did not stop"
     assert isinstance(outcome[0], cancel.Stopped)
+
+
+@pytest.mark.usefixtures("_no_openclaw_config")
+def test_a_long_scan_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str],
+                                         site: list[str], tmp_path: Path) -> None:  # noqa: F811
+    """At 00f0efb a plan of a large export said nothing until it was done."""
+    monkeypatch.setattr(exports, "PROGRESS_BYTES", 1 << 20)
+    export = tmp_path / "conversations.json"
+    export.write_bytes(orjson.dumps([chat([("user", "x" * 1000), ("assistant", "ok")])
+                                     | {"id": f"c{i}", "conversation_id": f"c{i}"}
+                                     for i in range(3000)]))
+    rc, _, err = run(capsys, *site, "import", "chatgpt", str(export))
+    assert rc == 0, err
+    assert "reading conversations.json: 1 MiB so far" in err
+    assert "reading conversations.json: 3 MiB so far" in err

@@ -14,6 +14,7 @@ from zettelclaw.cli.backend import Backend
 from zettelclaw.cli.exits import EXIT_OK, print_json
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.home import resolve_openclaw_state_dir, resolve_workspace
+from zettelclaw.importing import cancel
 
 KINDS = ("openclaw", "memory-core", "chatgpt", "claude", "clawvault")
 
@@ -55,11 +56,16 @@ def run(args: argparse.Namespace, backend: Backend, as_json: bool,
         _show(result, as_json, _rolled_back)
         return EXIT_OK
     params = source_params(args, env)
-    if not args.apply:
-        result = backend.call("import.plan", params)
-        _show(result, as_json, _plan)
-        return EXIT_OK
-    result = _apply(backend, params)
+    # a long reading in this process (no sidecar) says how far it got
+    cancel.on_progress = _reading
+    try:
+        if not args.apply:
+            result = backend.call("import.plan", params)
+            _show(result, as_json, _plan)
+            return EXIT_OK
+        result = _apply(backend, params)
+    finally:
+        cancel.on_progress = None
     _show(result, as_json, _done)
     return EXIT_OK
 
@@ -95,6 +101,11 @@ def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
             if tty:
                 sys.stderr.write("\n")
             return result
+
+
+def _reading(text: str) -> None:
+    sys.stderr.write(f"{text}\n")
+    sys.stderr.flush()
 
 
 def _time_left(result: dict[str, Any], rate: float, mark: tuple[int, float], now: float

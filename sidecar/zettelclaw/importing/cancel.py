@@ -5,10 +5,14 @@ trio cannot interrupt: a sidecar told to stop would wait for a multi-gigabyte ex
 to its end. The thread runs under ``run`` with an event the sidecar sets when it stops; the
 reading calls ``check`` between items and between the chunks of a scan, and ends with
 ``Stopped`` once the event is set.
+
+A long reading also says how far it got (``progress``): to ``on_progress`` when one is set (the
+CLI draws it on stderr when it imports in its own process), else to the log (the sidecar's).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -16,6 +20,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _local = threading.local()
+logger = logging.getLogger(__name__)
+# where ``progress`` goes when set (the process's one importer front end: the CLI)
+on_progress: Callable[[str], None] | None = None
 
 
 class Stopped(Exception):
@@ -36,3 +43,11 @@ def run(stop: threading.Event, work: Callable[[], T]) -> T:
         return work()
     finally:
         _local.stop = None
+
+
+def progress(text: str) -> None:
+    """Say how far a long reading got (``on_progress``, else the log)."""
+    if on_progress is not None:
+        on_progress(text)
+    else:
+        logger.info("import: %s", text)

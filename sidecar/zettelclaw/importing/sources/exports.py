@@ -43,6 +43,7 @@ MEMBER_CAP = 16 << 30  # one zip member, decompressed: a bound on a zip bomb's w
 SNIFF_BYTES = 256 << 10
 WS_CAP = 1 << 20  # white space in a row between values: an export's indentation is far less
 SCALAR_CAP = 256  # a number, true, false or null
+PROGRESS_BYTES = 256 << 20  # a scan says how far it got each time it reads this much more
 # a file whose first conversations are all unreadable is taken for another kind of file
 FOREIGN_AFTER = 10
 _MEMBER = re.compile(r"conversations(?:-\d+)?\.json")
@@ -279,8 +280,9 @@ class _Broken(Exception):
 class _Scanner:
     """A window on a byte stream: ``buf`` holds from ``anchor`` (the value being cut out) on."""
 
-    def __init__(self, raw: IO[bytes] | _Capped) -> None:
+    def __init__(self, raw: IO[bytes] | _Capped, name: str = "") -> None:
         self.raw = raw
+        self.name = name
         self.buf = bytearray()
         self.pos = 0
         self.anchor = 0
@@ -300,6 +302,9 @@ class _Scanner:
         data = self.raw.read(max(CHUNK, len(self.buf) - self.pos))
         if not data:
             return False
+        read = self.offset + len(self.buf)
+        if (read + len(data)) // PROGRESS_BYTES > read // PROGRESS_BYTES:
+            cancel.progress(f"reading {self.name}: {(read + len(data)) >> 20:,} MiB so far")
         self.buf += data
         return True
 
@@ -383,7 +388,7 @@ class _Scanner:
 
 def _elements(raw: IO[bytes] | _Capped, name: str) -> Iterator[Element | Problem]:
     """The elements of the JSON list in ``raw``, each parsed alone; Problems where it breaks."""
-    scan = _Scanner(raw)
+    scan = _Scanner(raw, name)
     try:
         yield from _list(scan, name)
     except _Broken as broken:

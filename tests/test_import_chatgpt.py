@@ -45,16 +45,20 @@ def conversation(ident: str, chain: list[tuple[str, str | None, dict[str, Any] |
             "default_model_slug": "gpt-4o", "is_archived": False}
 
 
-def branched() -> dict[str, Any]:
-    """A system prompt, a hidden context message, an edited question, a regenerated answer
-    (the current node is on the first branch, not the last), a tool call and its output, a
-    voice and image message, reasoning, citations."""
+def branched(*, instructions: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A system prompt, an edited question, a regenerated answer (the current node is on the
+    first branch, not the last), a tool call and its output, a voice and image message,
+    reasoning, citations; with ``instructions``, a hidden custom-instructions message holding
+    them (``user_editable_context``)."""
+    context = message("ctx", "user", [], T0, content_type="user_editable_context",
+                      hidden=True)
+    context["content"] |= instructions or {}
     return conversation("c-branched", [
         ("root", None, None),
         ("sys", "root", message("sys", "system", ["You are ChatGPT."], None, hidden=True)),
-        ("ctx", "sys", message("ctx", "user", ["about me: likes tea"], T0,
-                               content_type="user_editable_context", hidden=True)),
-        ("q1", "ctx", message("q1", "user", ["What is the capital of France?"], T0 + 10)),
+        *([("ctx", "sys", context)] if instructions else []),
+        ("q1", "ctx" if instructions else "sys",
+         message("q1", "user", ["What is the capital of France?"], T0 + 10)),
         ("a1", "q1", message("a1", "assistant", ["Paris.\ue200cite\ue202turn0search1\ue201"],
                              T0 + 11)),
         ("a1b", "q1", message("a1b", "assistant", ["Lyon (regenerated, not current)"], T0 + 50)),
@@ -388,3 +392,29 @@ def test_tens_of_megabytes_from_a_zip_with_the_default_chunk(tmp_path: Path) -> 
         tracemalloc.stop()
     assert count == 6000
     assert peak < 8 << 20, f"peak {peak:,} bytes"
+
+
+PROFILE = ("The user provided the following information about themselves. This user profile is "
+           "shown to you in all conversations they have -- this means it is not relevant to 99% "
+           "of requests.\nUser profile:\n```I live in Lisbon and keep bees.```")
+HOW = ("The user provided the additional info about how they would like you to respond:\n"
+       "```Answer briefly, in metric units.```")
+
+
+def test_custom_instructions_are_one_conversation_of_the_owners_words(tmp_path: Path) -> None:
+    """At 00f0efb they were dropped without a word: the most personal text of an export."""
+    said = {"user_profile": PROFILE, "user_instructions": HOW}
+    other = branched(instructions=said) | {"id": "c2", "conversation_id": "c2"}
+    changed = branched(instructions={"user_profile": "```I live in Porto.```"}) | {
+        "id": "c3", "conversation_id": "c3"}
+    items = list(chatgpt.read(write_json(tmp_path / "c.json",
+                                         [branched(instructions=said), other, changed])))
+    assert problems(items) == []
+    found = [c for c in conversations(items) if c.source_id == chatgpt.INSTRUCTIONS]
+    assert [[(m.role, m.text) for m in c.messages] for c in found] == [
+        [("user", "My ChatGPT custom instructions.\nAbout me: I live in Lisbon and keep bees.\n"
+                  "How I want to be answered: Answer briefly, in metric units.")],
+        [("user", "My ChatGPT custom instructions.\nAbout me: I live in Porto.")]]
+    assert found[0].origin == ("c.json, conversation 0 (id c-branched), custom instructions")
+    assert found[0].messages[0].at is None  # they hold until changed, whenever written
+    assert [c.source_id for c in conversations(items)].count("chatgpt:c2") == 1

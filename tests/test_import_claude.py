@@ -77,7 +77,8 @@ def test_turns_text_blocks_attachments_and_times(tmp_path: Path) -> None:
     assert read.title == "A chat"
     assert read.origin == "conversations.json, conversation 0 (uuid conv-1)"
     assert [(m.role, m.text) for m in read.messages] == [
-        ("user", "Plan a trip to Lisbon\n[attached: itinerary.txt]\n[attached: map.png]"),
+        ("user", "Plan a trip to Lisbon\n[attached: itinerary.txt]\nday 1: ...\n"
+                 "[attached: map.png]"),
         ("assistant", "Day 1: Alfama.\n\nDay 2: Belém."),
         ("user", "Thanks"),
     ]
@@ -202,3 +203,24 @@ def test_a_conversation_with_nothing_said_is_not_yielded(tmp_path: Path) -> None
     items = list(claude.read(write_json(tmp_path / "c.json", [empty, plain()])))
     assert [(type(item).__name__, item.origin) for item in items] == [
         ("Conversation", "c.json, conversation 1 (uuid conv-1)")]
+
+
+def test_an_attachments_extracted_text_is_imported_and_a_cut_one_named(tmp_path: Path) -> None:
+    """At 00f0efb an attachment's extracted text (what the model read) was dropped without a
+    word; now it is the message's, and what of a long one is left out is a problem."""
+    long = "budget notes " * 1000
+    data = conversation("conv-9", [
+        chat_message("m1", "human", "What do you make of these?", "2025-03-01T09:00:00Z",
+                     attachments=[{"file_name": "lease.txt",
+                                   "extracted_content": "Rent 900 EUR, due on the 3rd."},
+                                  {"file_name": "budget.txt", "extracted_content": long}]),
+        chat_message("m2", "assistant", "The rent is due on the 3rd.", "2025-03-01T09:01:00Z")])
+    items = list(claude.read(write_json(tmp_path / "conversations.json", [data])))
+    [read] = conversations(items)
+    text = read.messages[0].text
+    assert "[attached: lease.txt]\nRent 900 EUR, due on the 3rd." in text
+    assert f"[attached: budget.txt]\n{long[:claude.ATTACHMENT_CHARS]}…" in text
+    [problem] = problems(items)
+    assert problem.origin == ("conversations.json, conversation 0 (uuid conv-9), attachment "
+                              "budget.txt")
+    assert f"{len(long.strip()):,} characters" in problem.message

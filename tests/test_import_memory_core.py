@@ -98,3 +98,20 @@ def test_a_missing_path_is_a_problem(tmp_path: Path) -> None:
     (problem,) = memory_core.read(tmp_path / "nowhere")
     assert isinstance(problem, Problem)
     assert "no such" in problem.message
+
+
+def test_a_fenced_code_block_is_neither_notes_nor_prose_and_is_named(tmp_path: Path) -> None:
+    """At 00f0efb a bullet inside a ``` fence became an entry and the fence lines were sent
+    for extraction as a conversation."""
+    daily = tmp_path / "2026-03-02.md"
+    daily.write_text("- the deploy script lives in ops/\n\n```sh\n- rm -rf build\nmake all\n"
+                     "```\nThe deploy went fine.\n~~~~\n* not a note\n~~~\n")
+    items = list(memory_core.read(daily))
+    assert [n.content for n in items if isinstance(n, Note)] == ["the deploy script lives in ops/"]
+    [prose] = [c for c in items if isinstance(c, Conversation)]
+    assert prose.messages[0].text == "The deploy went fine."
+    assert [(p.origin, p.message) for p in items if isinstance(p, Problem)] == [
+        ("2026-03-02.md, lines 3-6", "a fenced code block: not a note nor prose to extract; "
+                                     "left out"),
+        ("2026-03-02.md, lines 8-10", "a fenced code block: not a note nor prose to extract; "
+                                      "left out")]

@@ -24,7 +24,7 @@ from tests.direct import open_app
 from zettelclaw.app import App
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
-from zettelclaw.importing import importer, registry, zstd
+from zettelclaw.importing import importer, registry, rollback, zstd
 from zettelclaw.importing.items import Conversation, Item, Problem
 from zettelclaw.importing.sources import openclaw_sessions
 
@@ -562,3 +562,33 @@ def test_a_new_import_reads_its_source_once(tmp_path: Path, app: App,
     result = importer.apply(app, importer.Source("openclaw", tmp_path / "state", "main"))
     assert result.conversations == 2
     assert len(reads) == 1
+
+
+def test_after_a_rollback_the_sessions_can_be_imported_again(tmp_path: Path, app: App) -> None:
+    """At 00f0efb a rolled-back import's sessions stayed recorded as received: the plan called
+    them "already remembered" and they could not be imported again. The messages the live
+    path delivered stay recorded: only the import's own are released."""
+    make_store(tmp_path / "state")
+    source = importer.Source("openclaw", tmp_path / "state", "main")
+    telegram = "5a9e7387-35ba-4c46-8f60-20bfaa3c3df2"
+    user_at = [i for i, e in enumerate(MAIN_EVENTS)
+               if e.get("type") == "message" and e["message"]["role"] == "user"]
+    app.extraction.intake.accept(HookCall(trigger="beforeReset", session_id=MAIN_SID,
+                                          session_key="agent:main:main",
+                                          messages=MAIN_EVENTS[:user_at[-1]]))
+    live = app.extraction.intake.provenance.keys(MAIN_SID)
+    before = importer.plan(app, source)
+    first = importer.apply(app, source)
+    assert first.conversations == 2
+    assert importer.plan(app, source).already_remembered == 0  # imported, not remembered
+    rolled = rollback.rollback(app, first.import_id or "")
+    assert rolled.state == "rolledBack"
+    again = importer.plan(app, source)
+    assert (again.conversations, again.already_remembered) == (2, 0)
+    assert again.messages == before.messages  # the live part is still known as received
+    assert app.extraction.intake.provenance.keys(MAIN_SID) == live
+    assert app.extraction.intake.provenance.keys(telegram) == set()
+    second = importer.apply(app, source)
+    assert second.conversations == 2
+    assert {j.session_id for j in app.extraction.spool.jobs() if j.imported == second.import_id
+            } == {MAIN_SID, telegram}

@@ -345,6 +345,14 @@ export type ImportEstimate = {
   prices: string;
 };
 
+/** An entry written since, not by the import, that replaced one the import wrote: it stays (its ``replaces`` now names an entry gone). */
+export type ImportKept = {
+  id: string;
+  content: string;
+  replaced: string;
+  replacedContent: string;
+};
+
 export type ImportListParams = {
   agentId?: string | null;
 };
@@ -407,6 +415,7 @@ export type ImportRolledBack = {
   state: "rolledBack";
   entries: number;
   removed: Removed | null;
+  kept?: ImportKept[];
 };
 
 export type ImportRow = {

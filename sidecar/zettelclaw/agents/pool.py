@@ -123,6 +123,9 @@ class Agents:
         # closed memories with extraction jobs -> when the first is due (Unix time)
         self._waiting: dict[str, float] = {}
         self._sweep = trio.Event()  # set: look at idle memories and waiting jobs now
+        # set when serving ends: work a call runs in a thread that can stop early (an import's
+        # reading: importing/cancel.py) stops, so the memories can close
+        self.stopping = trio.Event()
         self._slots: dict[str, _Slot] = {}
         self._opening: dict[str, trio.Lock] = {}
         self._nursery: trio.Nursery | None = None
@@ -310,6 +313,7 @@ class Agents:
                     await self.close_idle()
         finally:
             self._nursery = None
+            self.stopping.set()
             with trio.CancelScope(shield=True):
                 for slot in list(self._slots.values()):
                     await self._close(slot)

@@ -14,6 +14,7 @@ from zettelclaw.cli.backend import Backend
 from zettelclaw.cli.exits import EXIT_OK, print_json
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.home import resolve_openclaw_state_dir, resolve_workspace
+from zettelclaw.importing import cancel
 
 KINDS = ("openclaw", "memory-core", "chatgpt", "claude", "clawvault")
 
@@ -52,18 +53,19 @@ def run(args: argparse.Namespace, backend: Backend, as_json: bool,
         return EXIT_OK
     if args.rollback:
         result = backend.call("import.rollback", {"importId": args.rollback})
-        _show(result, as_json, lambda r: f"import {r['importId']} rolled back: "
-              f"{r['entries']} entries purged" + (
-                  f", {r['removed']['spool']['jobs']} job(s) and "
-                  f"{r['removed']['transcripts']['files']} conversation copy(ies) removed"
-                  if r.get("removed") else ""))
+        _show(result, as_json, _rolled_back)
         return EXIT_OK
     params = source_params(args, env)
-    if not args.apply:
-        result = backend.call("import.plan", params)
-        _show(result, as_json, _plan)
-        return EXIT_OK
-    result = _apply(backend, params)
+    # a long reading in this process (no sidecar) says how far it got
+    cancel.on_progress = _reading
+    try:
+        if not args.apply:
+            result = backend.call("import.plan", params)
+            _show(result, as_json, _plan)
+            return EXIT_OK
+        result = _apply(backend, params)
+    finally:
+        cancel.on_progress = None
     _show(result, as_json, _done)
     return EXIT_OK
 
@@ -72,6 +74,9 @@ def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
     """``import.apply`` slice after slice, drawing done/total, rate and time left on stderr."""
     started = time.monotonic()
     first_done: int | None = None
+    # the tokens spooled when the first answer came, and when: the rate of tokens is counted
+    # from there (a resumed import's earlier tokens count in its budget, not in the rate)
+    mark: tuple[int, float] | None = None
     tty = sys.stderr.isatty()
     while True:
         result: dict[str, Any] = backend.call("import.apply", params)
@@ -79,19 +84,43 @@ def _apply(backend: Backend, params: dict[str, Any]) -> dict[str, Any]:
         done, total = result["done"], result["total"]
         if first_done is None:
             first_done = done if result["state"] != "running" else 0
-        elapsed = time.monotonic() - started
+        now = time.monotonic()
+        elapsed = now - started
         rate = (done - first_done) / elapsed if elapsed > 0 else 0.0
-        left = (total - done) / rate if rate > 0 else None
+        if mark is None:
+            mark = (result.get("spooledTokens") or 0, now)
+        left, why = _time_left(result, rate, mark, now)
         line = (f"importing{' ' + result['importId'] if result['importId'] else ''}: "
                 f"{done}/{total} items"
                 + (f", {rate:.1f}/s" if rate else "")
-                + (f", about {left:.0f} s left" if left is not None and done < total else ""))
+                + (f", about {left:.0f} s left{why}" if left is not None and done < total
+                   else ""))
         sys.stderr.write(("\r" + line) if tty else line + "\n")
         sys.stderr.flush()
         if result["state"] != "running":
             if tty:
                 sys.stderr.write("\n")
             return result
+
+
+def _reading(text: str) -> None:
+    sys.stderr.write(f"{text}\n")
+    sys.stderr.flush()
+
+
+def _time_left(result: dict[str, Any], rate: float, mark: tuple[int, float], now: float
+               ) -> tuple[float | None, str]:
+    """Seconds until the apply ends, and why it ends then: it stops at its budget when the
+    tokens still allowed run out before the items do (at the rate of tokens spooled since
+    ``mark``, the first answer's tokens and time)."""
+    left = (result["total"] - result["done"]) / rate if rate > 0 else None
+    budget, spooled = result.get("budget") or 0, result.get("spooledTokens") or 0
+    token_rate = (spooled - mark[0]) / (now - mark[1]) if now > mark[1] else 0.0
+    if budget and token_rate > 0:
+        by_budget = max(0, budget - spooled) / token_rate
+        if left is None or by_budget < left:
+            return by_budget, " (then the budget stops it)"
+    return left, ""
 
 
 def _show(result: Any, as_json: bool, text: Any) -> None:
@@ -151,6 +180,17 @@ def _done(result: dict[str, Any]) -> str:
             lines.append("extraction runs in the sidecar: `zettelclaw jobs` shows what is left")
         lines.append(f"undo with  zettelclaw import --rollback {result['importId']}")
     lines += _problems(result["problems"])
+    return "\n".join(lines)
+
+
+def _rolled_back(result: dict[str, Any]) -> str:
+    removed = result.get("removed")
+    lines = [f"import {result['importId']} rolled back: {result['entries']} entries purged"
+             + (f", {removed['spool']['jobs']} job(s) and {removed['transcripts']['files']} "
+                "conversation copy(ies) removed" if removed else "")]
+    for kept in result.get("kept", []):
+        lines.append(f"kept       {kept['id']} {kept['content']!r}: written since, it replaced "
+                     f"the imported {kept['replaced']} {kept['replacedContent']!r}")
     return "\n".join(lines)
 
 

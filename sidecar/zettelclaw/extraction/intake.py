@@ -43,6 +43,7 @@ class HookCall:
     sender_id: str | None = None  # who spoke to the agent, if the host says
     import_id: str | None = None  # an import's conversation (importing/): its job says so
     entries_at: str | None = None  # an import's: the time its entries take
+    context: Sequence[Any] | None = None  # an import's: what an earlier import sent of it
 
     def subject(self) -> Subject:
         return Subject(session_key=self.session_key, agent_id=self.agent_id,
@@ -161,7 +162,8 @@ class Intake:
         job = Job(job_id=new_job_id(), session_id=session_id, session_key=call.session_key,
                   agent_id=call.agent_id, trigger=call.trigger, reason=call.reason,
                   created_at=now_timestamp(), messages=[m.to_json() for m in new],
-                  imported=call.import_id, entriesAt=call.entries_at)
+                  imported=call.import_id, entriesAt=call.entries_at,
+                  context=[m.to_json() for m in normalize(call.context or [])])
         self.spool.save(job)
         failpoints.reach("after-spool")
         self.provenance.append(session_id, new, job.job_id, durable=False)

@@ -174,6 +174,32 @@ class Provenance:
     def _seen_path(self, session_id: str) -> Path:
         return self.dir / f"{check_session_id(session_id)}.seen"
 
+    def keys_of_jobs(self, session_id: str, job_ids: set[str]) -> list[str]:
+        """The keys of the session's messages these jobs carried (its copy still holds which
+        job each came in; once pruned, that is not known)."""
+        return [str(record.get("key")) for _, record in self._lines(session_id)
+                if record.get("job") in job_ids]
+
+    def release(self, session_id: str, keys: set[str]) -> int:
+        """Forget that these messages were received (their writer's work was rolled back), in
+        the copy and in the pruned keys: the same conversation sent again is new. Under the
+        data lock. Returns how many records went."""
+        gone = 0
+        for path in (self.path(session_id), self.keys_path(session_id)):
+            records = [r for _, r in _records(path)]
+            kept = [r for r in records if r.get("key") not in keys]
+            if len(kept) == len(records):
+                continue
+            gone += len(records) - len(kept)
+            if kept:
+                atomic_write_bytes(path, b"".join(orjson.dumps(r) + b"\n" for r in kept),
+                                   FILE_MODE)
+            else:
+                path.unlink()
+                fsync_dir(self.dir)
+            self._keys.pop(path.name, None)
+        return gone
+
     def last(self, session_id: str) -> dict[str, Any] | None:
         records = [record for _, record in self._lines(session_id)]
         if not records:  # pruned: the keys file still says where the session was received to

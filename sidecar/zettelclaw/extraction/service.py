@@ -194,6 +194,8 @@ class Extraction:
     def prompt(self, job: Job) -> str:
         messages = job.message_objects()
         transcript, cut = render(messages, self.config.max_transcript_chars)
+        if job.context:
+            transcript = with_context(job, transcript, self.config.max_transcript_chars)
         self.freshness.sync()
         subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
@@ -474,3 +476,13 @@ def _millis(record: dict[str, Any]) -> float:
         return parse_timestamp(str(stamp)).timestamp() * 1000 if stamp else 0.0
     except ValueError:
         return 0.0
+
+
+def with_context(job: Job, transcript: str, max_chars: int) -> str:
+    """The transcript after the end of what an earlier import sent of the same conversation
+    (a quarter of the budget at most), marked as context: the model sees what the new part
+    answers without extracting the old part again."""
+    earlier, _ = render([Message.from_json(m) for m in job.context], max_chars // 4)
+    return (f"(Earlier in this conversation; already in memory, for context only: extract "
+            f"nothing from this part)\n{earlier}\n\n(The conversation goes on; extract from "
+            f"here)\n{transcript}")

@@ -66,6 +66,9 @@ class Job(BaseModel):
     # conversation's, not the day it was imported). None for a live conversation's.
     imported: str | None = None
     entries_at: str | None = Field(None, alias="entriesAt")
+    # an import's continued conversation: the end of what an earlier import sent, shown to the
+    # model before ``messages`` as context (extraction.service.prompt), not extracted again
+    context: list[SpooledMessage] = []
 
     def message_objects(self) -> list[Message]:
         return [Message.from_json(m) for m in self.messages]

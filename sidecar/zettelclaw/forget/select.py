@@ -3,7 +3,9 @@
 The log is read itself (not the index): a hidden entry has no row in the index, and a purge must
 find it all the same. Every version of a chosen entry (the entries it replaced and those that
 replaced it) is chosen with it: forgetting a fact forgets its corrections and what they
-corrected.
+corrected. What one writer wrote (``Written``: an import's rollback) is taken without the other
+versions: a correction made later by someone else stays (``Scan.kept`` names it and what it
+replaced), and an entry the writer's own replaced is current again.
 """
 
 from __future__ import annotations
@@ -78,10 +80,21 @@ class Match:
         return self.content if len(self.content) <= SNIPPET else self.content[:SNIPPET] + "…"
 
 
+@dataclass(frozen=True)
+class Kept:
+    """An entry not chosen that replaced a chosen one: it stays, its ``replaces`` dangling."""
+
+    id: str
+    content: str
+    replaced: str
+    replaced_content: str
+
+
 @dataclass
 class Scan:
     matches: list[Match] = field(default_factory=list)
     hidden: set[str] = field(default_factory=set)  # every id hidden now
+    kept: list[Kept] = field(default_factory=list)  # (Written only) later versions left
 
     @property
     def ids(self) -> list[str]:
@@ -117,16 +130,27 @@ def select(home: Home, criteria: Criteria | Written) -> Scan:
     finally:
         os.close(fd)
     chosen = {found["id"] for _, found in records if criteria.matches(found)}
-    todo = list(chosen)
+    todo = [] if isinstance(criteria, Written) else list(chosen)
     while todo:  # every version, both ways
         for other in links.get(todo.pop(), ()):
             if other not in chosen:
                 chosen.add(other)
                 todo.append(other)
+    return _scan(records, chosen, hidden, links)
+
+
+def _scan(records: list[tuple[int, dict[str, Any]]], chosen: set[str], hidden: set[str],
+          links: dict[str, set[str]]) -> Scan:
     scan = Scan(hidden=hidden)
+    contents: dict[str, str] = {}
     for number, found in records:
         if found["id"] in chosen:
+            contents[found["id"]] = found["content"]
             scan.matches.append(Match(found["id"], number, found["type"], found["session"],
                                       found.get("subject"), found["content"],
                                       found["id"] in hidden))
+            continue
+        target = next((t for t in links.get(found["id"], ()) if t in contents), None)
+        if target is not None:  # (links point back in log order: a target is seen before)
+            scan.kept.append(Kept(found["id"], found["content"], target, contents[target]))
     return scan

@@ -11,7 +11,7 @@ from typing import Literal
 from zettelclaw import failpoints, lock
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.forget import purge as purging
-from zettelclaw.forget.select import Criteria, Match, Scan, Written, select
+from zettelclaw.forget.select import Criteria, Kept, Match, Scan, Written, select
 from zettelclaw.index import space
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
@@ -40,6 +40,7 @@ class Forgotten:
     changed: int = 0
     removed: purging.Removed | None = None
     transcripts: list[str] | None = None
+    kept: list[Kept] = field(default_factory=list)  # later versions by others, left (Written)
 
 
 def _entries(scan: Scan) -> list[Match]:
@@ -132,7 +133,7 @@ def purge_written(app: App, written: Written) -> Forgotten:
             _purge_locked(app, scan.ids, sessions, removed)
     removed.seconds = time.monotonic() - started
     return Forgotten(action="purge", dry_run=False, by=written.by(), entries=_entries(scan),
-                     changed=len(scan.ids), removed=removed)
+                     changed=len(scan.ids), removed=removed, kept=list(scan.kept))
 
 
 def _purge_locked(app: App, ids: list[str], sessions: list[str],

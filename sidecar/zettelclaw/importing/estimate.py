@@ -59,10 +59,17 @@ def context_tokens(entries: int, subjects: int, relevant: int) -> int:
     return min(entries, relevant) * ENTRY_LINE + subjects * SUBJECT_LINE
 
 
-def conversation(item: Conversation, max_chars: int, base: int | None = None) -> Estimate:
+def conversation(item: Conversation, max_chars: int, base: int | None = None,
+                 context: int = 0) -> Estimate:
     """The model tokens extracting ``item`` takes (``base``: the template's and the listed
-    context's, computed once for an import)."""
-    return transcript(as_transcript(item), max_chars, base)
+    context's, computed once for an import); with the last ``context`` messages of what an
+    earlier import sent of it, shown as extraction shows them (a quarter of the budget)."""
+    found = transcript(as_transcript(item), max_chars, base)
+    if not (context and item.context):
+        return found
+    earlier, _ = render([Message("", m.role, m.text, iso(m.at)) for m in item.context[-context:]],
+                        max_chars // 4)
+    return Estimate(found.input_tokens + estimate_tokens(earlier), found.output_tokens)
 
 
 def transcript(messages: Sequence[Message], max_chars: int, base: int | None = None

@@ -13,16 +13,17 @@ the same files under the same data lock (the jobs wait in the spool for the side
   write done again after a crash finds them in the log and appends nothing.
 - The manifest (``manifest.py``) records each item before its write and after it; the keys of
   every import not rolled back are skipped by the next: re-importing adds nothing.
-- Rollback purges (forget/) the entries the import wrote and its sessions' copies and jobs.
+- Rollback (``rollback.py``) purges what the import wrote.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,18 +31,15 @@ from typing import Any, Protocol
 
 from zettelclaw import failpoints, lock
 from zettelclaw.config import Config
-from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.extraction import intake
 from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
-from zettelclaw.forget import purge as purging
-from zettelclaw.forget import service as forget_service
-from zettelclaw.forget.select import Written
 from zettelclaw.home import Home
-from zettelclaw.importing import estimate, registry
+from zettelclaw.importing import cancel, estimate, registry
 from zettelclaw.importing import manifest as manifests
-from zettelclaw.importing.items import Conversation, Item, Note, Problem
+from zettelclaw.importing.items import Conversation, Item, Message, Note, Problem
 from zettelclaw.importing.manifest import Manifest, Record
 from zettelclaw.index import entries, space
 from zettelclaw.index.database import Index
@@ -52,6 +50,7 @@ from zettelclaw.subjects.registry import SubjectRegistry
 
 logger = logging.getLogger(__name__)
 
+CONTEXT_MESSAGES = 12  # of a continued conversation, the earlier messages shown with the rest
 NOTE_BATCH = 500  # notes written per manifest step (two manifest writes and one append)
 SLICE_SECONDS = 2.0  # an apply call returns after about this long; the caller calls again
 
@@ -101,16 +100,20 @@ class Read:
 
 # -- reading -------------------------------------------------------------------------------------
 
+def messages_digest(messages: Sequence[Message]) -> str:
+    return hashlib.blake2b("\x00".join(
+        f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}" for m in messages
+    ).encode(), digest_size=10).hexdigest()
+
+
 def item_key(item: Conversation | Note) -> str:
     """The source's id and a hash of the content: the same item read again has the same key,
     an edited one a new key."""
     if isinstance(item, Conversation):
-        basis = "\x00".join(f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}"
-                            for m in item.messages)
-    else:
-        basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
-                                             item.subject, item.at.isoformat() if item.at
-                                             else ""))
+        return f"{item.source_id}#{messages_digest(item.context + item.messages)}"
+    basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
+                                         item.subject, item.at.isoformat() if item.at
+                                         else ""))
     digest = hashlib.blake2b(basis.encode(), digest_size=10).hexdigest()
     return f"{item.source_id}#{digest}"
 
@@ -140,10 +143,14 @@ def _items(source: Source) -> Iterator[Item]:
 
 def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read:
     """``current``: the import going on, whose items (as it holds them now, not as its file
-    last said) count as taken."""
+    last said) count as taken. A conversation an earlier import sent part of (an export of
+    the same account, made later: the conversation went on) keeps only what came since, the
+    rest as its ``context``."""
     taken = imported_keys(home, but=current.id if current is not None else None)
+    earlier = sent_before(home, but=current.id if current is not None else None)
     out = Read()
     for item in _items(source):
+        cancel.check()
         if isinstance(item, Problem):
             out.problems.append(item)
             continue
@@ -157,13 +164,51 @@ def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read
             continue
         taken.add(key)  # the same item twice in one source is one item
         if isinstance(item, Conversation):
-            if item.messages:
-                out.conversations.append((key, item))
+            rest = _continued(item, earlier.get(item.source_id, ()))
+            if rest.messages:
+                out.conversations.append((key, rest))
             else:
                 out.imported += 1
         else:
             out.notes.append((key, item))
+    if out.problems and not (out.total or out.out_of_range):
+        raise _unreadable(source, out.problems)
     return out
+
+
+def _unreadable(source: Source, problems: list[Problem]) -> InvalidParamsError:
+    """A source of which nothing could be read (a broken zip, a JSON file that is not an
+    export): bad input, said with the file and what is wrong, not an empty import."""
+    said = "; ".join(f"{p.origin}: {p.message}" for p in problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return InvalidParamsError(f"{source.path}: nothing could be read as a {source.kind} "
+                              f"source: {said}{more}",
+                              [{"field": "path", "message": "unreadable source",
+                                "type": "value_error"}])
+
+
+def sent_before(home: Home, but: str | None = None) -> dict[str, list[tuple[int, str]]]:
+    """Per conversation (source id), what imports not rolled back (``but`` that one) sent of
+    it: how many messages from its first, and their digest."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for m in manifests.every(home):
+        if m.state in ("rollingBack", "rolledBack") or m.id == but:
+            continue
+        for record in m.items.values():
+            if record.what == "conversation" and record.digest and record.state == "done":
+                found.setdefault(record.source_id, []).append((record.sent, record.digest))
+    return found
+
+
+def _continued(item: Conversation, before: Sequence[tuple[int, str]]) -> Conversation:
+    """``item`` without the messages an earlier import sent (the longest such start of it),
+    those as its context (of which the model is shown the last ``CONTEXT_MESSAGES``)."""
+    for sent, digest in sorted(before, reverse=True):
+        if 0 < sent <= len(item.messages) and \
+                messages_digest(item.messages[:sent]) == digest:
+            return dataclasses.replace(item, messages=item.messages[sent:],
+                                       context=item.messages[:sent])
+    return item
 
 
 def imported_keys(home: Home, but: str | None = None) -> set[str]:
@@ -234,14 +279,6 @@ class Progress:
     spooled_tokens: int
     budget: int
     problems: list[Problem]
-
-
-@dataclass(frozen=True, slots=True)
-class RolledBack:
-    import_id: str
-    state: str
-    entries: int  # entries purged
-    removed: purging.Removed | None  # the purge's counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +362,7 @@ def _pending(app: App, conversation: Conversation, base: int) -> _Pending:
     the plan and once more for each slice of a multi-gigabyte export)."""
     max_chars = app.settings.extraction.max_transcript_chars
     if conversation.session_id is None:
-        return _Pending(estimate.conversation(conversation, max_chars, base),
+        return _Pending(estimate.conversation(conversation, max_chars, base, CONTEXT_MESSAGES),
                         len(conversation.messages), intake.declined(conversation.messages))
     new, why = app.extraction.intake.pending(conversation.session_id,
                                              [_message(m) for m in conversation.messages])
@@ -544,6 +581,9 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
     session = conversation.session_id or f"import:{current.id}:{digest}"
     record = Record(source_id=conversation.source_id, what="conversation",
                     origin=conversation.origin, session=session, tokens=tokens)
+    if conversation.session_id is None:  # an export's: a later export may continue it
+        whole = (*conversation.context, *conversation.messages)
+        record.sent, record.digest = len(whole), messages_digest(whole)
     current.items[key] = record
     manifests.save(app.home, current)
     failpoints.reach("import-after-manifest")
@@ -552,7 +592,8 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
         trigger="import", session_id=session, session_key=conversation.session_key,
         agent_id=current.agent, reason=f"import {current.id}", channel=conversation.channel,
         messages=[_message(m) for m in conversation.messages], import_id=current.id,
-        entries_at=_timestamp(last) if last else None))
+        entries_at=_timestamp(last) if last else None,
+        context=[_message(m) for m in conversation.context[-CONTEXT_MESSAGES:]] or None))
     failpoints.reach("import-after-spool")
     record.job_id = answer.job_id
     if record.job_id is None:
@@ -571,30 +612,7 @@ def _message(message: Any) -> dict[str, Any]:
     return value
 
 
-# -- rollback and listing ------------------------------------------------------------------------
-
-def rollback(app: forget_service.App, import_id: str) -> RolledBack:
-    """Purge what the import wrote: its notes' entries, its conversations' entries, copies and
-    jobs. Its manifest stays, marked rolled back (its items may be imported again)."""
-    if import_id == "last":
-        found = [m for m in manifests.every(app.home)
-                 if m.state not in ("rolledBack",)]
-        if not found:
-            raise NotFoundError("no import to roll back", {"importId": import_id})
-        import_id = found[-1].id
-    current = manifests.load(app.home, import_id)
-    if current.state == "rolledBack":
-        return RolledBack(import_id=import_id, state=current.state, entries=0, removed=None)
-    current.state = "rollingBack"
-    manifests.save(app.home, current)
-    written = Written(ids=frozenset(current.entry_ids()),
-                      sessions=frozenset(current.spooled_sessions()))
-    forgot = forget_service.purge_written(app, written)
-    current.state = "rolledBack"
-    manifests.save(app.home, current)
-    return RolledBack(import_id=import_id, state=current.state, entries=forgot.changed,
-                      removed=forgot.removed)
-
+# -- listing (rollback: rollback.py) ---------------------------------------------------------------
 
 def listing(home: Home) -> list[Row]:
     return [Row(import_id=m.id, kind=m.kind, path=m.path, agent=m.agent, state=m.state,

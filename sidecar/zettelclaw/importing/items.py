@@ -41,6 +41,9 @@ class Conversation:
     session_id: str | None = None
     session_key: str | None = None
     channel: str | None = None  # the host's channel (telegram, ...): the admission policy's
+    # the part an earlier import already sent (``messages`` is what came since): shown to the
+    # model as context, not extracted again
+    context: tuple[Message, ...] = ()
 
     @property
     def started(self) -> datetime | None:

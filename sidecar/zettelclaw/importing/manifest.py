@@ -41,6 +41,10 @@ class Record(_Model):
     job_id: str | None = Field(None, alias="jobId")  # a conversation's spool job
     skipped: str | None = None  # why it was not written (nothing new, out of scope, invalid)
     tokens: int = 0  # a conversation's estimate
+    # a conversation's: how many of its messages (from the first) the source held, and their
+    # hash (importer.messages_digest): a later export of it continued is sent from there on
+    sent: int = 0
+    digest: str | None = None
 
 
 class Manifest(_Model):
@@ -62,6 +66,10 @@ class Manifest(_Model):
     # items written again): a rollback removes these too
     uncertain_entries: list[str] = Field([], alias="uncertainEntries")
     uncertain_sessions: list[str] = Field([], alias="uncertainSessions")
+    # a rollback's: the keys of the host's session messages this import delivered, recorded
+    # before the purge (which drops the copy that says which job brought them) and released
+    # after it, so the sessions can be imported again
+    released: dict[str, list[str]] = {}
 
     def entry_ids(self) -> list[str]:
         return sorted({i for r in self.items.values() for i in r.entries}

@@ -18,6 +18,7 @@ from typing import Any
 
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.importing.items import Item
+from zettelclaw.safe_open import regular_stream
 
 SOURCES = "zettelclaw.importing.sources"
 KINDS: dict[str, str] = {
@@ -111,7 +112,7 @@ def _not_an_export(path: Path) -> str:
     """Why a zip or JSON file no export reader claimed is not one, for the message."""
     if path.suffix == ".zip":
         try:
-            with zipfile.ZipFile(path) as archive:
+            with regular_stream(path) as stream, zipfile.ZipFile(stream) as archive:
                 names = archive.namelist()
         except (zipfile.BadZipFile, OSError) as exc:
             return f"{path}: not a readable zip ({exc}); download the export again"

@@ -5,14 +5,17 @@ else in the CLI's process under the same data lock (they wait in the spool for t
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
 from zettelclaw.agents.pool import Agents
-from zettelclaw.errors import InvalidParamsError
-from zettelclaw.importing import importer
+from zettelclaw.errors import InternalError, InvalidParamsError
+from zettelclaw.importing import cancel, importer, rollback
 from zettelclaw.methods.edge import from_domain
 from zettelclaw.methods.forget import rebrief, removed
 from zettelclaw.protocol.dispatcher import Method
@@ -23,12 +26,15 @@ from zettelclaw.protocol.params import (
     ImportRollbackParams,
 )
 from zettelclaw.protocol.results import (
+    ImportKept,
     ImportPlan,
     ImportProgress,
     ImportRolledBack,
     ImportRow,
     ImportsList,
 )
+
+T = TypeVar("T")
 
 
 def _source(params: ImportPlanParams) -> importer.Source:
@@ -46,19 +52,44 @@ def _source(params: ImportPlanParams) -> importer.Source:
     return importer.Source(params.kind, Path(params.path), params.agent(), since, until)
 
 
+async def _stoppable(agents: Agents, work: Callable[[], T]) -> T:
+    """``work()`` in a worker thread that stops reading (``importing/cancel``) when the sidecar
+    stops: a shutdown does not wait for a large source to be read to its end."""
+    stop = threading.Event()
+
+    async def watch() -> None:
+        await agents.stopping.wait()
+        stop.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        done: tuple[T] | Exception
+        try:
+            done = (await trio.to_thread.run_sync(cancel.run, stop, work),)
+        except Exception as exc:  # raised below: the nursery would wrap it in a group
+            done = exc
+        nursery.cancel_scope.cancel()
+    if isinstance(done, cancel.Stopped):
+        raise InternalError("the sidecar is stopping: the import's reading was cut short; "
+                            "nothing was lost, run it again")
+    if isinstance(done, Exception):
+        raise done
+    return done[0]
+
+
 async def import_plan(agents: Agents, params: ImportPlanParams) -> ImportPlan:
     source = _source(params)
     async with agents.lease(params.agent()) as app:
-        found = await trio.to_thread.run_sync(importer.plan, app, source, params.budget)
+        found = await _stoppable(agents, partial(importer.plan, app, source, params.budget))
     return from_domain(ImportPlan, found)
 
 
 async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgress:
     source = _source(params)
     async with agents.lease(params.agent()) as app:
-        found = await trio.to_thread.run_sync(
-            lambda: importer.apply(app, source, budget=params.budget,
-                                   slice_seconds=params.slice_seconds))
+        found = await _stoppable(agents, partial(importer.apply, app, source,
+                                                 budget=params.budget,
+                                                 slice_seconds=params.slice_seconds))
         if found.conversations:
             app.wake()
     return from_domain(ImportProgress, found)
@@ -66,11 +97,12 @@ async def import_apply(agents: Agents, params: ImportApplyParams) -> ImportProgr
 
 async def import_rollback(agents: Agents, params: ImportRollbackParams) -> ImportRolledBack:
     async with agents.lease(params.agent()) as app:
-        found = await trio.to_thread.run_sync(importer.rollback, app, params.import_id)
+        found = await trio.to_thread.run_sync(rollback.rollback, app, params.import_id)
         if found.entries:  # what the MEMORY.md block showed may be gone, as after a forget
             await rebrief(app)
     return ImportRolledBack(import_id=found.import_id, state="rolledBack", entries=found.entries,
-                            removed=None if found.removed is None else removed(found.removed))
+                            removed=None if found.removed is None else removed(found.removed),
+                            kept=[from_domain(ImportKept, k) for k in found.kept])
 
 
 async def import_list(agents: Agents, params: ImportListParams) -> ImportsList:

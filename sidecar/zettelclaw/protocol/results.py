@@ -773,11 +773,22 @@ class ImportProgress(Result):
     problems: list[ImportProblem]
 
 
+class ImportKept(Result):
+    """An entry written since, not by the import, that replaced one the import wrote: it
+    stays (its ``replaces`` now names an entry gone)."""
+
+    id: str
+    content: str
+    replaced: str
+    replaced_content: str
+
+
 class ImportRolledBack(Result):
     import_id: str
     state: Literal["rolledBack"]
     entries: int  # entries purged
     removed: Removed | None  # the purge's counts (memory.forget's removed)
+    kept: list[ImportKept] = []
 
 
 class ImportRow(Result):

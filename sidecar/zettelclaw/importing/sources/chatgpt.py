@@ -13,7 +13,13 @@ not hidden (``metadata.is_visually_hidden_from_conversation``, ``weight`` 0), wh
 ``content.content_type`` is ``text`` or ``multimodal_text``: the string parts, the text of voice
 transcriptions (``audio_transcription`` parts), ``[image]`` for an image part. Left out: system
 and tool messages, code sent to tools, their output (``execution_output``, ``tether_*``),
-reasoning (``thoughts``, ``reasoning_recap``), custom instructions (``user_editable_context``).
+reasoning (``thoughts``, ``reasoning_recap``).
+
+Custom instructions (a hidden ``user_editable_context`` message: ``user_profile``, what the user
+says about themselves, and ``user_instructions``, how they want answers; each wrapped by
+ChatGPT in its own preamble and a ``` fence, which are taken off) are the owner's own words about
+themselves: each distinct text is one one-message Conversation (``chatgpt:custom-instructions``),
+undated (they hold until changed), however many conversations carry it.
 Citation marks the answers carry (private-use ``\\ue200...\\ue201`` and ``【...†...】``) are
 removed. A message's time is its ``create_time``; when that is null, the time of the message
 before it, or the conversation's ``create_time`` for the first (None only when the source has
@@ -35,6 +41,8 @@ from zettelclaw.importing.items import Conversation, Item, Message, Problem, Rol
 from zettelclaw.importing.sources import exports
 
 SOURCE = "chatgpt"
+INSTRUCTIONS = f"{SOURCE}:custom-instructions"
+_FENCED = re.compile(r"```\s*(.*?)\s*```", re.DOTALL)
 _CITATION = re.compile(r"\ue200[^\ue201]*\ue201|【[^】\n]{0,80}†[^】\n]{0,200}】")
 _TEXT_TYPES = {"text", "multimodal_text"}
 
@@ -46,7 +54,17 @@ def detect(path: Path) -> str | None:
 
 def read(path: Path) -> Iterator[Item]:
     """The conversations of the export at ``path``, and a Problem for each part unread."""
-    return exports.read_conversations(path, "ChatGPT", _conversation)
+    seen: set[str] = set()  # custom instructions: one item per distinct text
+
+    def convert(element: exports.Element) -> Iterator[Item]:
+        for item in _conversation(element):
+            if isinstance(item, Conversation) and item.source_id == INSTRUCTIONS:
+                if item.messages[0].text in seen:
+                    continue
+                seen.add(item.messages[0].text)
+            yield item
+
+    return exports.read_conversations(path, "ChatGPT", convert)
 
 
 def _conversation(element: exports.Element) -> Iterator[Item]:
@@ -68,6 +86,12 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
     if path is None:
         yield Problem(place, "its messages' parent links loop: skipped")
         return
+    instructions = next((text for node in path
+                         if (text := _instructions(node.get("message"))) is not None), None)
+    if instructions is not None:
+        yield Conversation(source_id=INSTRUCTIONS, title="ChatGPT custom instructions",
+                           messages=(Message("user", instructions, None),),
+                           origin=f"{place}, custom instructions")
     messages = tuple(message for node in path
                      if (message := _message(node.get("message"))) is not None)
     if not messages:
@@ -155,3 +179,31 @@ def _part_text(part: object) -> str | None:
     if kind == "image_asset_pointer":
         return "[image]"
     return None
+
+
+def _instructions(message: object) -> str | None:
+    """The text of a custom-instructions message, as the owner wrote it; None if not one."""
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if not isinstance(content, dict) or content.get("content_type") != "user_editable_context":
+        return None
+    parts = content.get("parts")
+    said = [(label, _unwrapped(content.get(key)))
+            for key, label in (("user_profile", "About me"),
+                               ("user_instructions", "How I want to be answered"))]
+    lines = [f"{label}: {text}" for label, text in said if text]
+    if not lines and isinstance(parts, list):  # an older form: the text in parts
+        lines = [text for part in parts if (text := _unwrapped(part))]
+    if not lines:
+        return None
+    return exports.clean_text("My ChatGPT custom instructions.\n" + "\n".join(lines))
+
+
+def _unwrapped(value: object) -> str | None:
+    """``value`` without ChatGPT's preamble: the text inside its ``` fence when it has one."""
+    if not isinstance(value, str):
+        return None
+    fenced = _FENCED.search(value)
+    text = (fenced.group(1) if fenced else value).strip()
+    return text or None

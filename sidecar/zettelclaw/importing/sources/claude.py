@@ -9,8 +9,11 @@ The format: a list of conversations, each with ``uuid``, ``name``, ``created_at`
 
 What becomes a ``Message``: a message from "human" (the user) or "assistant"; its text is the
 ``text`` blocks of ``content`` joined (thinking and tool blocks left out), or the ``text`` field
-when it has no ``content`` text; the names of its attachments and files follow as
-``[attached: name]`` (their contents are left out: a pasted document is not the conversation).
+when it has no ``content`` text; its attachments and files follow, each as ``[attached:
+name]`` and, for an attachment Claude extracted text from (``extracted_content``: what the
+model read), that text up to ``ATTACHMENT_CHARS`` characters; a longer one is cut there and
+named in a Problem (the rest is left out: extraction keeps a conversation's end, and a long
+document would push the conversation itself out of the prompt).
 Its time is its ``created_at``; when absent or not a time, the time of the message before it,
 or the conversation's ``created_at`` for the first. Messages carrying
 ``parent_message_uuid`` (exports since edits made branches) are read along the current branch:
@@ -32,6 +35,7 @@ from zettelclaw.importing.items import Conversation, Item, Message, Problem, Rol
 from zettelclaw.importing.sources import exports
 
 SOURCE = "claude"
+ATTACHMENT_CHARS = 4000
 
 
 def detect(path: Path) -> str | None:
@@ -66,8 +70,13 @@ def _conversation(element: exports.Element) -> Iterator[Item]:
         else:
             yield Problem(f"{place}, message {index}",
                           f"a JSON {type(message).__name__}, not a message: left out")
+    cut: list[tuple[str, int]] = []
     messages = tuple(message for item in _branch(raw, value.get("current_leaf_message_uuid"))
-                     if (message := _message(item)) is not None)
+                     if (message := _message(item, cut)) is not None)
+    for attachment, size in cut:
+        yield Problem(f"{place}, attachment {attachment}",
+                      f"its text is {size:,} characters: the first {ATTACHMENT_CHARS:,} are "
+                      "imported, the rest is left out")
     if not messages:
         return
     name = value.get("name")
@@ -96,17 +105,28 @@ def _branch(messages: list[dict[str, Any]], leaf: object) -> list[dict[str, Any]
     return path or messages
 
 
-def _message(message: dict[str, Any]) -> Message | None:
+def _message(message: dict[str, Any], cut: list[tuple[str, int]]) -> Message | None:
+    """``cut``: gets (name, size) of each attachment whose text was cut."""
     sender = message.get("sender")
     if sender not in ("human", "assistant"):
         return None
     text = _text(message)
-    names = [entry["file_name"] for key in ("attachments", "files")
-             if isinstance(message.get(key), list)
-             for entry in message[key]
-             if isinstance(entry, dict) and isinstance(entry.get("file_name"), str)]
-    attached = "\n".join(f"[attached: {name}]" for name in dict.fromkeys(names))
-    text = "\n".join(part for part in (text, attached) if part)
+    attached: dict[str, str] = {}  # name -> its extracted text ("" when none)
+    for key in ("attachments", "files"):
+        listed = message.get(key)
+        for entry in listed if isinstance(listed, list) else ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("file_name"), str):
+                continue
+            extracted = entry.get("extracted_content")
+            content = extracted.strip() if isinstance(extracted, str) else ""
+            name = entry["file_name"]
+            if len(content) > ATTACHMENT_CHARS:
+                cut.append((name, len(content)))
+                content = content[:ATTACHMENT_CHARS] + "…"
+            attached[name] = attached.get(name) or content
+    shown = "\n".join(f"[attached: {name}]" + (f"\n{content}" if content else "")
+                      for name, content in attached.items())
+    text = "\n".join(part for part in (text, shown) if part)
     if not text:
         return None
     role: Role = "user" if sender == "human" else "assistant"

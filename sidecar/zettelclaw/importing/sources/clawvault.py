@@ -71,6 +71,7 @@ from typing import Literal
 
 from zettelclaw.importing.items import Conversation, Item, Message, Note, NoteKind, Problem, Role
 from zettelclaw.log.schema import SLUG_RE
+from zettelclaw.safe_open import read_regular
 from zettelclaw.subjects.registry import to_slug
 
 SOURCE = "clawvault"
@@ -271,8 +272,7 @@ def _walked(parts: tuple[str, ...]) -> bool:
 
 def _load(file: Path, rel: str) -> _Page | Problem:
     try:
-        with file.open("rb") as raw:
-            data = raw.read(PAGE_CAP + 1)
+        data = read_regular(file, PAGE_CAP + 1, follow=False)
     except OSError as error:
         return Problem(rel, f"cannot be read: {error.strerror or error}")
     if len(data) > PAGE_CAP:

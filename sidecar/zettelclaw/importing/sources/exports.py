@@ -33,20 +33,24 @@ from typing import IO, Any, Literal
 
 import orjson
 
+from zettelclaw.importing import cancel
 from zettelclaw.importing.items import Conversation, Item, Message, Problem
+from zettelclaw.safe_open import regular_stream
 
 CHUNK = 1 << 20
 ELEMENT_CAP = 64 << 20  # one conversation: held whole, and its parse beside it
 MEMBER_CAP = 16 << 30  # one zip member, decompressed: a bound on a zip bomb's work
 SNIFF_BYTES = 256 << 10
+WS_CAP = 1 << 20  # white space in a row between values: an export's indentation is far less
+SCALAR_CAP = 256  # a number, true, false or null
+PROGRESS_BYTES = 256 << 20  # a scan says how far it got each time it reads this much more
 # a file whose first conversations are all unreadable is taken for another kind of file
 FOREIGN_AFTER = 10
 _MEMBER = re.compile(r"conversations(?:-\d+)?\.json")
 _WS = b" \t\r\n"
-# a JSON string (its closing quote captured: absent when the buffer ends inside the string), or
-# a bracket; everything else between them is scalars, colons and commas, which the scanner skips
-_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+(")?|[\[\]{}]', re.DOTALL)
 _SCALAR_END = re.compile(rb"[,\]\s]")
+_WS_RUN = re.compile(rb"[ \t\r\n]*+")
+_STRING_BODY = re.compile(rb'(?:[^"\\]++|\\.)*+', re.DOTALL)  # a string's inside, escapes whole
 # a run of anything but brackets, whole strings included (a string cut by the buffer's end is
 # not: the run stops at its opening quote); possessive, so it never backtracks
 _BETWEEN = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
@@ -75,7 +79,7 @@ def read_export(path: Path) -> Iterator[Element | Problem]:
         elif _is_zip(path):
             yield from _read_zip(path)
         else:
-            with path.open("rb") as raw:
+            with regular_stream(path) as raw:
                 yield from _elements(raw, path.name)
     except OSError as error:
         yield Problem(str(path), f"cannot be read: {error.strerror or error}")
@@ -161,7 +165,7 @@ def from_iso(value: object) -> datetime | None:
 def _is_zip(path: Path) -> bool:
     if path.suffix.lower() == ".zip":
         return True
-    with path.open("rb") as raw:
+    with regular_stream(path) as raw:
         return raw.read(4) == b"PK\x03\x04"
 
 
@@ -184,36 +188,45 @@ def _read_folder(path: Path) -> Iterator[Element | Problem]:
     if not files:
         yield Problem(str(path), "no conversations.json in this folder: is it an unpacked export?")
     for file in files:
-        with file.open("rb") as raw:
-            yield from _elements(raw, file.name)
+        try:
+            with regular_stream(file) as raw:
+                yield from _elements(raw, file.name)
+        except OSError as error:
+            yield Problem(str(file), f"cannot be read: {error.strerror or error}")
 
 
 def _read_zip(path: Path) -> Iterator[Element | Problem]:
-    try:
-        archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as error:
-        yield Problem(str(path), f"not a readable zip ({error}): a download cut short? "
-                                 "Download the export again, or give its conversations.json")
-        return
-    with archive:
-        members = _members(archive)
-        if not members:
-            yield Problem(str(path), "no conversations.json in the zip: not a chat export")
-        for info in members:
-            name = f"{path.name}:{info.filename}"
-            if info.flag_bits & 0x1:
-                yield Problem(name, "encrypted: cannot be read")
-                continue
-            if info.file_size > MEMBER_CAP:
-                yield Problem(name, f"{info.file_size:,} bytes once unpacked: more than the "
-                                    f"{MEMBER_CAP:,} read from one member")
-                continue
-            try:
-                with archive.open(info) as raw:
-                    yield from _elements(_Capped(raw, MEMBER_CAP), name)
-            except (zipfile.BadZipFile, zlib.error, EOFError, _TooLarge) as error:
-                yield Problem(name, f"the zip is damaged inside this member ({error}); the "
-                                    "conversations before this point were read")
+    with regular_stream(path) as stream:
+        try:
+            archive = zipfile.ZipFile(stream)
+        except zipfile.BadZipFile as error:
+            yield Problem(str(path), f"not a readable zip ({error}): a download cut short? "
+                                     "Download the export again, or give its "
+                                     "conversations.json")
+            return
+        with archive:
+            yield from _zip_members(path, archive)
+
+
+def _zip_members(path: Path, archive: zipfile.ZipFile) -> Iterator[Element | Problem]:
+    members = _members(archive)
+    if not members:
+        yield Problem(str(path), "no conversations.json in the zip: not a chat export")
+    for info in members:
+        name = f"{path.name}:{info.filename}"
+        if info.flag_bits & 0x1:
+            yield Problem(name, "encrypted: cannot be read")
+            continue
+        if info.file_size > MEMBER_CAP:
+            yield Problem(name, f"{info.file_size:,} bytes once unpacked: more than the "
+                                f"{MEMBER_CAP:,} read from one member")
+            continue
+        try:
+            with archive.open(info) as raw:
+                yield from _elements(_Capped(raw, MEMBER_CAP), name)
+        except (zipfile.BadZipFile, zlib.error, EOFError, _TooLarge) as error:
+            yield Problem(name, f"the zip is damaged inside this member ({error}); the "
+                                "conversations before this point were read")
 
 
 def _head(path: Path) -> bytes | None:
@@ -221,16 +234,16 @@ def _head(path: Path) -> bytes | None:
         files = sorted(c for c in path.iterdir() if _MEMBER.fullmatch(c.name) and c.is_file())
         if not files:
             return None
-        with files[0].open("rb") as raw:
+        with regular_stream(files[0]) as raw:
             return raw.read(SNIFF_BYTES)
     if _is_zip(path):
-        with zipfile.ZipFile(path) as archive:
+        with regular_stream(path) as stream, zipfile.ZipFile(stream) as archive:
             members = _members(archive)
             if not members:
                 return None
             with archive.open(members[0]) as raw:
                 return raw.read(SNIFF_BYTES)
-    with path.open("rb") as raw:
+    with regular_stream(path) as raw:
         return raw.read(SNIFF_BYTES)
 
 
@@ -256,11 +269,20 @@ class _Truncated(Exception):
     pass
 
 
+class _Broken(Exception):
+    """What cannot be a chat export from this byte on: the file's reading ends there."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset, self.message = offset, message
+
+
 class _Scanner:
     """A window on a byte stream: ``buf`` holds from ``anchor`` (the value being cut out) on."""
 
-    def __init__(self, raw: IO[bytes] | _Capped) -> None:
+    def __init__(self, raw: IO[bytes] | _Capped, name: str = "") -> None:
         self.raw = raw
+        self.name = name
         self.buf = bytearray()
         self.pos = 0
         self.anchor = 0
@@ -269,6 +291,7 @@ class _Scanner:
 
     def more(self) -> bool:
         """Read more, dropping what is before the anchor; False at the end of the stream."""
+        cancel.check()  # a chunk at a time: a long scan stops when the sidecar does
         keep = self.pos if self.skipping else self.anchor
         del self.buf[:keep]
         self.offset += keep
@@ -279,29 +302,47 @@ class _Scanner:
         data = self.raw.read(max(CHUNK, len(self.buf) - self.pos))
         if not data:
             return False
+        read = self.offset + len(self.buf)
+        if (read + len(data)) // PROGRESS_BYTES > read // PROGRESS_BYTES:
+            cancel.progress(f"reading {self.name}: {(read + len(data)) >> 20:,} MiB so far")
         self.buf += data
         return True
 
     def skip_ws(self) -> bool:
-        """Move to the next byte that is not white space; False at the end of the stream."""
+        """Move to the next byte that is not white space; False at the end of the stream.
+        Nothing before it is needed, so a long run is not kept; a run longer than
+        ``WS_CAP`` is no export's (``_Broken``)."""
+        start = self.offset + self.pos
         while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in _WS:
-                self.pos += 1
+            self.pos = _WS_RUN.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.offset + self.pos - start > WS_CAP:
+                raise _Broken(start, f"more than {WS_CAP:,} bytes of white space: not a chat "
+                                     "export's JSON")
             if self.pos < len(self.buf):
                 return True
+            self.anchor = self.pos
             if not self.more():
                 return False
 
+    def _grown(self) -> None:
+        if self.pos - self.anchor > ELEMENT_CAP:
+            self.skipping = True
+
     def value_end(self) -> int:
-        """Move past the JSON value at ``pos``; its end. Raises _Truncated at the stream's end."""
+        """Move past the JSON value at ``pos``; its end. Raises _Truncated at the stream's end,
+        _Broken where it cannot be JSON. Each byte is scanned once, strings included, so a
+        value held is at most ``ELEMENT_CAP`` and a value skipped costs no memory."""
         first = self.buf[self.pos]
+        if first == 0x22:
+            self.pos += 1
+            self._string_rest()
+            return self.pos
         if first not in b"[{":
-            return self._scalar_end(first == 0x22)
+            return self._scalar_end()
         depth = 0
-        buf = self.buf
         while True:
-            if self.pos - self.anchor > ELEMENT_CAP:
-                self.skipping = True
+            self._grown()
+            buf = self.buf
             # past everything up to the next bracket, whole strings included, in one match
             self.pos = _BETWEEN.match(buf, self.pos).end()  # type: ignore[union-attr]
             if self.pos < len(buf) and buf[self.pos] != 0x22:
@@ -310,33 +351,52 @@ class _Scanner:
                 if depth == 0:
                     return self.pos
                 continue
-            # at the buffer's end, or at a string it cuts: read on (the string is rescanned)
+            if self.pos < len(buf):  # a string the buffer cuts: through it, reading on
+                self.pos += 1
+                self._string_rest()
+                continue
             if not self.more():
                 raise _Truncated
-            buf = self.buf
 
-    def _scalar_end(self, string: bool) -> int:
+    def _string_rest(self) -> None:
+        """Move past the closing quote of the string ``pos`` is inside."""
         while True:
-            if string:
-                found = _TOKEN.match(self.buf, self.pos)
-                if found is not None and found.start(1) >= 0:
-                    self.pos = found.end()
-                    return self.pos
-            else:
-                end = _SCALAR_END.search(self.buf, self.pos)
-                if end is not None:
-                    self.pos = end.start()
-                    return self.pos
+            self._grown()
+            self.pos = _STRING_BODY.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf) and self.buf[self.pos] == 0x22:
+                self.pos += 1
+                return
+            # at the buffer's end, or at a backslash that ends it: read on
             if not self.more():
-                if string:
-                    raise _Truncated
+                raise _Truncated
+
+    def _scalar_end(self) -> int:
+        """A number, true, false or null: never longer than ``SCALAR_CAP``."""
+        while True:
+            end = _SCALAR_END.search(self.buf, self.pos, self.pos + SCALAR_CAP + 1)
+            if end is not None:
+                self.pos = end.start()
+                return self.pos
+            if len(self.buf) - self.pos > SCALAR_CAP:
+                raise _Broken(self.offset + self.pos, f"{SCALAR_CAP}+ bytes that are neither "
+                                                      "a string nor a list nor an object: not "
+                                                      "JSON")
+            if not self.more():
                 self.pos = len(self.buf)
                 return self.pos
 
 
 def _elements(raw: IO[bytes] | _Capped, name: str) -> Iterator[Element | Problem]:
     """The elements of the JSON list in ``raw``, each parsed alone; Problems where it breaks."""
-    scan = _Scanner(raw)
+    scan = _Scanner(raw, name)
+    try:
+        yield from _list(scan, name)
+    except _Broken as broken:
+        yield Problem(f"{name}, byte {broken.offset}", f"{broken.message}; what came before was "
+                                                        "read, the rest cannot be")
+
+
+def _list(scan: _Scanner, name: str) -> Iterator[Element | Problem]:
     problem = _open(scan, name)
     if problem is not None:
         yield problem

@@ -12,7 +12,9 @@ What becomes what, without a model where the shape allows:
 - a paragraph of prose (lines that are not bullets, under a heading or not) is not line-shaped:
   it becomes a one-message Conversation, the owner's own words, which extraction distills as it
   would a conversation (the model decides what of it is worth an entry);
-- headings and blank lines only separate the rest.
+- headings and blank lines only separate the rest;
+- a fenced code block (between ````` or ``~~~`` lines) is neither: a bullet inside it is code,
+  not an entry, and it is not sent as prose; it is left out, named in a Problem.
 
 ``source_id`` holds the file and a hash of the text (not the line number): an edit elsewhere in
 the file does not make a note new.
@@ -29,22 +31,24 @@ from typing import Literal
 
 from zettelclaw.errors import MarkersError
 from zettelclaw.importing.items import Conversation, Item, Message, Note, NoteKind, Problem
+from zettelclaw.safe_open import read_regular
 from zettelclaw.workspace import markers
 
 DAILY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
 CHECKBOX = re.compile(r"^\[( |x|X)\]\s+(.*)$")
 HEADING = re.compile(r"^\s*#{1,6}\s")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")  # CommonMark's: closed by a fence as long or longer
 MAX_FILE = 16 << 20  # a memory file larger than this is not a notes file
 
 
 def read(path: Path) -> Iterator[Item]:
     """``path``: the workspace (holding MEMORY.md and memory/), or one of those files."""
-    if path.is_file():
-        yield from _file(path, path.name)
-        return
     if not path.is_dir():
-        yield Problem(str(path), "no such workspace or file")
+        if not path.exists():
+            yield Problem(str(path), "no such workspace or file")
+            return
+        yield from _file(path, path.name)  # a FIFO or a device given: a problem naming it
         return
     memory_md = path / "MEMORY.md"
     if memory_md.is_file():
@@ -57,11 +61,12 @@ def read(path: Path) -> Iterator[Item]:
 
 def _file(path: Path, name: str) -> Iterator[Item]:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            yield Problem(name, f"{size >> 20} MiB is too large for a memory file; skipped")
+        data = read_regular(path, MAX_FILE + 1)
+        if len(data) > MAX_FILE:
+            yield Problem(name, f"more than {MAX_FILE >> 20} MiB: too large for a memory file; "
+                                "skipped")
             return
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         yield Problem(f"{name}, byte {exc.start}", "not UTF-8 text; skipped")
         return
@@ -119,7 +124,19 @@ def _items(lines: list[str], name: str, at: datetime) -> Iterator[Item]:
                                origin=f"{name}, lines {prose[0][0]}-{prose[-1][0]}")
         prose.clear()
 
+    fence: tuple[str, int] | None = None  # the open fence's run and its line
     for number, line in enumerate(lines, 1):
+        opened = FENCE.match(line)
+        if fence is not None:
+            if opened is not None and opened[1][0] == fence[0][0] and \
+                    len(opened[1]) >= len(fence[0]) and not line[opened.end():].strip():
+                yield _code(name, fence[1], number)
+                fence = None
+            continue
+        if opened is not None:
+            yield from flush()
+            fence = (opened[1], number)
+            continue
         bullet = BULLET.match(line)
         if bullet is None:
             if line.strip():
@@ -142,4 +159,11 @@ def _items(lines: list[str], name: str, at: datetime) -> Iterator[Item]:
             continue
         yield Note(source_id=key(f"{kind}\x00{text}"), kind=kind, content=text, at=at,
                    origin=f"{name}, line {number}", status=status)
+    if fence is not None:  # never closed: it runs to the end, as Markdown reads it
+        yield _code(name, fence[1], len(lines))
     yield from flush()
+
+
+def _code(name: str, first: int, last: int) -> Problem:
+    return Problem(f"{name}, lines {first}-{last}", "a fenced code block: not a note nor prose "
+                                                    "to extract; left out")

@@ -17,6 +17,7 @@ apply (no cron, group or sub-agent session).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,17 +25,21 @@ from typing import Any
 
 import orjson
 
-from zettelclaw.extraction.transcript import normalize, read_jsonl
+from zettelclaw.extraction.transcript import normalize
 from zettelclaw.importing import zstd
 from zettelclaw.importing.items import Conversation, Item, Message, Problem
 from zettelclaw.index import openclaw_store
+from zettelclaw.safe_open import open_regular, read_regular, regular_stream
 
 STORE_NAME = "openclaw-agent.sqlite"
+LINE_CAP = 16 << 20  # one legacy transcript line (an event): more is not one
+INDEX_CAP = 64 << 20  # sessions.json
+COLD_CAP = 1 << 30  # one session's cold archive, compressed
 
 
 def store_of(path: Path, agent: str) -> Path:
     """The agent's store (or legacy ``sessions`` directory) under ``path``."""
-    if path.is_file():
+    if path.exists() and not path.is_dir():  # a FIFO given too: the reader names it
         return path
     for candidate in (path / "agents" / agent / "agent" / STORE_NAME, path / "agent" / STORE_NAME,
                       path / STORE_NAME, path / "agents" / agent / "sessions",
@@ -56,7 +61,11 @@ def read(path: Path, *, agent: str = "main") -> Iterator[Item]:
         yield from _legacy(store, agent)
         return
     try:
+        os.close(open_regular(store))  # SQLite's own open would wait on a FIFO
         listed = openclaw_store.sessions(store)
+    except OSError as exc:
+        yield Problem(str(store), f"cannot be read: {exc.strerror or exc}")
+        return
     except openclaw_store.StoreError as exc:
         yield Problem(str(store), str(exc))
         return
@@ -101,9 +110,13 @@ def _cold_events(store: Path, session_id: str, cold: openclaw_store.ColdArchive
     data = cold.blob
     if data is None:
         try:
-            data = (folder / "cold" / cold.name).read_bytes()
+            data = read_regular(folder / "cold" / cold.name, COLD_CAP + 1)
         except OSError as exc:
             return [], _cold_problem(store, session_id, where, exc.strerror or str(exc))
+        if len(data) > COLD_CAP:
+            return [], _cold_problem(store, session_id, where,
+                                     f"more than {COLD_CAP >> 20} MiB: not an archive of one "
+                                     "session")
     text = zstd.decompress(data, None)
     if text is None:
         return [], _cold_problem(store, session_id, where, f"not zstd, or {zstd.MISSING}")
@@ -127,11 +140,12 @@ def _cold_problem(store: Path, session_id: str, where: str, why: str) -> Problem
 def _legacy(directory: Path, agent: str) -> Iterator[Item]:
     keys: dict[str, str] = {}
     index = directory / "sessions.json"
-    if index.is_file():
+    if index.exists():
         try:
-            listed = orjson.loads(index.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            yield Problem(str(index), f"not JSON ({exc}); sessions are read without their keys")
+            listed = orjson.loads(read_regular(index, INDEX_CAP))
+        except (orjson.JSONDecodeError, OSError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else f"not JSON ({exc})"
+            yield Problem(str(index), f"{why}; sessions are read without their keys")
             listed = {}
         if isinstance(listed, dict):
             for key, entry in listed.items():
@@ -139,8 +153,37 @@ def _legacy(directory: Path, agent: str) -> Iterator[Item]:
                     keys[entry["sessionId"]] = str(key)
     for file in sorted(directory.glob("*.jsonl")):
         session_id = file.name.removesuffix(".jsonl")
-        yield from _conversations(list(read_jsonl(file)), agent, session_id,
+        try:
+            events, problem = _jsonl(file)
+        except OSError as exc:
+            yield Problem(str(file), f"cannot be read: {exc.strerror or exc}")
+            continue
+        if problem is not None:
+            yield problem
+        yield from _conversations(events, agent, session_id,
                                   session_key=keys.get(session_id), origin=file.name)
+
+
+def _jsonl(file: Path) -> tuple[list[Any], Problem | None]:
+    """A legacy transcript's records (lines that are not JSON skipped, as the live path skips
+    them), read a line at a time with each line capped: a line over ``LINE_CAP`` is a problem,
+    not a read without end."""
+    events: list[Any] = []
+    problem = None
+    with regular_stream(file) as stream:
+        number = 0
+        while line := stream.readline(LINE_CAP + 1):
+            number += 1
+            if len(line) > LINE_CAP and not line.endswith(b"\n"):
+                problem = Problem(f"{file}, line {number}",
+                                  f"longer than {LINE_CAP >> 20} MiB: not a transcript line; "
+                                  "the file's reading stopped there")
+                break
+            try:
+                events.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+    return events, problem
 
 
 def _parts(raw: list[Any]) -> list[tuple[str | None, list[Any]]]:

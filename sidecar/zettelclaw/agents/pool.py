@@ -62,6 +62,8 @@ from zettelclaw.llm.route import Router
 from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
+from zettelclaw.replicate import team
+from zettelclaw.replicate.team_task import TeamTask
 from zettelclaw.session_keys import TurnFacts
 from zettelclaw.supervise import supervised
 from zettelclaw.vault.watch import VaultWatcher
@@ -297,6 +299,8 @@ class Agents:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 await self._open(MAIN)
+                for memory in await trio.to_thread.run_sync(self._in_teams):
+                    await self._open(memory)  # kept open: it follows the team's database
                 self._waiting.update(await trio.to_thread.run_sync(self._with_work))
                 task_status.started()
                 while True:
@@ -312,6 +316,10 @@ class Agents:
             with trio.CancelScope(shield=True):
                 for slot in list(self._slots.values()):
                     await self._close(slot)
+
+    def _in_teams(self) -> list[str]:
+        return [memory for memory in memories_on_disk(self.root)
+                if memory != MAIN and team.configured(memory_home(self.root, memory))]
 
     def _with_work(self) -> dict[str, float]:
         """The memories but ``main`` whose spool holds jobs (they must go on after a restart),
@@ -365,7 +373,7 @@ class Agents:
         now = time.monotonic() if now is None else now
         closed = 0
         for slot in list(self._slots.values()):
-            if slot.memory == MAIN or slot.leases or (
+            if slot.memory == MAIN or slot.leases or team.configured(slot.app.home) or (
                     not slot.for_work and now - slot.last_used < self.idle_seconds):
                 continue
             worker = slot.app.worker
@@ -399,6 +407,9 @@ class Agents:
                                         TailMender(app.home).run)
                     await nursery.start(supervised, f"the vault watcher ({name})",
                                         vault_watcher(app, self.settings.vault.watch_seconds).run)
+                    if name != MAIN:  # the owner's private memory never joins a team
+                        await nursery.start(supervised, f"the team sync ({name})",
+                                            TeamTask(app).run)
                     task_status.started()
         except BaseException as exc:
             if not is_panic(exc):

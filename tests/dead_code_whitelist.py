@@ -54,3 +54,8 @@ _.pushed_total  # (sidecar/zettelclaw/replicate/team.py): team-state.json's coun
 _.appended_total  # likewise
 _.last_round  # likewise
 _.rounds  # (sidecar/zettelclaw/replicate/team_task.py): rounds done, for tests and a debugger
+REPLICATE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py: the documented names)
+_._one_key  # unused method (sidecar/zettelclaw/protocol/sync_models.py: a pydantic validator)
+encrypted  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
+unconfirmed  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
+unpublished  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)

@@ -120,7 +120,8 @@ def test_each_error_carries_its_exit_code() -> None:
     expected = {-32601: EXIT_USAGE, -32602: EXIT_USAGE, -32003: EXIT_USAGE, -32011: EXIT_USAGE,
                 -32002: EXIT_NOT_FOUND, -32005: EXIT_NOT_FOUND, -32017: EXIT_NOT_FOUND,
                 -32004: EXIT_CONFLICT,
-                -32010: EXIT_UNAVAILABLE, -32006: EXIT_UNAVAILABLE}
+                -32010: EXIT_UNAVAILABLE, -32006: EXIT_UNAVAILABLE,
+                -32018: EXIT_UNAVAILABLE}
     for cls in ALL_ERRORS:
         assert cls("x").exit_code == expected.get(cls.code, EXIT_INTERNAL), cls.__name__
     assert AlreadyServingError("x").exit_code == EXIT_CONFLICT  # a DataDirError, but a conflict

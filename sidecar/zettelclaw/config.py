@@ -209,6 +209,14 @@ class BudgetConfig(_Section):
     import_tokens: int = Field(1_000_000, ge=0, alias="importTokens")
 
 
+class SyncConfig(_Section):
+    # a memory set up with `zettelclaw sync init` (replicate/; docs/14-sync.md), while the
+    # sidecar serves it: a sync this often, and this soon after the log grows (new entries
+    # reach the other machines within about that). 0: off (only `zettelclaw sync`)
+    interval_seconds: float = Field(300.0, ge=0, le=86_400, alias="intervalSeconds")
+    after_write_seconds: float = Field(5.0, ge=0, le=3600, alias="afterWriteSeconds")
+
+
 class Config(_Section):
     extraction: ExtractionConfig = ExtractionConfig()
     briefing: BriefingConfig = BriefingConfig()
@@ -220,6 +228,7 @@ class Config(_Section):
     vault: VaultConfig = VaultConfig()
     artifacts: ArtifactsConfig = ArtifactsConfig()
     budget: BudgetConfig = BudgetConfig()
+    sync: SyncConfig = SyncConfig()
 
 
 # the sections, from the model itself: a section added to Config is a section of config.json,

@@ -185,6 +185,15 @@ class UnknownAgentError(ZettelclawError):
     default_message = "No such agent here"
 
 
+class SyncError(ZettelclawError):
+    """The sync repository could not be used (unreachable, refused, not one of ours, corrupt,
+    encrypted with a key this machine lacks): nothing local was changed."""
+
+    code = -32018
+    exit_code = EXIT_UNAVAILABLE
+    default_message = "The sync repository could not be used"
+
+
 ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ParseError,
     InvalidRequestError,
@@ -208,6 +217,7 @@ ALL_ERRORS: tuple[type[ZettelclawError], ...] = (
     ResponseTooLargeError,
     MessageTimeoutError,
     UnknownAgentError,
+    SyncError,
 )
 
 BY_CODE: dict[int, type[ZettelclawError]] = {cls.code: cls for cls in ALL_ERRORS}

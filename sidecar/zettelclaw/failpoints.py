@@ -51,6 +51,8 @@ IMPORT_POINTS = (
 REPLICATE_POINTS = (
     "take-after-received",  # foreign ids are in HOME/replicate/received, not yet in the log
     "take-after-append",  # foreign lines are in the log; the engine's read cursor not yet saved
+    "sync-after-commit",  # this machine's new lines are committed in the clone, not pushed
+    "sync-after-push",  # they are pushed; the cursor saying so is not saved yet
 )
 
 

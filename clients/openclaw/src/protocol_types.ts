@@ -564,6 +564,15 @@ export type PromptContext = {
   prependContext: string | null;
 };
 
+export type PurgeState = {
+  id: string;
+  at: string;
+  by: string;
+  ids: number;
+  confirmed: string[];
+  unconfirmed: string[];
+};
+
 export type Reason = {
   reason: string;
 };
@@ -850,6 +859,62 @@ export type SweepSkip = {
   reason: string;
 };
 
+/** ``sync.init``: sync this memory with ``remote`` (any git remote). ``key``: the text of the age key the other machines use (an encrypted memory's new machine); ``newKey``: make one (the first machine of an encrypted memory). */
+export type SyncInitParams = {
+  agentId?: string | null;
+  remote: string;
+  key?: string | null;
+  newKey?: boolean;
+};
+
+export type SyncInitialized = {
+  remote: string;
+  machine: string;
+  encrypted: boolean;
+  keyFile: string | null;
+};
+
+export type SyncLast = {
+  at: string;
+  ok: boolean;
+  error?: string | null;
+  pulled?: number | null;
+  pushed?: number | null;
+  seconds?: number | null;
+};
+
+export type SyncRan = {
+  pulled: number;
+  pushed: number;
+  purgesApplied: number;
+  purgesPublished: number;
+  rewritten: boolean;
+  tries: number;
+  seconds: number;
+  remoteBytes: number;
+};
+
+/** ``sync.run``: one sync now (pull, then push). */
+export type SyncRunParams = {
+  agentId?: string | null;
+};
+
+export type SyncStatus = {
+  configured: boolean;
+  machine: string;
+  remote: string | null;
+  encrypted: boolean;
+  machines: string[];
+  unpublished: number;
+  last: SyncLast | null;
+  purges: PurgeState[];
+};
+
+/** ``sync.status``: no network; what the last sync left. */
+export type SyncStatusParams = {
+  agentId?: string | null;
+};
+
 /** ``memory.get`` of a memory file or a session's transcript: lines of it. */
 export type TextSlice = {
   path: string;
@@ -1007,6 +1072,9 @@ export type Methods = {
   "subjects.add": { params: SubjectsAddParams; result: SubjectAdded };
   "subjects.list": { params: SubjectsListParams; result: SubjectsList };
   "subjects.rename": { params: SubjectsRenameParams; result: SubjectRenamed };
+  "sync.init": { params: SyncInitParams; result: SyncInitialized };
+  "sync.run": { params: SyncRunParams; result: SyncRan };
+  "sync.status": { params: SyncStatusParams; result: SyncStatus };
   "vault.build": { params: VaultBuildParams; result: VaultBuilt };
   "vault.sync": { params: VaultSyncParams; result: VaultSynced };
 };

@@ -64,6 +64,7 @@ from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
 from zettelclaw.replicate import team
 from zettelclaw.replicate.team_task import TeamTask
+from zettelclaw.replicate.background import BackgroundSync
 from zettelclaw.session_keys import TurnFacts
 from zettelclaw.supervise import supervised
 from zettelclaw.vault.watch import VaultWatcher
@@ -410,6 +411,8 @@ class Agents:
                     if name != MAIN:  # the owner's private memory never joins a team
                         await nursery.start(supervised, f"the team sync ({name})",
                                             TeamTask(app).run)
+                    await nursery.start(supervised, f"the sync ({name})",
+                                        background_sync(app, self.settings).run)
                     task_status.started()
         except BaseException as exc:
             if not is_panic(exc):
@@ -461,6 +464,20 @@ async def _stop_syncing_on_cancel(app: App) -> None:
         await trio.sleep_forever()
     finally:
         app.freshness.stop()  # a long catch-up in a worker thread stops after its current batch
+
+
+def background_sync(app: App, settings: Config) -> BackgroundSync:
+    """The sync of a memory set up with `zettelclaw sync init`, with forget's purge for what
+    another machine purged, and the index and briefing caught up after what came in."""
+
+    async def caught_up(_report: object) -> None:
+        await trio.to_thread.run_sync(app.freshness.sync)
+        await rewrite_block(app.workspace, app.briefing)
+
+    return BackgroundSync(app.home, interval=settings.sync.interval_seconds,
+                          after_write=settings.sync.after_write_seconds,
+                          purge_local=partial(forget_service.purge_ids, app),
+                          caught_up=caught_up, name=app.memory)
 
 
 def vault_watcher(app: App, period: float) -> VaultWatcher:

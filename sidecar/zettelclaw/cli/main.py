@@ -160,6 +160,8 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,
 
 
 def _run(args: argparse.Namespace, backend: Backend) -> int:
+    from zettelclaw.cli.sync import command as sync_command
+
     as_json = getattr(args, "json", False)
     agent = getattr(args, "agent", None)
     if agent is not None:
@@ -168,7 +170,7 @@ def _run(args: argparse.Namespace, backend: Backend) -> int:
                "log": _listing, "search": _listing, "subjects": _subjects,
                "agents": _agents, "forget": _forget, "remember": _remember,
                "receipts": _receipts, "trace": _trace, "vault": _vault,
-               "import": _import}.get(args.command)
+               "import": _import, "sync": sync_command}.get(args.command)
     if handler is not None:
         return handler(args, backend, as_json)
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)

@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_flag(briefing)
 
     _vault_command(command)
+    _sync_command(command)
 
     status = command("status", "show the data directory, counts and the sidecar's state",
                      "Show one agent's memory in full (--agent, default main): its files, "
@@ -205,6 +206,27 @@ def _vault_command(command: Any) -> None:
     vault.add_argument("--force", action="store_true",
                        help="with --from-scratch: move a folder holding your pages aside first")
     _json_flag(vault)
+
+
+def _sync_command(command: Any) -> None:
+    """One memory across a person's machines, through a git remote."""
+    sync = command(
+        "sync", "share this memory with your other machines through a git remote",
+        "`sync init REMOTE` sets up sync of this agent's memory (--agent, default main) with "
+        "any git remote: a bare repository's path, ssh://host/path, git@host:repo.git; "
+        "--new-key encrypts what the remote holds (age), --key-file FILE gives a new machine "
+        "the key the others use. `sync` pushes this machine's new entries and pulls the "
+        "others' (the sidecar also does it by itself: sync.intervalSeconds). `sync status` "
+        "shows the last sync, what waits to be pushed, and purges a machine has not "
+        "confirmed. See docs/14-sync.md.")
+    sync.add_argument("action", nargs="?", choices=["init", "status", "run"],
+                      help="init, status, or run (the default: one sync)")
+    sync.add_argument("remote", nargs="?", metavar="REMOTE", help="init: the git remote")
+    sync.add_argument("--new-key", action="store_true",
+                      help="init: encrypt the remote's copy with a new key (the first machine)")
+    sync.add_argument("--key-file", metavar="FILE",
+                      help="init: the key file copied from a machine that syncs this memory")
+    _json_flag(sync)
 
 
 def _write_commands(command: Any) -> None:

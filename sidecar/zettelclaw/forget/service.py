@@ -15,6 +15,7 @@ from zettelclaw.forget.select import Criteria, Match, Scan, Written, select
 from zettelclaw.index import space
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
+from zettelclaw.replicate.ingest import record_purged_locked
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import lock_path as vault_lock
 
@@ -113,6 +114,12 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
                      changed=len(ids), removed=removed)
 
 
+def purge_ids(app: App, ids: list[str]) -> Forgotten:
+    """A purge another machine made, applied here (replicate/git_sync.py): by id, the entries
+    this log holds (none: nothing to do)."""
+    return purge(app, Criteria(ids=tuple(ids)), dry_run=False)
+
+
 def purge_written(app: App, written: Written) -> Forgotten:
     """Purge what one writer wrote (an import's rollback): its entries, and its sessions'
     entries, conversation copies and spooled jobs, waiting or not."""
@@ -130,6 +137,9 @@ def purge_written(app: App, written: Written) -> Forgotten:
 
 def _purge_locked(app: App, ids: list[str], sessions: list[str],
                   removed: purging.Removed) -> None:
+    # remembered as purged before anything goes: a sync never takes them back from another
+    # machine, and tells the others to purge them too (docs/14-sync.md)
+    record_purged_locked(app.home, ids)
     # the sessions' waiting jobs go with their copies: they hold the same conversation
     purging.write_intent(app.home, ids, sessions, sessions)
     intent = purging.read_intent(app.home)

@@ -33,6 +33,7 @@ from zettelclaw.methods import (
     receipts,
     remember,
     subjects,
+    sync,
     vault,
 )
 from zettelclaw.methods import agents as agents_methods
@@ -58,4 +59,5 @@ def build_methods(agents: Agents, server_info: ServerInfo) -> dict[str, Method]:
         **vault.methods(agents),
         **artifacts.methods(agents),
         **importing.methods(agents),
+        **sync.methods(agents),
     }

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from zettelclaw.protocol import params as p
 from zettelclaw.protocol import results as r
+from zettelclaw.protocol import sync_models as s
 
 
 @dataclass(frozen=True)
@@ -54,4 +55,7 @@ CONTRACT: dict[str, Signature] = {
     "import.apply": Signature(p.ImportApplyParams, r.ImportProgress),
     "import.rollback": Signature(p.ImportRollbackParams, r.ImportRolledBack),
     "import.list": Signature(p.ImportListParams, r.ImportsList),
+    "sync.init": Signature(s.SyncInitParams, s.SyncInitialized),
+    "sync.run": Signature(s.SyncRunParams, s.SyncRan),
+    "sync.status": Signature(s.SyncStatusParams, s.SyncStatus),
 }

@@ -285,6 +285,12 @@ class Replica:
         self.purged.add(sorted(set(ids) - self.purged.ids()))
 
 
+def record_purged_locked(home: Home, ids: Iterable[str]) -> None:
+    """Remember ``ids`` as purged (the caller holds the data lock): ``take_foreign`` refuses
+    them from then on, and a sync publishes the purge to the other machines."""
+    Replica(home).add_purged(ids)
+
+
 def _replacements_after_targets(chosen: list[tuple[ForeignLine, Parsed]]
                                 ) -> Iterator[tuple[ForeignLine, Parsed]]:
     """``chosen`` in its order, except that a line replacing an entry that comes later in it

@@ -18,6 +18,8 @@ from tests.direct import open_app
 from tests.pg_server import PgServer
 from zettelclaw import lock
 from zettelclaw.app import App
+from zettelclaw.forget import service as forget
+from zettelclaw.forget.select import Criteria
 from zettelclaw.home import Home
 from zettelclaw.log.store import LogStore
 from zettelclaw.replicate import pg_schema, pg_store, team
@@ -42,7 +44,10 @@ class Machine:
 
     def round(self) -> team.Round:
         with pg_store.connect(self.dsn) as conn:
-            return team.sync_once(self.app, conn)
+            return team.sync_once(self.home, conn, self.purge_local)
+
+    def purge_local(self, ids: list[str]) -> None:
+        forget.purge_ids(self.app, ids)
 
     def ids(self) -> list[str]:
         return [orjson.loads(raw)["id"] for raw in self.home.log.read_bytes().splitlines()
@@ -121,7 +126,7 @@ def test_a_purge_reaches_every_copy_and_an_offline_machine_does_not_bring_it_bac
     _all_rounds([alice, bob, carol])
     assert secret in carol.ids()
     with pg_store.connect(alice.dsn) as conn:
-        done = team.purge_ids(alice.app, conn, [secret])
+        done = team.purge_ids(alice.home, conn, [secret])
     assert done.removed == [secret]
     alice.round()
     bob.round()  # carol is offline: she has not rounded since
@@ -149,7 +154,7 @@ def test_another_member_s_entries_are_not_purged(
     theirs = alice.write("alice's note")[0]
     _all_rounds([alice, bob])
     with pg_store.connect(bob.dsn) as conn:
-        done = team.purge_ids(bob.app, conn, [theirs])
+        done = team.purge_ids(bob.home, conn, [theirs])
     assert done.refused == [theirs]
     _all_rounds([alice, bob])
     assert theirs in alice.ids()
@@ -179,3 +184,21 @@ def test_the_server_stopped_local_work_goes_on_and_catches_up_once(
 
 def server_db(machine: Machine) -> str:
     return next(p.split("=", 1)[1] for p in machine.dsn.split() if p.startswith("dbname="))
+
+
+def test_a_purge_made_here_by_forget_reaches_the_team(
+        team_of_three: tuple[PgServer, list[Machine]]) -> None:
+    _, (alice, bob, carol) = team_of_three
+    mine = alice.write("a note alice regrets")[0]
+    bobs = bob.write("bob's note")[0]
+    _all_rounds([alice, bob, carol])
+    # `zettelclaw forget --purge` on alice's copy: her own entry, and bob's
+    for entry_id in (mine, bobs):
+        forget.purge(alice.app, Criteria(ids=(entry_id,)), dry_run=False)
+    alice.round()
+    assert team.State.load(alice.home).refused == [bobs]  # bob's row is not hers to purge
+    _all_rounds([alice, bob, carol])
+    assert mine not in bob.ids()
+    assert mine not in carol.ids()
+    assert bobs in carol.ids()
+    assert bobs not in alice.ids()  # purged here all the same, and not taken back

@@ -59,7 +59,7 @@ async def test_an_entry_reaches_the_other_machine_and_an_outage_is_caught_up(
         pair: tuple[PgServer, Machine, Machine]) -> None:
     server, ann, ben = pair
     async with trio.open_nursery() as nursery:
-        tasks = [TeamTask(m.app) for m in (ann, ben)]
+        tasks = [TeamTask(m.home, m.purge_local) for m in (ann, ben)]
         for task in tasks:
             await nursery.start(task.run)
         [first] = ann.write("the deploy freeze starts Friday")

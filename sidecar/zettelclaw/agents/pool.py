@@ -63,8 +63,8 @@ from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
 from zettelclaw.replicate import team
-from zettelclaw.replicate.team_task import TeamTask
 from zettelclaw.replicate.background import BackgroundSync
+from zettelclaw.replicate.team_task import TeamTask
 from zettelclaw.session_keys import TurnFacts
 from zettelclaw.supervise import supervised
 from zettelclaw.vault.watch import VaultWatcher
@@ -410,7 +410,8 @@ class Agents:
                                         vault_watcher(app, self.settings.vault.watch_seconds).run)
                     if name != MAIN:  # the owner's private memory never joins a team
                         await nursery.start(supervised, f"the team sync ({name})",
-                                            TeamTask(app).run)
+                                            TeamTask(app.home, partial(
+                                                forget_service.purge_ids, app)).run)
                     await nursery.start(supervised, f"the sync ({name})",
                                         background_sync(app, self.settings).run)
                     task_status.started()

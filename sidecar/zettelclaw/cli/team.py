@@ -222,11 +222,12 @@ class _Session:
             finally:
                 client.close()
             return None
+        from zettelclaw.forget.service import purge_ids
         from zettelclaw.replicate import pg_store, team
 
         def one(app: Any) -> team.Round:
             with pg_store.connect(self._dsn()) as conn:
-                return team.sync_once(app, conn)
+                return team.sync_once(app.home, conn, lambda ids: purge_ids(app, ids))
         return self._with_app(one)
 
     def _round_text(self, synced: Any) -> str:
@@ -259,10 +260,14 @@ class _Session:
 
 
 def _purged(app: Any, dsn: str, ids: list[str]) -> Any:
+    """``ids`` and every version of each, as a local purge would take them, purged in the
+    team database (``team.purge_ids``)."""
+    from zettelclaw.forget.select import Criteria, select
     from zettelclaw.replicate import pg_store, team
 
+    every = sorted(set(ids) | set(select(app.home, Criteria(ids=tuple(ids))).ids))
     with pg_store.connect(dsn) as conn:
-        return team.purge_ids(app, conn, ids)
+        return team.purge_ids(app.home, conn, every)
 
 
 def _status_text(result: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,11 @@ import psycopg
 
 from zettelclaw import lock
 from zettelclaw.files import atomic_write_json, read_json_object
-from zettelclaw.forget import service as forget
-from zettelclaw.forget.select import Criteria, select
 from zettelclaw.home import Home
 from zettelclaw.log.schema import now_timestamp
 from zettelclaw.replicate import machine, pg_store
+from zettelclaw.replicate.ids import IdFile
 from zettelclaw.replicate.ingest import Cursor, ForeignLine, Replica
-from zettelclaw.vault.memory import Memory
 
 ENGINE = "team"  # the name of this engine's publish cursor (Replica.save_cursor)
 SETTINGS_FILE = "team.json"
@@ -99,6 +98,7 @@ class State:
     last_error: str | None = None
     error_since: str | None = None
     reachable: bool | None = None
+    refused: list[str] = field(default_factory=list)  # purged here, another member's there
 
     @classmethod
     def load(cls, home: Home) -> State:
@@ -130,10 +130,13 @@ def round_lock(home: Home) -> Path:
     return machine.directory(home) / "team.lock"
 
 
-def sync_once(app: Memory, conn: psycopg.Connection[Any]) -> Round:
-    """One round on ``conn`` (not in autocommit); see the module's docstring."""
+PurgeLocal = Callable[[list[str]], object]  # forget's purge by id, given by the caller
+
+
+def sync_once(home: Home, conn: psycopg.Connection[Any], purge_local: PurgeLocal) -> Round:
+    """One round on ``conn`` (not in autocommit); see the module's docstring. ``purge_local``:
+    the ids purged from this memory's log and everything derived from it (forget/)."""
     started = time.monotonic()
-    home = app.home
     replica = Replica(home)
     me = replica.machine_id
     done = Round()
@@ -141,11 +144,13 @@ def sync_once(app: Memory, conn: psycopg.Connection[Any]) -> Round:
         state = State.load(home)
         pg_store.join(conn, me)
         conn.commit()
+        handled = IdFile(machine.directory(home) / "team-purged")
         for purge in pg_store.unacknowledged(conn, me):
-            apply_purge(app, replica, purge.ids)
+            apply_purge(replica, handled, purge.ids, purge_local)
             pg_store.acknowledge(conn, me, purge.purge)
             conn.commit()
             done.purges.append(purge.purge)
+        state.refused += _publish_purges(replica, handled, conn, me)
         done.pushed = _publish(replica, conn, me)
         state.pushed_total += done.pushed
         while True:
@@ -169,14 +174,30 @@ def sync_once(app: Memory, conn: psycopg.Connection[Any]) -> Round:
     return done
 
 
+def _publish_purges(replica: Replica, handled: IdFile, conn: psycopg.Connection[Any],
+                    me: str) -> list[str]:
+    """A purge made here by any means (``zettelclaw forget --purge``, an import's rollback:
+    ``Replica.purged``) goes to the database as a purge; the ids it refuses (another member's
+    entries) are returned, to be said in ``team status``."""
+    new = sorted(replica.purged.ids() - handled.ids())
+    if not new:
+        return []
+    done = pg_store.purge(conn, me, new)
+    conn.commit()
+    with lock.exclusive(replica.home.lock):  # (an IdFile's writer holds it)
+        handled.add(new)
+    return done.refused
+
+
 def _publish(replica: Replica, conn: psycopg.Connection[Any], me: str) -> int:
     cursor = replica.load_cursor(ENGINE)
     pushed = 0
     while True:
         own = replica.own_lines_since(cursor, limit=PUBLISH_BATCH)
-        if own.lines:
-            pushed += pg_store.push(conn, me, [(line.id, line.data.decode())
-                                               for line in own.lines])
+        purged = replica.purged.ids() if own.lines else frozenset()
+        fresh = [(line.id, line.data.decode()) for line in own.lines if line.id not in purged]
+        if fresh:
+            pushed += pg_store.push(conn, me, fresh)
             conn.commit()
         if own.cursor != cursor:
             replica.save_cursor(ENGINE, own.cursor)  # once committed: a crash before repeats
@@ -185,22 +206,24 @@ def _publish(replica: Replica, conn: psycopg.Connection[Any], me: str) -> int:
             return pushed
 
 
-def apply_purge(app: Memory, replica: Replica, ids: list[str]) -> None:
-    """Remove a team purge's ids here: refused for good first, then purged from the log and
-    what was derived from it (forget/)."""
+def apply_purge(replica: Replica, handled: IdFile, ids: list[str], purge_local: PurgeLocal
+                ) -> None:
+    """Remove a team purge's ids here: known as the database's (not published again), refused
+    for good, then purged from the log and what was derived from it (forget/)."""
     if not ids:
         return
-    with lock.exclusive(app.home.lock):
+    with lock.exclusive(replica.home.lock):
+        handled.add(ids)
         replica.add_purged(ids)
-    forget.purge(app, Criteria(ids=tuple(ids)), dry_run=False)
+    purge_local(ids)
 
 
-def purge_ids(app: Memory, conn: psycopg.Connection[Any], ids: list[str]) -> pg_store.Purged:
-    """A purge asked here: the entries and every version of each (as a local purge takes
-    them), deleted in the database in one transaction, or nothing when some are another
-    member's (``refused``). Every machine, this one included, applies it in its next round."""
-    every = sorted(set(ids) | set(select(app.home, Criteria(ids=tuple(ids))).ids))
-    done = pg_store.purge(conn, Replica(app.home).machine_id, every)
+def purge_ids(home: Home, conn: psycopg.Connection[Any], ids: list[str]) -> pg_store.Purged:
+    """A purge asked here (``team purge``; ``ids``: the entries and every version of each, as a
+    local purge takes them), deleted in the database in one transaction, or nothing when some
+    are another member's (``refused``). Every machine, this one included, applies it in its
+    next round."""
+    done = pg_store.purge(conn, Replica(home).machine_id, ids)
     if done.refused:
         conn.rollback()
     else:

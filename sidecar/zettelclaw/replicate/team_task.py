@@ -18,8 +18,8 @@ from typing import Any
 import psycopg
 import trio
 
+from zettelclaw.home import Home
 from zettelclaw.replicate import pg_store, team
-from zettelclaw.vault.memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +31,9 @@ MAX_BACKOFF = 60.0
 
 
 class TeamTask:
-    def __init__(self, app: Memory) -> None:
-        self.app = app
+    def __init__(self, home: Home, purge_local: team.PurgeLocal) -> None:
+        self.home = home
+        self.purge_local = purge_local
         self.rounds = 0  # rounds done
         self.news = trio.Event()  # set (and made anew) after each round and each failure
 
@@ -41,7 +42,7 @@ class TeamTask:
         task_status.started()
         backoff = FIRST_BACKOFF
         while True:
-            dsn = await trio.to_thread.run_sync(team.load_dsn, self.app.home)
+            dsn = await trio.to_thread.run_sync(team.load_dsn, self.home)
             if dsn is None:
                 await trio.sleep(IDLE_CHECK)
                 continue
@@ -50,7 +51,7 @@ class TeamTask:
             except pg_store.TeamDbError as exc:
                 await trio.to_thread.run_sync(self._failed, exc)
                 self._tell()
-                logger.warning("team memory %s: %s; again in %g s", self.app.home.root, exc,
+                logger.warning("team memory %s: %s; again in %g s", self.home.root, exc,
                                backoff)
                 await trio.sleep(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
@@ -58,8 +59,8 @@ class TeamTask:
             backoff = FIRST_BACKOFF  # left on purpose (team leave / another DSN)
 
     def _failed(self, exc: pg_store.TeamDbError) -> None:
-        state = team.State.load(self.app.home)
-        state.failed(self.app.home, exc)
+        state = team.State.load(self.home)
+        state.failed(self.home, exc)
 
     async def _connected(self, dsn: str) -> None:
         """Until the settings change (returns) or the database fails (TeamDbError)."""
@@ -79,20 +80,20 @@ class TeamTask:
                       worker: psycopg.Connection[Any]) -> None:
         await trio.to_thread.run_sync(pg_store.listen, listener)
         await self._round(worker)
-        mark = team.log_mark(self.app.home)
+        mark = team.log_mark(self.home)
         last = time.monotonic()
         while True:
             woke = await self._wait(listener, TICK)
             now = time.monotonic()
-            moved = team.log_mark(self.app.home)
+            moved = team.log_mark(self.home)
             if woke or moved != mark or now - last >= PERIOD:
-                if team.load_dsn(self.app.home) != dsn:  # left, or another database
+                if team.load_dsn(self.home) != dsn:  # left, or another database
                     return
                 await self._round(worker)
-                mark, last = team.log_mark(self.app.home), now
+                mark, last = team.log_mark(self.home), now
 
     async def _round(self, conn: psycopg.Connection[Any]) -> None:
-        done = await trio.to_thread.run_sync(team.sync_once, self.app, conn)
+        done = await trio.to_thread.run_sync(team.sync_once, self.home, conn, self.purge_local)
         self.rounds += 1
         if done.pushed or done.appended or done.purges:
             logger.debug("team round: %s", done)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -221,6 +222,7 @@ class _Session:
                 client.call("status", {"agentId": self.agent})
             finally:
                 client.close()
+            self._sidecar_caught_up()
             return None
         from zettelclaw.forget.service import purge_ids
         from zettelclaw.replicate import pg_store, team
@@ -230,9 +232,29 @@ class _Session:
                 return team.sync_once(app.home, conn, lambda ids: purge_ids(app, ids))
         return self._with_app(one)
 
+    def _sidecar_caught_up(self, seconds: float = 30.0) -> None:
+        """Wake the running sidecar's task (NOTIFY) and wait until it has published what the
+        log holds now and taken what the database holds now."""
+        from zettelclaw.replicate import pg_store, team
+        from zettelclaw.replicate.ingest import Replica
+
+        mark = team.log_mark(self.home)
+        with pg_store.connect(self._dsn()) as conn:
+            top = pg_store.wake(conn)
+        replica = Replica(self.home)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            cursor = replica.load_cursor(team.ENGINE)
+            published = mark is None or (cursor.inode == mark[0] and cursor.offset >= mark[1])
+            if published and team.State.load(self.home).pulled >= top:
+                return
+            time.sleep(0.05)
+        raise pg_store.TeamDbError(f"the running sidecar did not sync within {seconds:g} s: "
+                                   "see `zettelclaw team status` and the sidecar's log")
+
     def _round_text(self, synced: Any) -> str:
         if synced is None:
-            return "the running sidecar syncs it (woken by the database within about a second)"
+            return "synced by the running sidecar (it follows the database by itself)"
         purges = f", {len(synced.purges)} purges applied" if synced.purges else ""
         return (f"synced: {synced.pushed} entries published, {synced.appended} taken"
                 f"{purges} (cursor {synced.cursor})")
@@ -253,7 +275,7 @@ class _Session:
 
     def _show(self, result: dict[str, Any], text: Callable[[], str]) -> int:
         if self.as_json:
-            print_json(result)
+            print_json(_camel(result))
         else:
             print(text())
         return EXIT_OK
@@ -291,3 +313,17 @@ def _status_text(result: dict[str, Any]) -> str:
         lines.append(f"  {m['machine']}  {m['member']}: pulled to {m['pulled']}, "
                      f"seen {m['seen_at']}{behind}")
     return "\n".join(lines)
+
+
+def _camel(value: Any) -> Any:
+    """Keys as the other commands' JSON has them (camelCase)."""
+    if isinstance(value, dict):
+        return {_camel_key(k): _camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    return value
+
+
+def _camel_key(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)

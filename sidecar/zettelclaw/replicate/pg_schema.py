@@ -191,9 +191,15 @@ def statements() -> list[str]:
 
 
 def add_member(role: str, *, admin: bool = False) -> list[str]:
-    """What an administrator runs to let a login role in (``team member add``); ``admin``:
-    one who may purge anyone's entries."""
-    return [f"GRANT {ADMIN if admin else MEMBER} TO {_ident(role)}"]
+    """What an administrator runs to let a login role in (``team member add``), made when
+    missing (without a password: the server's authentication is the team's); ``admin``: one
+    who may purge anyone's entries."""
+    quoted = _ident(role)
+    return [f"""DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{role}') THEN
+        CREATE ROLE {quoted} LOGIN;
+      END IF;
+    END $$""", f"GRANT {ADMIN if admin else MEMBER} TO {quoted}"]
 
 
 def remove_member(role: str) -> list[str]:

@@ -236,6 +236,14 @@ def _unacked(conn: psycopg.Connection[Any], machine: str) -> list[tuple[int, str
     return [(int(n), at.isoformat(timespec="seconds")) for n, at in rows]
 
 
+def wake(conn: psycopg.Connection[Any]) -> int:
+    """Wake every member's sidecar (a round now); the last seq there is."""
+    conn.execute("SELECT pg_notify(%s, 'sync')", (pg_schema.CHANNEL,))
+    row = conn.execute(f"SELECT coalesce(max(seq), 0) FROM {SCHEMA}.entries").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def listen(conn: psycopg.Connection[Any]) -> None:
     """Subscribe ``conn`` (autocommit) to the team's notifications."""
     conn.execute(f"LISTEN {pg_schema.CHANNEL}")

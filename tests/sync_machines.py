@@ -47,6 +47,11 @@ class Machine:
         with lock.exclusive(self.home.lock):
             rewrite_without_locked(self.home, frozenset(ids))
 
+    def home_machine(self) -> str:
+        from zettelclaw.replicate.machine import machine_id
+
+        return machine_id(self.home)
+
     def ids(self) -> list[str]:
         found = []
         for raw in self.home.log.read_bytes().splitlines():

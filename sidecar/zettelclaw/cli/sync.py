@@ -49,12 +49,16 @@ def command(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
 
 
 def ran_text(ran: dict[str, Any]) -> str:
-    parts = [f"pulled {ran['pulled']} lines, pushed {ran['pushed']}"]
+    parts = [f"pulled {_lines(ran['pulled'])}, pushed {_lines(ran['pushed'])}"]
     if ran["purgesApplied"]:
         parts.append(f"applied {ran['purgesApplied']} purges from other machines")
     if ran["purgesPublished"]:
         parts.append(f"published {ran['purgesPublished']} purges (history rewritten)")
     return "synced: " + "; ".join(parts) + f" in {ran['seconds']:.1f} s"
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
 
 
 def status_text(found: dict[str, Any]) -> str:
@@ -64,7 +68,7 @@ def status_text(found: dict[str, Any]) -> str:
     lines = [f"remote:      {found['remote']}" + ("  (encrypted)" if found["encrypted"] else ""),
              f"machine:     {found['machine']}",
              f"machines:    {', '.join(found['machines'])}",
-             f"unpublished: {found['unpublished']} lines"]
+             f"unpublished: {_lines(found['unpublished'])}"]
     last = found.get("last")
     if last:
         lines.append(f"last sync:   {last['at']} " + (

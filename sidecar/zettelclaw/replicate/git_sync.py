@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import shutil
 import tempfile
 import time
@@ -54,7 +55,7 @@ from zettelclaw.replicate.settings import (
 logger = logging.getLogger(__name__)
 
 ENGINE = "git"
-TRIES = 8
+TRIES = 12
 PurgeLocal = Callable[[list[str]], object]
 
 
@@ -87,7 +88,9 @@ def init(home: Home, remote: str, *, key: str | None = None, new_key: bool = Fal
     git = Git(repo_path(home), replica.machine_id)
     if _is_local_path(remote):
         remote = str(Path(remote).expanduser().absolute())
-    git.run("ls-remote", "--heads", remote, network=True, cwd=home.root)
+    reached = git.run("ls-remote", "--heads", remote, network=True, cwd=home.root, check=False)
+    if reached.returncode != 0:
+        raise SyncError(f"cannot reach the remote {remote}: {said(reached)}; nothing was set up")
     if key is not None and new_key:
         raise SyncError("give a key or ask for a new one, not both")
     with lock.exclusive(lock_path(home), timeout=60):
@@ -168,25 +171,29 @@ class _Sync:
             if self._push(head, force=rewrote):
                 return
             logger.info("sync: the remote moved during the push; again (try %d)", attempt)
+            # machines that push at the same moment would collide again in step: a random
+            # pause, growing, spreads them out
+            time.sleep(random.uniform(0, min(2.0, 0.05 * 2 ** attempt)))  # noqa: S311
         raise SyncError(f"the remote kept moving: {TRIES} pushes refused in a row")
 
     # -- 1 --------------------------------------------------------------------------------
 
     def _fetch(self) -> str | None:
         ref = f"refs/remotes/origin/{self.branch}"
-        self.git.run("fetch", "-q", "--prune", "origin",
-                     f"+refs/heads/{self.branch}:{ref}", network=True, check=False)
         # a remote without the branch yet (a new, empty repository) is not an error
-        listed = self.git.run("ls-remote", "--heads", "origin", self.branch, network=True)
+        listed = self.git.run("ls-remote", "--heads", "origin", self.branch, network=True,
+                              check=False)
+        if listed.returncode != 0:
+            raise SyncError(f"cannot reach the remote {self.settings.remote}: {said(listed)}; "
+                            "the local memory is unchanged")
         if not listed.stdout.strip():
             self.git.run("checkout", "-q", "--orphan", self.branch, check=False)
             self.git.run("rm", "-rfq", "--cached", ".", check=False)
             self._clean_worktree()
             return None
+        self.git.run("fetch", "-q", "origin", f"+refs/heads/{self.branch}:{ref}",
+                     network=True)
         head = self.git.text("rev-parse", "--verify", ref)
-        if head != listed.stdout.split()[0].decode():
-            raise SyncError("git fetch did not bring the remote's branch; is the remote "
-                            "repository corrupt?")
         seen = self.state.seen
         if seen and self.git.run("merge-base", "--is-ancestor", seen, head,
                                  check=False).returncode != 0:
@@ -320,6 +327,7 @@ class _Sync:
         if fresh:
             self.report.remote_bytes += layout.append_own(
                 self.repo, self.me, [line.data for line in fresh], self.identity)
+        layout.announce(self.repo, self.me)
         self.git.run("add", "-A")
         changed = self.git.run("diff", "--cached", "--quiet", check=False).returncode != 0
         if changed:

@@ -8,7 +8,8 @@
                                    the whole history of the machine); a line is an entry, a hide
                                    record, or ``age:`` and a sealed batch of them (crypt.py)
     purges/<purge>.json            a purge: the ids it removed (never their text), by whom, when
-    acks/<machine>.json            the purges a machine has applied: {purge id: when}
+    acks/<machine>.json            the purges a machine has applied: {purge id: when}; there
+                                   from its first sync, so every machine is known
 
 Nothing else travels: extracted sessions, jobs, the spool, transcript copies and indexes are
 each machine's own (they stay in the data directory, outside the repository).
@@ -198,6 +199,15 @@ def acks(repo: Path) -> dict[str, dict[str, str]]:
             if isinstance(value, dict):
                 found[path.stem] = {str(k): str(v) for k, v in value.items()}
     return found
+
+
+def announce(repo: Path, machine: str) -> None:
+    """Make this machine known to the others (its acks file, empty at first), so that a purge
+    waits for its confirmation even before it has written a line."""
+    path = repo / "acks" / f"{machine}.json"
+    if not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"{}\n")
 
 
 def write_ack(repo: Path, machine: str, purge_id: str, at: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -82,3 +83,30 @@ async def test_an_entry_reaches_the_other_machine_and_an_outage_is_caught_up(
     for m in (ann, ben):
         ids = m.ids()
         assert len(ids) == len(set(ids)) == 3
+
+
+async def test_a_write_during_a_round_is_published_by_the_next(
+        pair: tuple[PgServer, Machine, Machine], monkeypatch: pytest.MonkeyPatch) -> None:
+    _, ann, ben = pair
+    real = team.sync_once
+    during: list[str] = []
+    published: list[int] = []
+
+    def round_with_a_write(home: Any, conn: Any, purge_local: Any) -> team.Round:
+        done = real(home, conn, purge_local)
+        if home == ann.home:
+            published.append(done.pushed)
+            # once, in a round after the first push that publishes nothing (no NOTIFY of its
+            # own to wake the task again): after it published, before it ends
+            if not during and done.pushed == 0 and any(published):
+                during.extend(ann.write("written while a round ran"))
+        return done
+
+    monkeypatch.setattr(team, "sync_once", round_with_a_write)
+    async with trio.open_nursery() as nursery:
+        tasks = [TeamTask(m.home, m.purge_local) for m in (ann, ben)]
+        for task in tasks:
+            await nursery.start(task.run)
+        ann.write("the first")
+        await until(tasks, lambda: bool(during) and during[0] in ben.ids(), seconds=30)
+        nursery.cancel_scope.cancel()

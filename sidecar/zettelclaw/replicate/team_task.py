@@ -79,8 +79,9 @@ class TeamTask:
     async def _follow(self, dsn: str, listener: psycopg.Connection[Any],
                       worker: psycopg.Connection[Any]) -> None:
         await trio.to_thread.run_sync(pg_store.listen, listener)
-        await self._round(worker)
+        # the log's mark taken before each round: a write during the round moves it again
         mark = team.log_mark(self.home)
+        await self._round(worker)
         last = time.monotonic()
         while True:
             woke = await self._wait(listener, TICK)
@@ -89,8 +90,8 @@ class TeamTask:
             if woke or moved != mark or now - last >= PERIOD:
                 if team.load_dsn(self.home) != dsn:  # left, or another database
                     return
+                mark, last = moved, now
                 await self._round(worker)
-                mark, last = team.log_mark(self.home), now
 
     async def _round(self, conn: psycopg.Connection[Any]) -> None:
         done = await trio.to_thread.run_sync(team.sync_once, self.home, conn, self.purge_local)

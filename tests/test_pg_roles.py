@@ -122,3 +122,14 @@ def test_an_unreachable_database_is_said_so() -> None:
     assert caught.value.reachable is False
     assert pg_store.redact("host=h password=s3cret user=u") == "host=h password=*** user=u"
     assert pg_store.redact("postgresql://u:s3cret@h/db") == "postgresql://u:***@h/db"
+
+
+def test_a_machine_belongs_to_the_role_that_joined_it(pg_team: tuple[PgServer, str]) -> None:
+    server, db = pg_team
+    alice, bob = f"{db}_alice", f"{db}_bob"
+    _setup(server, db, alice, bob)
+    with _conn(server, db, alice) as conn:
+        pg_store.join(conn, "m-shared")
+    with pytest.raises(pg_store.TeamDbError, match="under another role"), \
+            _conn(server, db, bob) as conn:
+        pg_store.join(conn, "m-shared")

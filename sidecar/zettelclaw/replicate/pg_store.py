@@ -61,6 +61,10 @@ def translated() -> Iterator[None]:
     try:
         yield
     except pg_errors.InsufficientPrivilege as exc:
+        if 'table "machines"' in str(exc):
+            raise TeamDbError("not allowed: this data directory joined the team under another "
+                              "role (a machine belongs to the role that joined it first); use "
+                              "that role's DSN") from exc
         raise TeamDbError(f"not allowed: {_first_line(exc)} (is this role a member of "
                           f"{pg_schema.MEMBER}?)") from exc
     except pg_errors.UndefinedTable as exc:

@@ -109,9 +109,16 @@ def run_all(conn: psycopg.Connection[Any], statements: Sequence[str]) -> None:
 
 
 def join(conn: psycopg.Connection[Any], machine: str) -> None:
-    """Make this machine known (its cursor row), once; its member is the connecting role."""
+    """Make this machine known (its cursor row), once; its member is the connecting role. A
+    machine joined under another role is refused (row-level security), said by ``translated``.
+    Nothing is written when it is known (a round that moves nothing costs no WAL flush)."""
     conn.execute(f"INSERT INTO {SCHEMA}.machines (machine) VALUES (%s) "
-                 "ON CONFLICT (machine) DO UPDATE SET seen_at = now()", (machine,))
+                 "ON CONFLICT (machine) DO NOTHING", (machine,))
+    row = conn.execute(f"SELECT member = current_user FROM {SCHEMA}.machines "
+                       "WHERE machine = %s", (machine,)).fetchone()
+    if row is None or not row[0]:
+        raise pg_errors.InsufficientPrivilege(
+            'new row violates row-level security policy for table "machines"')
 
 
 def push(conn: psycopg.Connection[Any], machine: str, lines: Sequence[tuple[str, str]]) -> int:

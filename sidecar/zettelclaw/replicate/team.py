@@ -142,8 +142,7 @@ def sync_once(home: Home, conn: psycopg.Connection[Any], purge_local: PurgeLocal
     done = Round()
     with lock.exclusive(round_lock(home)):
         state = State.load(home)
-        pg_store.join(conn, me)
-        conn.commit()
+        pg_store.join(conn, me)  # committed with the round's first step
         handled = IdFile(machine.directory(home) / "team-purged")
         for purge in pg_store.unacknowledged(conn, me):
             apply_purge(replica, handled, purge.ids, purge_local)
@@ -164,6 +163,7 @@ def sync_once(home: Home, conn: psycopg.Connection[Any], purge_local: PurgeLocal
             state.save(home)  # after the append: a crash before repeats it (each id once)
             pg_store.set_pulled(conn, me, state.pulled)
             conn.commit()
+        conn.commit()  # (the join, when nothing else committed)
         state.appended_total += done.appended
         state.last_round = now_timestamp()
         state.last_error = state.error_since = None

@@ -23,7 +23,7 @@ from zettelclaw.replicate import pg_store, team
 
 logger = logging.getLogger(__name__)
 
-TICK = 0.25  # how often the local log is looked at (one stat): a new entry leaves within it
+TICK = 0.1  # how often the local log is looked at (one stat): a new entry leaves within it
 PERIOD = 60.0  # a round at least this often, for what no NOTIFY announced (a lost connection)
 IDLE_CHECK = 5.0
 FIRST_BACKOFF = 1.0

@@ -37,6 +37,11 @@ class Machine:
                 b"".join(orjson.dumps(e) + b"\n" for e in made))
         return made
 
+    def append(self, *entries: dict[str, Any]) -> None:
+        with lock.exclusive(self.home.lock):
+            LogStore(self.home).append_lines_locked(
+                b"".join(orjson.dumps(e) + b"\n" for e in entries))
+
     def sync(self) -> git_sync.SyncReport:
         """One sync with no App: a purge from elsewhere rewrites the log alone."""
         return git_sync.sync(self.home, self.purge_log_only)

@@ -387,9 +387,26 @@ def test_when_two_entries_replace_one_the_later_wins(build: Build) -> None:
     assert got_a is not None
     assert got_b is not None
     assert got_a.replaced_by == [c]
-    assert got_b.current
+    assert not got_b.current  # a fork: the later correction is the one shown
+    assert got_b.replaced_by == [c]
     assert got_b.replaces == [a]
-    assert set(found(search(index))) == {b["id"], c["id"]}
+    assert set(found(search(index))) == {c["id"]}
+
+
+def test_a_fork_is_decided_by_time_not_by_log_order(build: Build) -> None:
+    a = entry(content="original", timestamp="2026-02-20T10:00:00Z")
+    later = entry(content="corrected later", replaces=a["id"], timestamp="2026-02-22T10:00:00Z")
+    earlier = entry(content="corrected earlier", replaces=a["id"],
+                    timestamp="2026-02-21T10:00:00Z")
+    index = build(a, later, earlier)  # as a machine that took the later one first has it
+    with index.read() as conn:
+        got_a = query.get_entry(conn, a["id"])
+        got_earlier = query.get_entry(conn, earlier["id"])
+    assert got_a is not None
+    assert got_earlier is not None
+    assert got_a.replaced_by == [later]
+    assert got_earlier.replaced_by == [later]
+    assert set(found(search(index))) == {later["id"]}
 
 
 @pytest.mark.parametrize("target", ["forward", "self", "nowhere"])

@@ -50,12 +50,27 @@ def test_spec_correction_examples_with_entries() -> None:
     assert r.replaced_by == {"a3k9x_BmQ2yT": "Cx6tM_1pWn8Y", "r7Wp3nKx_mZe": "Dw9sN_2qXk7Z"}
 
 
-def test_two_replacements_of_one_entry_the_later_is_newest_and_both_are_current() -> None:
+def test_two_replacements_of_one_entry_the_later_wins_and_the_other_follows_it() -> None:
     r = build([("A", None), ("B", "A"), ("C", "A")])
-    assert r.newest("A") == "C"
-    assert r.current() == ["B", "C"]
+    assert r.newest("A") == r.newest("B") == "C"
+    assert r.current() == ["C"]
     assert r.history("B") == ["A"]
     assert r.history("C") == ["A"]
+
+
+def test_a_fork_is_decided_by_time_then_id_not_by_log_order() -> None:
+    """Two machines corrected A while apart; each log has the corrections in its own order:
+    both pick the same one."""
+    for order in ([("B", 2.0), ("C", 1.0)], [("C", 1.0), ("B", 2.0)]):
+        r = Resolver()
+        r.add("A", None, 0.0)
+        for entry_id, ts in order:
+            r.add(entry_id, "A", ts)
+        assert r.current() == ["B"]
+        assert r.newest("A") == r.newest("C") == "B"
+    # C wins over B; an entry that then replaces B on purpose continues B's branch
+    r = build([("A", None), ("C", "A"), ("B", "A"), ("D", "B")])
+    assert r.current() == ["C", "D"]
 
 
 def test_replaces_naming_a_later_entry_hides_nothing() -> None:
@@ -131,6 +146,26 @@ def first_occurrences(seq: list[Event]) -> list[Event]:
     return out
 
 
+def siblings(log: list[Event], entry_id: str) -> list[str]:
+    """The other entries that effectively replace what ``entry_id`` replaces."""
+    ids = [i for i, _ in log]
+    target = dict(log)[entry_id]
+    if target not in ids[: ids.index(entry_id)]:
+        return []
+    return [i for n, (i, rep) in enumerate(log)
+            if rep == target and i != entry_id and target in ids[:n]]
+
+
+def step(log: list[Event], node: str) -> str | None:
+    """Where ``newest`` goes from ``node`` (ids compare as (timestamp, id) with equal
+    timestamps): its latest replacement, else a sibling later than it (a fork's winner)."""
+    replacers = later_replacers(log, node)
+    if replacers:
+        return max(replacers)
+    winner = max([node, *siblings(log, node)])
+    return None if winner == node else winner
+
+
 def later_replacers(log: list[Event], entry_id: str) -> list[str]:
     """Entries after ``entry_id`` whose replaces names it, in log order."""
     ids = [i for i, _ in log]
@@ -143,7 +178,7 @@ def later_replacers(log: list[Event], entry_id: str) -> list[str]:
 def test_current_is_exactly_the_entries_no_later_entry_replaces(seq: list[Event]) -> None:
     r = build(seq)  # never raises, whatever the sequence
     log = first_occurrences(seq)
-    expected = [i for i, _ in log if not later_replacers(log, i)]
+    expected = [i for i, _ in log if step(log, i) is None]
     assert r.current() == expected
     for entry_id in POOL:
         in_log = any(i == entry_id for i, _ in log)
@@ -158,8 +193,9 @@ def test_replaces_naming_a_later_unknown_or_own_id_hides_nothing(seq: list[Event
     ids = [i for i, _ in log]
     # Only a replaces naming an earlier entry hides anything.
     effective = {rep for n, (i, rep) in enumerate(log) if rep in ids[:n]}
-    assert set(r.replaced_by) == effective
-    assert set(r.current()) == set(ids) - effective
+    losers = {i for i, _ in log if any(s > i for s in siblings(log, i))}
+    assert set(r.replaced_by) == effective | losers
+    assert set(r.current()) == set(ids) - effective - losers
 
 
 @no_deadline
@@ -170,13 +206,11 @@ def test_newest_follows_the_chain_to_its_end(seq: list[Event]) -> None:
     for entry_id, _ in log:
         node = entry_id
         path = [node]
-        while replacers := later_replacers(log, node):
-            node = replacers[-1]  # the later replacement wins
+        while (following := step(log, node)) is not None:
+            node = following
             path.append(node)
         assert r.newest(entry_id) == node
         assert r.is_current(node)
-        # history walks the same path back: it is the inverse of newest's path.
-        assert r.history(node)[: len(path) - 1] == path[-2::-1]
 
 
 @no_deadline

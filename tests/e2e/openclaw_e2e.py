@@ -72,6 +72,10 @@ a gateway that starts the sidecar by itself. Checks:
     (``status``: ``host:openai/text-embedding-3-small``), and the agent's memory_search finds a
     decision by meaning in hybrid mode, its query embedded by that server.
 
+17. two gateways (two HOMEs) share one memory through a bare git repository: the fact of check 1
+    is found by the second gateway's agent's memory_search after ``zettelclaw sync init`` on
+    both; a fact remembered on the second reaches the first (tests/e2e/sync_gateways.py).
+
 ``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
 every run needs); without it, all of them.
 
@@ -1311,6 +1315,11 @@ class E2E:
                          f"{semantic['lines']} lines embedded as {model}; the decision first "
                          f"in hybrid mode")
 
+    def check_17(self) -> None:
+        from tests.e2e.sync_gateways import check_17
+
+        check_17(self)
+
     def run(self) -> None:
         try:
             self.setup()
@@ -1325,7 +1334,7 @@ class E2E:
                  (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
                  (12, self.check_12), (15, self.check_15), (6, self.check_6),
                  (7, self.check_inspect), (13, self.check_13), (8, self.check_8),
-                 (14, self.check_14), (16, self.check_16))
+                 (14, self.check_14), (16, self.check_16), (17, self.check_17))
         for number, step in steps:
             if self.only is None or number in self.only:
                 step()

@@ -59,6 +59,13 @@ def _flag(flag: Flag, zone: tzinfo) -> str:
             f"{flag.newer.id})")
 
 
+def _fork(shown: Item, other: Item, zone: tzinfo) -> str:
+    return (f'- corrected twice while apart: "{clean(shown.content, QUOTE_CHARS)}" '
+            f"({day(shown.ts, zone)}, {shown.id}, shown) and "
+            f'"{clean(other.content, QUOTE_CHARS)}" ({day(other.ts, zone)}, {other.id}); '
+            "replace it to settle which holds")
+
+
 def items(sections: Sections, step: ModelStep, zone: tzinfo
           ) -> dict[str, tuple[list[str], int]]:
     """Each section's item lines (as many as were fetched) and its total count."""
@@ -73,7 +80,9 @@ def items(sections: Sections, step: ModelStep, zone: tzinfo
                       sections.questions.total),
         "stale": ([f"- {s.slug} — last entry {day(s.last.ts, zone)}, mentioned again "
                    f"{day(s.mention.ts, zone)}" for s in sections.stale], len(sections.stale)),
-        "contradictions": ([_flag(f, zone) for f in step.flags], len(step.flags)),
+        "contradictions": ([*(_fork(shown, other, zone) for shown, other in sections.forks),
+                            *(_flag(f, zone) for f in step.flags)],
+                           len(sections.forks) + len(step.flags)),
     }
 
 

@@ -12,6 +12,9 @@ Windows are measured back from ``now`` in whole days of 24 hours:
 - **Stale**: registered subjects whose newest entry is older than ``staleThreshold`` days but
   whose slug or display name appears in the text (content or detail) of an entry of the last 7
   days about something else.
+- **Forks** (Contradictions, no model needed): an entry corrected twice while apart (two
+  machines, docs/14-sync.md): the correction shown and the one it won over, until the shown
+  one is replaced.
 - **Contradiction candidates** (for the model): per active subject (the 30 most recently active),
   its older decisions and facts (before the active window) and its recent ones.
 
@@ -78,6 +81,8 @@ class Sections:
     questions: Part = Part()
     stale: tuple[Stale, ...] = ()
     candidates: tuple[Candidates, ...] = ()
+    #: corrections of one entry made apart (two machines): (the one shown, the other)
+    forks: tuple[tuple[Item, Item], ...] = ()
 
 
 def compute(conn: sqlite3.Connection, now: float, config: BriefingConfig,
@@ -98,6 +103,7 @@ def compute(conn: sqlite3.Connection, now: float, config: BriefingConfig,
         candidates=tuple(c for c in (_candidates(conn, a.slug, active_since)
                                      for a in active[:MODEL_SUBJECTS] if candidates)
                          if c.older and c.recent),
+        forks=digest.forks(conn, MAX_ITEMS),
     )
 
 

@@ -25,8 +25,8 @@ def command(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
             except OSError as exc:
                 raise InvalidParamsError(f"cannot read the key file {args.key_file}: "
                                          f"{exc.strerror}") from None
-        made = backend.call("sync.init", params)
-        ran = backend.call("sync.run")
+        made = _long(backend, "sync.init", params)
+        ran = _long(backend, "sync.run")
         if as_json:
             print_json({**made, "sync": ran})
         else:
@@ -43,9 +43,26 @@ def command(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         found = backend.call("sync.status")
         print_json(found) if as_json else print(status_text(found))
         return EXIT_OK
-    ran = backend.call("sync.run")
+    ran = _long(backend, "sync.run")
     print_json(ran) if as_json else print(ran_text(ran))
     return EXIT_OK
+
+
+SYNC_TIMEOUT = 3600.0  # a first sync of a large memory pushes or pulls all of it
+
+
+def _long(backend: Backend, method: str, params: dict[str, Any] | None = None) -> Any:
+    """``method`` with time to finish: a sidecar's answer can take longer than a read's."""
+    from zettelclaw.cli.backend import AgentBackend, SidecarBackend
+    from zettelclaw.client import Client
+
+    inner = backend.inner if isinstance(backend, AgentBackend) else backend
+    if not isinstance(inner, SidecarBackend):
+        return backend.call(method, params)
+    if isinstance(backend, AgentBackend):
+        params = {"agentId": backend.agent, **(params or {})}
+    with Client(inner.client.socket_path, timeout=SYNC_TIMEOUT) as client:
+        return client.call(method, params)
 
 
 def ran_text(ran: dict[str, Any]) -> str:

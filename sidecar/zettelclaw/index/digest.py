@@ -13,6 +13,11 @@ from dataclasses import dataclass
 _CURRENT = "replaced_by IS NULL"
 _COLUMNS = "id, type, status, subject, session, timestamp, ts, content, detail"
 _NEWEST = "ORDER BY ts DESC, line DESC"
+_FORKS = ("SELECT " + ", ".join(f"{side}.{c.strip()}" for side in ("w", "l")  # noqa: S608
+                                 for c in _COLUMNS.split(","))
+          + " FROM entries l JOIN entries w ON w.id = l.replaced_by"
+          " WHERE l.supersedes IS NOT NULL AND w.supersedes = l.supersedes"
+          " AND w.replaced_by IS NULL ORDER BY w.ts DESC, w.line DESC LIMIT ?")
 SORT_AT_MOST = 5000  # a type with more items is read newest first from the time index
 
 
@@ -99,3 +104,11 @@ def decisions_and_facts(conn: sqlite3.Connection, slug: str, *, before: float | 
         f"SELECT {_COLUMNS} FROM entries WHERE {_CURRENT} AND subject = ?"  # noqa: S608
         f" AND type IN ('decision', 'fact') AND {when} {_NEWEST} LIMIT ?", (slug, at, limit))
     return tuple(_item(row) for row in rows)
+
+
+def forks(conn: sqlite3.Connection, limit: int) -> tuple[tuple[Item, Item], ...]:
+    """Open forks, newest first: (the correction shown, another correction of the same entry
+    that it wins over), while the shown one is current (log/resolve.py)."""
+    rows = conn.execute(_FORKS, (limit,))
+    width = len(_COLUMNS.split(","))
+    return tuple((Item(*row[:width]), Item(*row[width:])) for row in rows)

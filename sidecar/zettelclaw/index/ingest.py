@@ -372,9 +372,41 @@ def _insert(conn: sqlite3.Connection, number: int, entry: EntryRecord, *, displa
                              " AND replaced_by IS NULL", (entry_id, replaced)).rowcount
         if first:
             tally.replaced += 1
-        else:  # replaced before: the newest replacement wins
-            conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry_id, replaced))
+        else:
+            _second_replacement(conn, tally, target, replaced, (ts, entry_id))
         conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (replaced,))
+
+
+def _second_replacement(conn: sqlite3.Connection, tally: counts.Tally, target: str,
+                        replaced: int | None, key: tuple[float, str]) -> None:
+    """``entry_id`` replaces ``target``, which another entry replaced before: a fork (two
+    machines corrected one entry while apart, log/resolve.py). The one with the later
+    (timestamp, id) wins, whichever order the log has them in: the target points to it, and
+    the other is shown as replaced by it, so search and the handoff show one version on every
+    machine. A target whose replacer is not a replacement of it (a fork's loser, replaced by
+    the winner) is being continued on purpose: the new entry takes it, as any first
+    replacement does. ``key``: the new entry's (timestamp, id)."""
+    entry_id = key[1]
+    row = conn.execute("SELECT e.id, e.ts, e.line, e.supersedes FROM entries e JOIN entries t"
+                       " ON t.replaced_by = e.id WHERE t.line = ?", (replaced,)).fetchone()
+    if row is None or row[3] != target:
+        conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry_id, replaced))
+        return
+    other_id, other_ts, other_line = str(row[0]), float(row[1]), int(row[2])
+    if key > (other_ts, other_id):
+        winner, loser_line = entry_id, other_line
+        conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?", (entry_id, replaced))
+        # the earlier losers of this fork follow the new winner
+        conn.execute("UPDATE entries SET replaced_by = ? WHERE supersedes = ? AND"
+                     " replaced_by = ? AND id != ?", (winner, target, other_id, winner))
+    else:
+        winner = other_id
+        loser_line = conn.execute("SELECT line FROM entries WHERE id = ?",
+                                  (entry_id,)).fetchone()[0]
+    changed = conn.execute("UPDATE entries SET replaced_by = ? WHERE line = ?"
+                           " AND replaced_by IS NULL", (winner, loser_line)).rowcount
+    tally.replaced += changed
+    conn.execute("INSERT INTO terms_dirty (line) VALUES (?)", (loser_line,))
 
 
 def _flush(conn: sqlite3.Connection, pending: list[EntryValues] | None) -> None:

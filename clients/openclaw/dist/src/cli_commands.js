@@ -18,6 +18,7 @@ export const CLI_COMMANDS = {
     reindex: "build the search index again from the log and memory files",
     briefing: "rewrite the generated briefing block of the workspace's MEMORY.md",
     vault: "render the memory as an Obsidian vault, and take edits back",
+    sync: "share this memory with your other machines through a git remote",
     status: "show the data directory, counts and the sidecar's state",
     agents: "list the agents, each with its own memory",
     mcp: "serve one agent's memory to an MCP client over stdio",

@@ -5,6 +5,10 @@ started again. Slow: each test uses a real server (tests/pg_server.py)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -16,7 +20,7 @@ import pytest
 from tests.conftest import entry, line
 from tests.direct import open_app
 from tests.pg_server import PgServer
-from zettelclaw import lock
+from zettelclaw import failpoints, lock
 from zettelclaw.app import App
 from zettelclaw.forget import service as forget
 from zettelclaw.forget.select import Criteria
@@ -202,3 +206,29 @@ def test_a_purge_made_here_by_forget_reaches_the_team(
     assert mine not in carol.ids()
     assert bobs in carol.ids()
     assert bobs not in alice.ids()  # purged here all the same, and not taken back
+
+
+def _killed_round(machine: Machine, point: str) -> None:
+    """A round in another process, SIGKILLed at ``point`` (failpoints.py)."""
+    script = ("import sys\nfrom pathlib import Path\nfrom zettelclaw.home import Home\n"
+              "from zettelclaw.replicate import pg_store, team\n"
+              "def no_purge(ids): raise AssertionError(ids)\n"
+              "with pg_store.connect(sys.argv[2]) as conn:\n"
+              "    team.sync_once(Home(Path(sys.argv[1])), conn, no_purge)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(machine.home.root), machine.dsn],
+                          env={**os.environ, failpoints.ENV: point}, capture_output=True,
+                          timeout=120, check=False)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+
+
+def test_kill_9_in_a_round_loses_and_duplicates_nothing(
+        team_of_three: tuple[PgServer, list[Machine]]) -> None:
+    server, (alice, bob, _) = team_of_three
+    written = alice.write(*(f"note {n}" for n in range(50)))
+    _killed_round(alice, "team-after-push")  # committed there, her cursor not saved
+    assert alice.round().pushed == 0  # published again: each already there by id
+    _killed_round(bob, "take-after-append")  # in his log, his pull cursor not saved
+    assert bob.round().appended == 0  # taken again: each already in his log
+    assert sorted(bob.ids()) == sorted(written)
+    with pg_store.connect(server.dsn(server_db(alice))) as conn:
+        assert pg_store.status(conn).entries == 50

@@ -27,7 +27,7 @@ from typing import Any
 
 import psycopg
 
-from zettelclaw import lock
+from zettelclaw import failpoints, lock
 from zettelclaw.files import atomic_write_json, read_json_object
 from zettelclaw.home import Home
 from zettelclaw.log.schema import now_timestamp
@@ -199,6 +199,7 @@ def _publish(replica: Replica, conn: psycopg.Connection[Any], me: str) -> int:
         if fresh:
             pushed += pg_store.push(conn, me, fresh)
             conn.commit()
+            failpoints.reach("team-after-push")
         if own.cursor != cursor:
             replica.save_cursor(ENGINE, own.cursor)  # once committed: a crash before repeats
             cursor = own.cursor

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -106,3 +107,15 @@ def test_what_each_sidecar_remembers_reaches_the_others_once(
     cars[1].cli("team", "sync")
     assert later in cars[1].ids()
     assert hers not in cars[1].ids()
+
+
+def test_a_sidecar_follows_its_team_memory_without_being_asked(
+        three: tuple[PgServer, str, list[Sidecar]]) -> None:
+    """ann's sidecar opened the team memory at its start (nobody called it for that agent) and
+    keeps it open: ben's entry lands in ann's log by itself."""
+    _, _, (ann, ben, _) = three
+    said = orjson.loads(ben.cli("remember", "fact", "ben's news", "--json"))["id"]
+    deadline = time.monotonic() + 60
+    while said not in ann.ids():
+        assert time.monotonic() < deadline, "ann's sidecar did not take ben's entry"
+        time.sleep(0.05)

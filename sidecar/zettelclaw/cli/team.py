@@ -300,6 +300,9 @@ def _status_text(result: dict[str, Any]) -> str:
              f"last round {local['last_round'] or 'never'}"]
     if local["last_error"]:
         lines.append(f"error     since {local['error_since']}: {local['last_error']}")
+    if local["refused"]:
+        lines.append(f"refused   purged here, another member's there (kept by the others): "
+                     f"{', '.join(local['refused'][-10:])}")
     db = result["database"]
     if db is None:
         lines.append(f"database  unreachable: {result['error']} (local work goes on; it "

@@ -47,6 +47,8 @@ def test_two_machines_share_one_memory(tmp_path: Path) -> None:
                                            for m in layout.machines(clone)),
                           *(f"acks/{m}.json" for m in layout.machines(clone))}
     assert len(layout.machines(clone)) == 2  # one file per machine; no index, spool, jobs
+    for path in (a.home.root / "replicate").rglob("*"):  # the clone holds the memory too
+        assert path.stat().st_mode & 0o077 == 0, path
 
 
 def test_three_machines_syncing_at_once_lose_and_duplicate_nothing(tmp_path: Path) -> None:

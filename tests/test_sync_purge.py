@@ -100,3 +100,26 @@ async def test_a_hide_travels_and_a_purge_reaches_every_copy(tmp_path: Path) -> 
     status = await call(b, "sync.status")
     assert status["purges"][0]["unconfirmed"] == []
     assert kept["entry"]["id"] in a.ids()
+
+
+async def test_sync_is_per_agent_memory(tmp_path: Path) -> None:
+    """Only the memory set up travels: another agent's entries never reach the remote."""
+    remote = bare(tmp_path / "remote.git")
+    a, b = Machine(tmp_path, "a"), Machine(tmp_path, "b")
+    for m in (a, b):
+        work = m.workspace.parent / "work-workspace"
+        work.mkdir()
+        async with calls(m) as d:
+            await d.call("agents.register", {"agents": [{"agentId": "work",
+                                                         "workspace": str(work)}]})
+            await d.call("sync.init", {"remote": str(remote), "agentId": "work"})
+    await call(a, "memory.remember", {"type": "fact", "content": "the quarterly report is due",
+                                      "agentId": "work"})
+    await call(a, "memory.remember", {"type": "fact", "content": "grandma's birthday is in May"})
+    await call(a, "sync.run", {"agentId": "work"})
+    await call(b, "sync.run", {"agentId": "work"})
+    found = await call(b, "memory.search", {"query": "quarterly report", "agentId": "work"})
+    assert [r["content"] for r in found["results"]] == ["the quarterly report is due"]
+    assert not (await call(b, "memory.search", {"query": "birthday"}))["results"]
+    assert b"birthday" not in remote_blobs(remote)
+    assert not (await call(a, "sync.status"))["configured"]  # main's memory: not set up

@@ -35,7 +35,9 @@ class Git:
                    "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null",
                    "-c", "gc.auto=0", *args]
         try:
-            done = subprocess.run(command, cwd=cwd or self.repo, input=stdin,
+            # umask: the clone holds the memory (plain when not encrypted): 0600 files and
+            # 0700 directories, like the rest of the data directory
+            done = subprocess.run(command, cwd=cwd or self.repo, input=stdin, umask=0o077,
                                   capture_output=True, env=environment(), check=False,
                                   timeout=NETWORK_TIMEOUT if network else LOCAL_TIMEOUT)
         except subprocess.TimeoutExpired:

@@ -26,6 +26,7 @@ from pyrage import x25519
 
 from zettelclaw.errors import SyncError
 from zettelclaw.files import write_all
+from zettelclaw.home import DIR_MODE, FILE_MODE
 from zettelclaw.replicate import crypt
 
 MARKER = "zettelclaw-sync.json"
@@ -71,7 +72,7 @@ def read_marker(repo: Path) -> Marker | None:
 
 
 def write_marker(repo: Path, recipient: str | None) -> None:
-    (repo / MARKER).write_bytes(orjson.dumps({"format": FORMAT, "recipient": recipient},
+    _write(repo / MARKER, orjson.dumps({"format": FORMAT, "recipient": recipient},
                                              option=orjson.OPT_INDENT_2) + b"\n")
 
 
@@ -112,7 +113,8 @@ def append_own(repo: Path, machine: str, lines: list[bytes],
     """Append ``lines`` to this machine's last segment (a new one when it is full), sealed in
     batches when there is a key. Returns the bytes written."""
     directory = machine_dir(repo, machine)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.parent.mkdir(mode=DIR_MODE, exist_ok=True)
+    directory.mkdir(mode=DIR_MODE, exist_ok=True)
     written = 0
     pending = list(lines)
     while pending:
@@ -133,7 +135,7 @@ def append_own(repo: Path, machine: str, lines: list[bytes],
         else:
             data = b"".join(crypt.seal(batch, identity) + b"\n"
                             for batch in _batches(chunk, SEAL_BYTES))
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         try:
             write_all(fd, data)
         finally:
@@ -180,8 +182,8 @@ def purges(repo: Path) -> list[Purge]:
 
 def write_purge(repo: Path, purge: Purge) -> None:
     root = repo / "purges"
-    root.mkdir(exist_ok=True)
-    (root / f"{purge.id}.json").write_bytes(orjson.dumps(
+    root.mkdir(mode=DIR_MODE, exist_ok=True)
+    _write(root / f"{purge.id}.json", orjson.dumps(
         {"id": purge.id, "ids": sorted(purge.ids), "machine": purge.machine, "at": purge.at},
         option=orjson.OPT_INDENT_2) + b"\n")
 
@@ -206,14 +208,23 @@ def announce(repo: Path, machine: str) -> None:
     waits for its confirmation even before it has written a line."""
     path = repo / "acks" / f"{machine}.json"
     if not path.exists():
-        path.parent.mkdir(exist_ok=True)
-        path.write_bytes(b"{}\n")
+        path.parent.mkdir(mode=DIR_MODE, exist_ok=True)
+        _write(path, b"{}\n")
 
 
 def write_ack(repo: Path, machine: str, purge_id: str, at: str) -> None:
     root = repo / "acks"
-    root.mkdir(exist_ok=True)
+    root.mkdir(mode=DIR_MODE, exist_ok=True)
     mine = acks(repo).get(machine, {})
     mine[purge_id] = at
-    (root / f"{machine}.json").write_bytes(orjson.dumps(
+    _write(root / f"{machine}.json", orjson.dumps(
         dict(sorted(mine.items())), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _write(path: Path, data: bytes) -> None:
+    """A file of the clone, replaced whole (git commits it; a crash leaves the last commit's)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -129,6 +130,7 @@ def main() -> int:
         print(f"load average {os.getloadavg()[0]:.1f}")
     finally:
         server.close()
+        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 

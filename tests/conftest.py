@@ -17,6 +17,7 @@ import orjson
 import pytest
 import trio
 
+from tests.pg_server import pg_cluster, pg_team  # noqa: F401  (fixtures: a real Postgres 15)
 from zettelclaw import freed_memory, lock
 from zettelclaw.config import load_config
 from zettelclaw.home import Home

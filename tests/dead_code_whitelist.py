@@ -50,6 +50,10 @@ memory_remember  # likewise
 memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
 last_job  # (sidecar/zettelclaw/state.py): state.json's record of a session's last job, for people reading the file
+_.pushed_total  # (sidecar/zettelclaw/replicate/team.py): team-state.json's counts, read by `team status`
+_.appended_total  # likewise
+_.last_round  # likewise
+_.rounds  # (sidecar/zettelclaw/replicate/team_task.py): rounds done, for tests and a debugger
 REPLICATE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py: the documented names)
 _._one_key  # unused method (sidecar/zettelclaw/protocol/sync_models.py: a pydantic validator)
 encrypted  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)

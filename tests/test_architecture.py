@@ -217,7 +217,9 @@ def test_the_log_imports_nothing_above_it() -> None:
 def test_index_sql_lives_in_the_index_package() -> None:
     found = []
     for relative, tree in modules():
-        if relative.startswith("index/"):
+        # the team database's Postgres (docs/15-team.md): its statements live in one module
+        if relative.startswith("index/") or relative in {"replicate/pg_store.py",
+                                                          "replicate/pg_schema.py"}:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \

@@ -53,6 +53,7 @@ REPLICATE_POINTS = (
     "take-after-append",  # foreign lines are in the log; the engine's read cursor not yet saved
     "sync-after-commit",  # this machine's new lines are committed in the clone, not pushed
     "sync-after-push",  # they are pushed; the cursor saying so is not saved yet
+    "team-after-push",  # a team round's lines are committed in the database, its cursor not saved
 )
 
 

@@ -23,4 +23,5 @@ export const CLI_COMMANDS: Record<string, string> = {
   status: "show the data directory, counts and the sidecar's state",
   agents: "list the agents, each with its own memory",
   mcp: "serve one agent's memory to an MCP client over stdio",
+  team: "share one agent's memory with a team through Postgres",
 };

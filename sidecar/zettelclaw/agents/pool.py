@@ -62,7 +62,9 @@ from zettelclaw.llm.route import Router
 from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
+from zettelclaw.replicate import team
 from zettelclaw.replicate.background import BackgroundSync
+from zettelclaw.replicate.team_task import TeamTask
 from zettelclaw.session_keys import TurnFacts
 from zettelclaw.supervise import supervised
 from zettelclaw.vault.watch import VaultWatcher
@@ -301,6 +303,8 @@ class Agents:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 await self._open(MAIN)
+                for memory in await trio.to_thread.run_sync(self._in_teams):
+                    await self._open(memory)  # kept open: it follows the team's database
                 self._waiting.update(await trio.to_thread.run_sync(self._with_work))
                 task_status.started()
                 while True:
@@ -317,6 +321,10 @@ class Agents:
             with trio.CancelScope(shield=True):
                 for slot in list(self._slots.values()):
                     await self._close(slot)
+
+    def _in_teams(self) -> list[str]:
+        return [memory for memory in memories_on_disk(self.root)
+                if memory != MAIN and team.configured(memory_home(self.root, memory))]
 
     def _with_work(self) -> dict[str, float]:
         """The memories but ``main`` whose spool holds jobs (they must go on after a restart),
@@ -370,7 +378,7 @@ class Agents:
         now = time.monotonic() if now is None else now
         closed = 0
         for slot in list(self._slots.values()):
-            if slot.memory == MAIN or slot.leases or (
+            if slot.memory == MAIN or slot.leases or team.configured(slot.app.home) or (
                     not slot.for_work and now - slot.last_used < self.idle_seconds):
                 continue
             worker = slot.app.worker
@@ -404,6 +412,10 @@ class Agents:
                                         TailMender(app.home).run)
                     await nursery.start(supervised, f"the vault watcher ({name})",
                                         vault_watcher(app, self.settings.vault.watch_seconds).run)
+                    if name != MAIN:  # the owner's private memory never joins a team
+                        await nursery.start(supervised, f"the team sync ({name})",
+                                            TeamTask(app.home, partial(
+                                                forget_service.purge_ids, app)).run)
                     await nursery.start(supervised, f"the sync ({name})",
                                         background_sync(app, self.settings).run)
                     task_status.started()

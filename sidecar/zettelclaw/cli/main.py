@@ -102,10 +102,9 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"zettelclaw: {args.command} acts for every agent; --agent picks the memory of "
               "the other commands", file=sys.stderr)
         return EXIT_USAGE
-    if args.command == "init":  # edits OpenClaw's files: no sidecar, no data lock
-        from zettelclaw.cli import init as init_command
-
-        return init_command.run(args, env)
+    if args.command in ("init", "team"):  # OpenClaw's files, the team's database: no method
+        return _without_method(args, env, home, socket, workspace,
+                               explicit_workspace=bool(explicit_workspace))
     if args.command == "serve":
         return _serve(args, home, workspace, socket, bool(explicit_workspace))
     files_only = getattr(args, "no_sidecar", False)
@@ -132,6 +131,18 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return _run(args, backend)
     finally:
         backend.close()
+
+
+def _without_method(args: argparse.Namespace, env: Mapping[str, str], home: Home, socket: Path,
+                    workspace: Path, *, explicit_workspace: bool) -> int:
+    if args.command == "init":  # edits OpenClaw's files: no sidecar, no data lock
+        from zettelclaw.cli import init as init_command
+
+        return init_command.run(args, env)
+    # the team's database; a round here only when no sidecar runs
+    from zettelclaw.cli import team
+
+    return team.run(args, home, socket, workspace, explicit_workspace=explicit_workspace)
 
 
 def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,

@@ -7,6 +7,7 @@ import textwrap
 from typing import Any
 
 from zettelclaw import __version__
+from zettelclaw.cli import team as team_command
 from zettelclaw.cli.exits import EXIT_CODES
 
 
@@ -181,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
             "call asks the running sidecar, or without one reads the files. Needs the extra: "
             "pip install 'zettelclaw[mcp]'.\n\n"
             "  claude mcp add zettelclaw -- zettelclaw mcp")
+    team_command.add_parser(command)
     return parser
 
 

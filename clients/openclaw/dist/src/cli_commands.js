@@ -22,4 +22,5 @@ export const CLI_COMMANDS = {
     status: "show the data directory, counts and the sidecar's state",
     agents: "list the agents, each with its own memory",
     mcp: "serve one agent's memory to an MCP client over stdio",
+    team: "share one agent's memory with a team through Postgres",
 };

@@ -17,15 +17,15 @@ from typing import Any
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
-from zettelclaw.extraction import retention
+from zettelclaw.extraction import outcomes, relative_dates, retention
 from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
-from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked
+from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, outcome_locked
 from zettelclaw.extraction.intake import Intake
-from zettelclaw.extraction.output import build_entries
+from zettelclaw.extraction.output import OutputReport, build_entries, same
 from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, JobSummary, Spool
-from zettelclaw.extraction.transcript import Message, render
+from zettelclaw.extraction.transcript import render
 from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
 from zettelclaw.index import entries, keyword
@@ -33,10 +33,16 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.host import retired_handle
 from zettelclaw.llm.route import BudgetStatus, Router, RouteStatus
-from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
+from zettelclaw.log.schema import (
+    Entry,
+    entry_to_dict,
+    now_timestamp,
+    parse_timestamp,
+    validate_entry,
+)
 from zettelclaw.log.store import LogStore
 from zettelclaw.recall import receipts
-from zettelclaw.state import BeforeInstall, State, load_state, update_state_locked
+from zettelclaw.state import BeforeInstall, Outcome, State, load_state, update_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.workspace.memory_files import FileSlice
 
@@ -81,6 +87,7 @@ class ExtractionStatus:
     transcripts: retention.Kept
     budget: BudgetStatus
     before_install: BeforeInstallStatus
+    recent: list[Outcome]  # what became of the last jobs' replies, newest last
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +213,10 @@ class Extraction:
             own = [found.entry for i in sorted(receipts.remembered(self.home, job.session_id))
                    if (found := entries.get_entry(conn, i)) is not None and found.current]
         shown = {e["id"] for e in own}
+        # a handoff the sidecar assembled is no memory of the model's: shown, it was copied
         entry_lines = [_entry_line(e) for e in [*own, *(e for e in related
-                                                         if e["id"] not in shown)]]
+                                                         if e["id"] not in shown)]
+                       if e.get("detail") != FALLBACK_NOTE]
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {
             "subjects": "\n".join(subject_lines) or "(none yet)",
@@ -219,10 +228,15 @@ class Extraction:
             "transcript": transcript,
         })
 
-    def result(self, job: Job, reply: str) -> dict[str, Any]:
-        """Entries from the model's reply, with ids, timestamp and session injected."""
+    def result(self, job: Job, reply: str, *, cut: bool = False, continued: int = 0,
+               looping: bool = False) -> dict[str, Any]:
+        """Entries from the model's reply, with ids, timestamp and session injected. ``cut``:
+        the reply stopped at its token limit (after ``continued`` calls to go on).
+
+        Raises ``UnreadReply`` when nothing in the reply could be used (no object read, or
+        every one dropped): a failed attempt, shown as such, and no stand-in handoff written.
+        """
         self.freshness.sync()
-        messages = job.message_objects()
 
         def current(entry_id: str) -> str | None:
             with self.index.read() as conn:
@@ -231,17 +245,29 @@ class Extraction:
                 return None
             return found.newest["id"]
 
-        def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
-            return _fallback_handoff(entries, messages)
+        def fallback(entries: Sequence[Entry]) -> tuple[str, str] | None:
+            return _fallback_handoff(entries)
 
+        def held(entry: Entry) -> bool:
+            with self.index.read() as conn:
+                found = entries.current_contents(conn, entry.type, entry.subject,
+                                                 entry.content)
+            return same(entry.type, entry.content) in {same(entry.type, c) for c in found}
+
+        report = OutputReport(continued=continued, looping=looping)
         built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
-                                      current, fallback)
+                                      current, fallback, held=held, report=report)
+        report.cut = report.cut or cut
+        if report.unread() or (not built and report.invalid):
+            raise outcomes.UnreadReply(report)
         if job.imported is not None:
             # an imported conversation's handoff would become the live one (the last in the
             # log): the state at the end of a conversation of last year is no handoff for today
             built = [e for e in built if e.type != "handoff"]
-        return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
-                "at": now_timestamp()}
+        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
+                                              job.entries_at)
+        return {"entries": [relative_dates.dated(entry_to_dict(e), on) for e in built],
+                "report": report.to_json(), "at": now_timestamp()}
 
     def keep_result(self, job: Job) -> bool:
         """Save the model's result into the job, unless the job was removed while the model
@@ -286,6 +312,13 @@ class Extraction:
                 # (index/syncer.py), gives the new handoff once the job is no longer listed
                 self.freshness.sync(locked=True)
             failpoints.reach("after-append")
+            # an import keeps an outcome only when something was lost: thousands must not
+            # each rewrite state.json
+            outcome = outcomes.finished(job, appended=len(missing))
+            if job.imported is None or outcomes.notable(outcome):
+                self._keep_outcome_locked(outcome)
+            logger.info("job %s (session %s): %s", job.job_id, job.session_id,
+                        outcomes.describe(outcome))
             # an import's conversation is recorded by its manifest: thousands of them must not
             # each rewrite state.json, which would grow with every one (unless it failed before)
             if job.imported is None or job.session_id in load_state(self.home).failed_sessions:
@@ -296,8 +329,20 @@ class Extraction:
         self.freshness.sync()
         return len(missing)
 
-    def fail(self, job: Job, reason: str, route: str | None = None) -> None:
-        """Count a failed model call: retry later once, then mark the job failed."""
+    def _keep_outcome_locked(self, outcome: Outcome) -> None:
+        kept = load_state(self.home).extraction_outcomes
+        if kept and kept[-1].job_id == outcome.job_id and outcome.failed is None \
+                and kept[-1].failed is None:
+            return  # a finish run again after a crash: already kept
+        outcome_locked(self.home, outcome)
+
+    def fail(self, job: Job, reason: str, route: str | None = None,
+             outcome: Outcome | None = None) -> None:
+        """Count a failed model call: retry later once, then mark the job failed. ``outcome``:
+        the reply was read and nothing in it could be used (kept for ``jobs`` and ``status``)."""
+        if outcome is not None:
+            with lock.exclusive(self.home.lock):
+                self._keep_outcome_locked(outcome)
         job.attempts += 1
         job.route = route
         job.last_error = reason
@@ -361,7 +406,8 @@ class Extraction:
             admission=self._admission_status(),
             transcripts=retention.kept(self.provenance, self.retention.transcript_days),
             budget=self.router.budget_status(),
-            before_install=self._before_install_status())
+            before_install=self._before_install_status(),
+            recent=load_state(self.home).extraction_outcomes)
 
     def _before_install_status(self) -> BeforeInstallStatus:
         state = load_state(self.home)
@@ -436,8 +482,7 @@ class Extraction:
 
 
 def _same(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """An entry's type and content, case and spacing aside: a copy of it is the same."""
-    return str(entry["type"]), " ".join(str(entry["content"]).split()).casefold()
+    return same(str(entry["type"]), str(entry["content"]))
 
 
 def _entry_line(entry: Mapping[str, Any]) -> str:
@@ -446,14 +491,17 @@ def _entry_line(entry: Mapping[str, Any]) -> str:
     return f"- id {entry['id']} · {entry['type']}{status}{subject}: {entry['content']}"
 
 
-def _fallback_handoff(entries: Sequence[Entry], messages: Sequence[Message]
-                      ) -> tuple[str, str]:
-    note = "The extraction model wrote no handoff; the sidecar assembled this one."
-    if entries:
-        topics = "; ".join(e.content for e in entries[:3])
-        return f"Session covered: {topics}"[:600], note
-    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    return f"Conversation without lasting information; last request: {last_user}"[:600], note
+FALLBACK_NOTE = "The extraction model wrote no handoff; the sidecar assembled this one."
+
+
+def _fallback_handoff(entries: Sequence[Entry]) -> tuple[str, str] | None:
+    """A handoff made of the conversation's first entries, when the model wrote none; with no
+    entry, none: a stand-in sentence would come back in later prompts as something memory
+    holds, and the model would copy it."""
+    if not entries:
+        return None
+    topics = "; ".join(e.content for e in entries[:3])
+    return f"Session covered: {topics}"[:600], FALLBACK_NOTE
 
 
 def _count_before_install(state: State, sessions: int) -> None:
@@ -461,7 +509,6 @@ def _count_before_install(state: State, sessions: int) -> None:
 
 
 def _since_millis(since: str | None) -> float | None:
-    from zettelclaw.log.schema import parse_timestamp
 
     try:
         return parse_timestamp(since).timestamp() * 1000 if since else None
@@ -470,7 +517,6 @@ def _since_millis(since: str | None) -> float | None:
 
 
 def _millis(record: dict[str, Any]) -> float:
-    from zettelclaw.log.schema import parse_timestamp
 
     stamp = record.get("timestamp")
     try:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 import math
 import time
+from functools import partial
 
 import trio
 
 from zettelclaw import failpoints
 from zettelclaw.extraction import retention
+from zettelclaw.extraction.outcomes import UnreadReply, unread_outcome
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.spool import Job
 from zettelclaw.llm.anthropic_client import preload
@@ -199,7 +201,16 @@ class Worker:
                 await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
                 return False
             extraction.pause.answered()
-            result = await trio.to_thread.run_sync(extraction.result, job, reply.text)
+            try:
+                result = await trio.to_thread.run_sync(partial(
+                    extraction.result, job, reply.text, cut=reply.cut,
+                    continued=reply.continued, looping=reply.looping))
+            except UnreadReply as exc:
+                logger.warning("extraction of %s: %s", job.job_id, exc.reason)
+                await trio.to_thread.run_sync(partial(
+                    extraction.fail, job, exc.reason, reply.route,
+                    unread_outcome(job, exc, reply.route)))
+                return False
             result["model"] = {"route": reply.route, "model": reply.model,
                                **({"usage": reply.usage} if reply.usage else {})}
             job.result, job.route = result, reply.route
@@ -209,7 +220,5 @@ class Worker:
                             "import's rollback): its result is dropped", job.job_id)
                 return True
             failpoints.reach("after-result")
-        appended = await trio.to_thread.run_sync(extraction.finish, job)
-        logger.info("job %s (session %s): %d entries appended (route %s)", job.job_id,
-                    job.session_id, appended, job.route)
+        await trio.to_thread.run_sync(extraction.finish, job)  # it logs what became of it
         return True

@@ -1,0 +1,106 @@
+"""The local-model route (``extraction.localUrl``): extraction through an OpenAI-compatible
+server, for a user with no Anthropic key and no host model. The real sidecar (hooks over its
+socket, the worker, the router) against a fake ``/v1/chat/completions`` on 127.0.0.1 (the
+one the OpenClaw end-to-end test runs); and the token limit each route's measured speed sets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_api import FakeModel
+from tests.test_worker import MAIN, STRETCH_1, log_entries, settled, start
+from zettelclaw.config import Config, load_config
+from zettelclaw.home import Home
+from zettelclaw.llm.speed import FLOOR, Speeds
+
+__all__ = ["start"]  # a fixture, shared with test_worker
+
+FACT = {"type": "fact", "content": "Billing runs on Postgres", "subject": "billing"}
+TASK = {"type": "task", "content": "Provision the billing database", "status": "open"}
+HANDOFF = {"type": "handoff", "content": "Billing database chosen; provisioning next"}
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    server = FakeModel(None).start()
+    yield server
+    server.stop()
+
+
+def local(home: Home, model: FakeModel) -> Config:
+    return load_config(home, env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localModel=qwen2.5-coder-1.5b",
+        "extraction.retryWaitSeconds=0.05"])
+
+
+@pytest.mark.slow
+async def test_extraction_through_a_local_openai_compatible_server(
+        start: Any, model: FakeModel, home: Home) -> None:
+    model.extraction_replies.append(("\n".join(json.dumps(o) for o in (FACT, TASK, HANDOFF)),
+                                     "stop"))
+    _, client = await start(local(home, model))
+    status = await client.call("status")
+    route = status["extraction"]["route"]
+    assert (route["active"], route["localModel"]) == ("local", "qwen2.5-coder-1.5b")
+    assert "extraction.localUrl is set" in route["reason"]
+    await client.call("hook.sessionEnd", {"sessionId": "s-local", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client)
+    assert [e["content"] for e in log_entries(home)] == [FACT["content"], TASK["content"],
+                                                         HANDOFF["content"]]
+    (request,) = model.requests
+    assert request["model"] == "qwen2.5-coder-1.5b"
+    assert request["stream"] is False
+    assert request["messages"][0]["content"].startswith("You are the memory extraction agent")
+    assert listing["extraction"]["recent"][-1]["route"] == "local"
+
+
+@pytest.mark.slow
+async def test_a_local_reply_cut_at_its_length_is_continued(
+        start: Any, model: FakeModel, home: Home) -> None:
+    whole = "\n".join(json.dumps(o) for o in (FACT, TASK, HANDOFF))
+    at = whole.index("Provision")
+    model.extraction_replies += [(whole[:at], "length"), (whole[at:], "stop")]
+    _, client = await start(local(home, model))
+    await client.call("hook.sessionEnd", {"sessionId": "s-cut", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client)
+    assert [e["type"] for e in log_entries(home)] == ["fact", "task", "handoff"]
+    assert [m["role"] for m in model.requests[1]["messages"]] == ["user", "assistant"]
+    assert model.requests[1]["messages"][1]["content"] == whole[:at]
+    assert listing["extraction"]["recent"][-1]["continued"] == 1
+
+
+@pytest.mark.slow
+async def test_an_unreachable_local_server_makes_jobs_wait_not_fail(
+        start: Any, model: FakeModel, home: Home) -> None:
+    url = model.url
+    model.stop()
+    config = load_config(home, env={}, overrides=[f"extraction.localUrl={url}",
+                                                  "extraction.retryWaitSeconds=30"])
+    _, client = await start(config)
+    await client.call("hook.sessionEnd", {"sessionId": "s-down", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client, waiting=1)
+    assert "cannot reach the local model" in listing["jobs"][0]["lastError"]
+    assert listing["jobs"][0]["attempts"] == 0
+
+
+def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
+    """4,096 tokens at 4 tokens/s is 17 minutes: a slow route asks for what it writes in part
+    of its timeout, and a reply cut there is asked to go on."""
+    speeds = Speeds(tmp_path / "speeds.json")
+    assert speeds.token_limit("local", 900, 4096) == 4096  # not measured yet
+    speeds.record("local", 400, 100.0)  # 4 tokens/s
+    assert speeds.token_limit("local", 900, 4096) == int(4 * 900 * 0.6)
+    assert speeds.token_limit("local", 10, 4096) == FLOOR
+    speeds.record("anthropic", 10, 0.1)  # too short a reply to say anything
+    assert Speeds(tmp_path / "speeds.json").known() == {"local": 4.0}, "remembered"
+    speeds.record("local", 800, 100.0)  # 8 tokens/s: a moving average
+    assert Speeds(tmp_path / "speeds.json").known()["local"] == pytest.approx(5.2)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_api import FakeModel
-from tests.test_worker import MAIN, STRETCH_1, log_entries, settled, start
+from tests.test_worker import MAIN, STRETCH_1, log_entries, msg, settled, start
 from zettelclaw.config import Config, load_config
 from zettelclaw.home import Home
 from zettelclaw.llm.speed import FLOOR, Speeds
@@ -75,6 +75,37 @@ async def test_a_local_reply_cut_at_its_length_is_continued(
     assert [m["role"] for m in model.requests[1]["messages"]] == ["user", "assistant"]
     assert model.requests[1]["messages"][1]["content"] == whole[:at]
     assert listing["extraction"]["recent"][-1]["continued"] == 1
+
+
+@pytest.mark.slow
+async def test_a_long_conversation_goes_in_parts_each_told_the_earlier_entries(
+        start: Any, model: FakeModel, home: Home) -> None:
+    talk = [msg("user" if i % 2 == 0 else "assistant", f"message {i}: " + "words " * 120,
+                1_795_000_000_000 + i * 1000) for i in range(6)]
+    fact_2 = {"type": "fact", "content": "Invoices go out on the first Monday"}
+    model.extraction_replies += [
+        (json.dumps(FACT) + "\n" + json.dumps({**HANDOFF, "content": "part one"}), "stop"),
+        (json.dumps(FACT) + "\n" + json.dumps(fact_2), "stop"),  # FACT again: written once
+        (json.dumps(HANDOFF), "stop")]
+    config = load_config(home, env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localPartChars=1600",
+        "extraction.retryWaitSeconds=0.05"])
+    _, client = await start(config)
+    await client.call("hook.sessionEnd", {"sessionId": "s-long", "sessionKey": MAIN,
+                                          "messages": talk})
+    listing = await settled(client)
+    prompts = [r["messages"][0]["content"] for r in model.requests]
+    assert len(prompts) == 3
+    assert "message 0:" in prompts[0]
+    assert "message 2:" not in prompts[0]
+    assert "message 2:" in prompts[1]
+    assert "Part 2 of 3 of this conversation" in prompts[1]
+    assert f"from an earlier part of this conversation · fact (billing): {FACT['content']}" \
+        in prompts[1]
+    assert fact_2["content"] in prompts[2]
+    assert [e["content"] for e in log_entries(home)] == [
+        FACT["content"], fact_2["content"], HANDOFF["content"]]
+    assert listing["extraction"]["recent"][-1]["duplicates"] == 1
 
 
 @pytest.mark.slow

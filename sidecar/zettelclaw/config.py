@@ -60,6 +60,9 @@ class ExtractionConfig(_Section):
     local_api_key: str | None = Field(None, alias="localApiKey", repr=False)
     # a model on the CPU takes minutes where an API takes seconds (bench/README.md)
     local_timeout_seconds: float = Field(900.0, gt=0, le=7200, alias="localTimeoutSeconds")
+    # a longer conversation goes to the local model in parts of this many characters, each
+    # with the earlier parts' entries (extraction/parts.py)
+    local_part_chars: int = Field(8000, ge=1000, alias="localPartChars")
     concurrency: int = Field(2, ge=1, le=16)
     timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")
     max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")

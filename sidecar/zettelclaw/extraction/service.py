@@ -17,7 +17,7 @@ from typing import Any
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
-from zettelclaw.extraction import outcomes, relative_dates, retention
+from zettelclaw.extraction import outcomes, parts, relative_dates, retention
 from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
 from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, outcome_locked
 from zettelclaw.extraction.intake import Intake
@@ -25,7 +25,7 @@ from zettelclaw.extraction.output import OutputReport, build_entries, same
 from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, JobSummary, Spool
-from zettelclaw.extraction.transcript import render
+from zettelclaw.extraction.transcript import Message, render
 from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
 from zettelclaw.index import entries, keyword
@@ -198,9 +198,21 @@ class Extraction:
 
     # -- one job -------------------------------------------------------------------------------
 
-    def prompt(self, job: Job) -> str:
-        messages = job.message_objects()
+    def parts(self, job: Job) -> tuple[list[list[Message]], int]:
+        """The job's messages in the parts its route's model is sent (one, on a route that
+        reads long prompts), and how many earliest messages were left out to fit."""
+        local = self.router.choose().route == "local"
+        part_chars = (self.config.local_part_chars if local
+                      else self.config.max_transcript_chars)
+        return parts.split(job.message_objects(), part_chars, self.config.max_transcript_chars)
+
+    def prompt(self, job: Job, part: int = 0, earlier: Sequence[str] = ()) -> str:
+        """The prompt for the job (for its ``part``-th part, after the replies ``earlier``
+        gave the parts before it)."""
+        cut_up, left_out = self.parts(job)
+        messages = cut_up[min(part, len(cut_up) - 1)]
         transcript, cut = render(messages, self.config.max_transcript_chars)
+        cut += left_out if part == 0 else 0
         self.freshness.sync()
         subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
@@ -217,14 +229,17 @@ class Extraction:
         entry_lines = [_entry_line(e) for e in [*own, *(e for e in related
                                                          if e["id"] not in shown)]
                        if e.get("detail") != FALLBACK_NOTE]
+        entry_lines += parts.earlier_lines(earlier)
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {
             "subjects": "\n".join(subject_lines) or "(none yet)",
             "entries": "\n".join(entry_lines) or "(none)",
             "session": job.session_id,
             "date": date,
-            "truncation": (f"(The {cut} earliest messages were left out to fit.)" if cut
-                           else ""),
+            "truncation": " ".join(filter(None, [
+                f"(The {cut} earliest messages were left out to fit.)" if cut else "",
+                (f"(Part {part + 1} of {len(cut_up)} of this conversation: the entries of the "
+                 "earlier parts are listed above as held.)") if len(cut_up) > 1 else ""])),
             "transcript": transcript,
         })
 

@@ -282,6 +282,49 @@ def parse_sessions(spec: str) -> dict[str, set[int] | None]:
     return wanted
 
 
+class Recorder:
+    """A pass-through on 127.0.0.1 between the sidecar and the local server that appends each
+    reply (its text and finish reason: the model's output, not the conversation) to a file,
+    for tests to replay (tests/fixtures/real_replies)."""
+
+    def __init__(self, upstream: str, out: Path) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from threading import Thread
+        from urllib.request import Request, urlopen
+
+        target, record = upstream.rstrip("/"), out
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                started = time.monotonic()
+                with urlopen(Request(target + self.path.removeprefix("/v1"), data=body,  # noqa: S310
+                                     headers={"content-type": "application/json"}),
+                             timeout=7200) as answer:
+                    data = answer.read()
+                reply = json.loads(data)
+                asked = json.loads(body)
+                with record.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps({
+                        "part": len(asked["messages"]),  # 2: a call to go on
+                        "text": reply["choices"][0]["message"]["content"],
+                        "finish": reply["choices"][0].get("finish_reason"),
+                        "usage": reply.get("usage"), "maxTokens": asked.get("max_tokens"),
+                        "seconds": round(time.monotonic() - started, 1)}) + "\n")
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
 def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
     """The sidecar's settings for the route the flags give (None: none, and one is needed)."""
     if args.local_url:
@@ -291,6 +334,8 @@ def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
             env["ZETTELCLAW_EXTRACTION_LOCAL_MODEL"] = args.local_model
         if args.local_part_chars:
             env["ZETTELCLAW_EXTRACTION_LOCAL_PART_CHARS"] = str(args.local_part_chars)
+        if args.max_tokens:
+            env["ZETTELCLAW_EXTRACTION_MAX_TOKENS"] = str(args.max_tokens)
         return env
     key = os.environ.get("ANTHROPIC_API_KEY")
     if key:
@@ -298,7 +343,15 @@ def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
     return None if needed else {}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _wanted(args: argparse.Namespace) -> dict[str, set[int] | None]:
+    if args.sessions:
+        return parse_sessions(args.sessions)
+    names = {"tune": locomo.TUNE, "heldout": locomo.HELDOUT}.get(
+        args.conversations or "tune") or tuple(args.conversations.split(","))
+    return dict.fromkeys(names)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo's locomo10.json")
@@ -309,23 +362,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--local-url", help="an OpenAI-compatible server's /v1 URL")
     parser.add_argument("--local-model")
     parser.add_argument("--local-part-chars", type=int)
+    parser.add_argument("--max-tokens", type=int, help="extraction.maxTokens (default 4096)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per session, seconds")
     parser.add_argument("--semantic", choices=("auto", "off"), default="auto")
     parser.add_argument("--keep", type=Path, help="keep the memories here")
+    parser.add_argument("--record", type=Path,
+                        help="with --local-url: append every reply to this file (JSON lines)")
     parser.add_argument("--json", type=Path)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if not args.data.is_file():
         parser.error(f"--data {args.data}: no such file (bench/README.md says where it comes "
                      "from)")
-    if args.sessions:
-        wanted = parse_sessions(args.sessions)
-    else:
-        names = {"tune": locomo.TUNE, "heldout": locomo.HELDOUT}.get(
-            args.conversations or "tune") or tuple(args.conversations.split(","))
-        wanted = dict.fromkeys(names)
+    wanted = _wanted(args)
     extractors = [e for e in args.extractors.split(",") if e]
     if unknown := set(extractors) - set(EXTRACTORS):
         parser.error(f"--extractors: unknown {', '.join(sorted(unknown))}")
+    if args.record and args.local_url:
+        args.local_url = Recorder(args.local_url, args.record).url
     route_env = _route_env(args, "sidecar" in extractors)
     if route_env is None:
         parser.error("the sidecar extractor needs --local-url or ANTHROPIC_API_KEY")

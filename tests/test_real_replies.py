@@ -12,6 +12,7 @@ written for these tests in the shapes the model used (the texts are not LoCoMo's
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -191,3 +192,34 @@ async def test_the_prompt_gives_the_conversations_date_for_relative_dates(
     entry = log_entries(home)[0]
     assert entry["content"] == ("Rosa went climbing for the first time yesterday "
                                 "(2023-05-06)")
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "real_replies"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.json")))
+async def test_recorded_real_replies_replayed(
+        start: Any, fake: FakeAnthropic, home: Home, name: str) -> None:
+    """The real model's replies (tests/fixtures/real_replies: its output only, recorded by
+    bench/extraction_quality.py --record), replayed: every reply read or its failure shown, no
+    entry written twice, and a reply cut at its token limit never taken as whole."""
+    recorded = json.loads((FIXTURES / name).read_text())
+    replies = recorded["replies"]
+    fake.add(*[Reply(text=r["text"], stop_reason="max_tokens" if r["finish"] == "length"
+                     else "end_turn") for r in replies])
+    fake.default = Reply(status=500, text=None)  # a call past the recording: seen as failed
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-recorded")
+    listing = await settled(client, failed=None)
+    outcome = recent(listing)[-1]
+    entries = log_entries(home)
+    if outcome["failed"]:
+        assert entries == []
+    else:
+        assert entries
+        assert outcome["entries"] == len(entries)
+    seen = [(e["type"], " ".join(e["content"].split()).casefold()) for e in entries]
+    assert len(seen) == len(set(seen)), "an entry written twice"
+    if any(r["finish"] == "length" for r in replies):
+        assert outcome["cut"] or outcome["continued"], "a cut reply taken as whole"
+    assert len(fake.requests) <= len(replies)

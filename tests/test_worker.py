@@ -93,13 +93,15 @@ async def start(server_config: ServerConfig) -> AsyncIterator[Any]:
         nursery.cancel_scope.cancel()
 
 
-async def settled(client: AsyncClient, *, failed: int = 0, waiting: int = 0) -> dict[str, Any]:
-    """Wait until no job is pending (the spool holds only the expected failed/waiting ones)."""
+async def settled(client: AsyncClient, *, failed: int | None = 0, waiting: int = 0
+                  ) -> dict[str, Any]:
+    """Wait until no job is pending (the spool holds only the expected failed/waiting ones;
+    ``failed`` None: any number)."""
     with trio.fail_after(15):
         while True:
             listing: dict[str, Any] = await client.call("jobs.list")
             states = [j["state"] for j in listing["jobs"]]
-            if ("pending" not in states and states.count("failed") == failed
+            if ("pending" not in states and failed in (None, states.count("failed"))
                     and states.count("waiting") == waiting):
                 return listing
             await trio.sleep(0.02)

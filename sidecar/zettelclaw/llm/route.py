@@ -179,11 +179,20 @@ class Router:
                            speeds=self.speeds.known())
 
 
+LOOP_TAIL = 80  # characters: a reply whose end is a stretch it already wrote twice is looping
+LOOP_WINDOW = 4000
+
+
 def _looping(text: str) -> bool:
     """A reply that is mostly the same objects again (a small model cut at its token limit
-    while writing one fact 43 times): going on would only write more of them."""
+    while writing one fact 43 times), or that ends repeating a sentence inside one (the same
+    model, a handoff's detail saying the same three sentences until the limit): going on
+    would only write more of it."""
     objects = [repr(sorted(o.items())) for o in scan(text).objects]
-    return len(objects) >= 6 and len(set(objects)) * 2 <= len(objects)
+    if len(objects) >= 6 and len(set(objects)) * 2 <= len(objects):
+        return True
+    tail = text.rstrip()[-LOOP_TAIL:]
+    return len(tail) == LOOP_TAIL and text[-LOOP_WINDOW:].count(tail) >= 3
 
 
 def _joined(before: str, after: str) -> str:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from zettelclaw.extraction.parts import earlier_lines, split
 from zettelclaw.extraction.relative_dates import conversation_date, dated, resolve
-from zettelclaw.extraction.transcript import Message
+from zettelclaw.extraction.transcript import Message, line
 
 
 def messages(lengths: list[int]) -> list[Message]:
@@ -27,11 +27,11 @@ def test_parts_keep_every_message_in_order_within_their_size(lengths: list[int],
     assert left_out == 0
     assert [m for part in parts for m in part] == talk
     for part in parts:  # a part over the size is one long message alone
-        assert sum(len(m.text) + 40 for m in part) <= part_chars or len(part) == 1
+        assert sum(len(line(m)) + 2 for m in part) <= part_chars or len(part) == 1
 
 
 def test_the_earliest_messages_are_left_out_past_the_whole_limit() -> None:
-    parts, left_out = split(messages([500] * 10), 1200, 2000)
+    parts, left_out = split(messages([500] * 10), 1100, 2000)
     assert left_out == 7
     assert [len(p) for p in parts] == [2, 1]
     assert split(messages([5000]), 1000, 2000) == ([messages([5000])], 0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from zettelclaw.extraction.transcript import Message
+from zettelclaw.extraction.transcript import Message, line
 from zettelclaw.llm.json_objects import scan
 
 
@@ -22,7 +22,7 @@ def split(messages: Sequence[Message], part_chars: int, max_chars: int
     """The messages in parts of at most ``part_chars`` rendered characters each (a message
     longer than that is a part alone, cut by the renderer), after the earliest were left out to
     fit ``max_chars`` in all; and how many were left out."""
-    sizes = [len(m.text) + 40 for m in messages]  # its line's head: role and time
+    sizes = [len(line(m)) + 2 for m in messages]  # as render() counts them
     total, first = 0, len(messages)
     while first > 0 and total + sizes[first - 1] <= max_chars:
         first -= 1

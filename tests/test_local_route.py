@@ -135,3 +135,20 @@ def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
     assert Speeds(tmp_path / "speeds.json").known() == {"local": 4.0}, "remembered"
     speeds.record("local", 800, 100.0)  # 8 tokens/s: a moving average
     assert Speeds(tmp_path / "speeds.json").known()["local"] == pytest.approx(5.2)
+
+
+def test_route_auto_takes_a_key_then_the_local_model_then_the_host(tmp_path: Path) -> None:
+    from zettelclaw.config import ExtractionConfig
+    from zettelclaw.llm.host import HostModels
+    from zettelclaw.llm.route import Router
+
+    def choice(**settings: Any) -> tuple[str | None, str]:
+        made = Router(ExtractionConfig(**settings), HostModels()).choose()
+        return made.route, made.reason
+
+    assert choice(localUrl="http://127.0.0.1:1/v1", apiKey="k")[0] == "anthropic"
+    assert choice(localUrl="http://127.0.0.1:1/v1") == (
+        "local", "no Anthropic API key; extraction.localUrl is set (route auto)")
+    assert choice(route="local")[0] is None
+    assert "extraction.localUrl" in choice(route="local")[1]
+    assert "no extraction.localUrl" in choice()[1]

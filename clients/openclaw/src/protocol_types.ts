@@ -360,7 +360,7 @@ export type ImportEstimate = {
   inputTokens: number;
   outputTokens: number;
   tokens: number;
-  route: "anthropic" | "host" | null;
+  route: "anthropic" | "host" | "local" | null;
   model: string | null;
   costs: ImportCost[];
   prices: string;

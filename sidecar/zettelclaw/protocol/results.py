@@ -755,8 +755,8 @@ class ImportEstimate(Result):
     input_tokens: int
     output_tokens: int
     tokens: int
-    route: Literal["anthropic", "host"] | None  # the route extraction would take now
-    model: str | None  # the Anthropic route's model; None on the host's
+    route: Literal["anthropic", "host", "local"] | None  # the route extraction would take now
+    model: str | None  # the route's model: the Anthropic one, the local one; None on the host's
     costs: list[ImportCost]
     prices: str  # where the prices come from
 

@@ -131,8 +131,10 @@ def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
     speeds.record("local", 400, 100.0)  # 4 tokens/s
     assert speeds.token_limit("local", 900, 4096) == int(4 * 900 * 0.6)
     assert speeds.token_limit("local", 10, 4096) == FLOOR
-    speeds.record("anthropic", 10, 0.1)  # too short a reply to say anything
+    speeds.record("anthropic", 100, 0.1)  # too short a reply to say anything
     assert Speeds(tmp_path / "speeds.json").known() == {"local": 4.0}, "remembered"
+    speeds.record("anthropic", 400, 20.0)  # measured, shown, but an API's limit is its own
+    assert speeds.token_limit("anthropic", 120, 4096) == 4096
     speeds.record("local", 800, 100.0)  # 8 tokens/s: a moving average
     assert Speeds(tmp_path / "speeds.json").known()["local"] == pytest.approx(5.2)
 
@@ -151,4 +153,4 @@ def test_route_auto_takes_a_key_then_the_local_model_then_the_host(tmp_path: Pat
         "local", "no Anthropic API key; extraction.localUrl is set (route auto)")
     assert choice(route="local")[0] is None
     assert "extraction.localUrl" in choice(route="local")[1]
-    assert "no extraction.localUrl" in choice()[1]
+    assert choice()[1].startswith("no Anthropic API key and no connected host")

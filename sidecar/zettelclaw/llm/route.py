@@ -16,8 +16,9 @@ A reply that stops at its token limit is never passed on as whole: the model is 
 from where it stopped (the reply so far sent back as the start of its answer), up to
 ``CONTINUATIONS`` times, unless it was repeating itself (more of a loop is no use); the
 ``Completion`` says it was cut, continued or looping. Each route's speed (output tokens a second,
-``llm/speed.py``) sizes its token limit so that a reply fits in the route's timeout: a slow local
-model writes a shorter reply and is asked to go on, instead of running past its timeout.
+``llm/speed.py``) is measured; the local route's sizes its token limit so that a reply fits in
+its timeout: a slow local model writes a shorter reply and is asked to go on, instead of
+running past its timeout.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from zettelclaw.llm.host import NO_HOST, HostModels, Offer
 from zettelclaw.llm.json_objects import scan
 from zettelclaw.llm.speed import Speeds
 
-NO_ROUTE_AUTO = f"no Anthropic API key, no extraction.localUrl and {NO_HOST} (route auto)"
+NO_ROUTE_AUTO = f"no Anthropic API key and {NO_HOST} (route auto)"
 CONTINUATIONS = 2  # calls that ask a reply cut at its token limit to go on
 
 

@@ -2,9 +2,10 @@
 route in ``HOME/speeds.json``, and the token limit that speed allows within a timeout.
 
 One constant limit does not fit every route: 4,096 tokens are seconds for an API and about
-17 minutes for a 1.5B model on two CPU cores (bench/README.md). So once a route has answered,
-its calls ask for no more tokens than it writes in ``SHARE`` of its timeout (never fewer than
-``FLOOR``); a reply cut there is asked to go on (llm/route.py) instead of timing out whole.
+17 minutes for a 1.5B model on two CPU cores (bench/README.md). So once the local route has
+answered, its calls ask for no more tokens than it writes in ``SHARE`` of its timeout (never
+fewer than ``FLOOR``); a reply cut there is asked to go on (llm/route.py) instead of timing out
+whole.
 The speed is a moving average (``WEIGHT`` for the newest call), measured over the whole call,
 prompt reading included, so it errs on the slow side.
 """
@@ -19,7 +20,10 @@ from zettelclaw.files import atomic_write_json, read_json_object
 SHARE = 0.6
 FLOOR = 256
 WEIGHT = 0.3
-MIN_TOKENS = 32  # a shorter reply says little about the speed (its prompt's reading dominates)
+MIN_TOKENS = 128  # a shorter reply says little about the speed (latency, the prompt's reading)
+# Only the local route is limited by its speed: an API's replies of a few hundred tokens measure
+# mostly its latency, and a lower limit there would cost a second call, the prompt paid again.
+SIZED = ("local",)
 
 
 class Speeds:
@@ -60,7 +64,7 @@ class Speeds:
     def token_limit(self, route: str, timeout: float, ceiling: int) -> int:
         """The most tokens a call on ``route`` should ask for (``ceiling``: the configured
         limit, ``extraction.maxTokens``)."""
-        speed = self.known().get(route)
+        speed = self.known().get(route) if route in SIZED else None
         if speed is None:
             return ceiling
         return max(FLOOR, min(ceiling, int(speed * timeout * SHARE)))

@@ -97,7 +97,7 @@ async def settled(client: AsyncClient, *, failed: int | None = 0, waiting: int =
                   ) -> dict[str, Any]:
     """Wait until no job is pending (the spool holds only the expected failed/waiting ones;
     ``failed`` None: any number). The bound covers the Anthropic SDK's first import on a loaded
-    machine (test_real_replies' first test waited past 15 s at a load of 17 on 2 cores)."""
+    machine (test_real_replies' first test failed once at a load of 17 on 2 cores)."""
     with trio.fail_after(40):
         while True:
             listing: dict[str, Any] = await client.call("jobs.list")

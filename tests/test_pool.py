@@ -21,7 +21,7 @@ from zettelclaw.errors import UnknownAgentError
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.home import Home
 from zettelclaw.index.database import SCHEMA_VERSION
-from zettelclaw.llm.host import Completion
+from zettelclaw.llm.completion import Completion
 
 LATER = 10_000_000.0  # "now" for close_idle: far past any idle time
 
@@ -174,7 +174,8 @@ async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at
 
     async def fake_complete(prompt: str, *, purpose: str, anthropic_model: str | None = None,
                             counted_as: str | None = None) -> Completion:
-        return Completion(text="nothing worth keeping", route="host", model="fake")
+        return Completion(text='{"type": "handoff", "content": "nothing worth keeping"}',
+                          route="host", model="fake")
 
     def jobs_left() -> int:
         return sum(len(list((home.root / "agents" / agent / "spool").glob("*.json")))

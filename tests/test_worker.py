@@ -45,6 +45,19 @@ GOOD_REPLY = "\n".join([
 ])
 
 
+def numbered(fake: FakeAnthropic, *, hold: bool = False) -> None:
+    """Every call is answered with GOOD_REPLY made its own (each content numbered): the same
+    entries twice would be written once (memory holds them already)."""
+    calls = iter(range(1, 10_000))
+
+    def respond(body: dict[str, Any]) -> Reply:
+        return Reply(text=GOOD_REPLY.replace('"content":"', f'"content":"#{next(calls)} '),
+                     hold=hold)
+
+    fake.respond = respond
+    fake.default = None
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeAnthropic]:
     api = FakeAnthropic().start()
@@ -80,13 +93,16 @@ async def start(server_config: ServerConfig) -> AsyncIterator[Any]:
         nursery.cancel_scope.cancel()
 
 
-async def settled(client: AsyncClient, *, failed: int = 0, waiting: int = 0) -> dict[str, Any]:
-    """Wait until no job is pending (the spool holds only the expected failed/waiting ones)."""
-    with trio.fail_after(15):
+async def settled(client: AsyncClient, *, failed: int | None = 0, waiting: int = 0
+                  ) -> dict[str, Any]:
+    """Wait until no job is pending (the spool holds only the expected failed/waiting ones;
+    ``failed`` None: any number). The bound covers the Anthropic SDK's first import on a loaded
+    machine (test_real_replies' first test failed once at a load of 17 on 2 cores)."""
+    with trio.fail_after(40):
         while True:
             listing: dict[str, Any] = await client.call("jobs.list")
             states = [j["state"] for j in listing["jobs"]]
-            if ("pending" not in states and states.count("failed") == failed
+            if ("pending" not in states and failed in (None, states.count("failed"))
                     and states.count("waiting") == waiting):
                 return listing
             await trio.sleep(0.02)
@@ -170,7 +186,7 @@ async def test_before_reset_then_session_end_is_one_extraction(
 
 async def test_a_reset_keeps_the_session_id_and_only_new_messages_are_extracted(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
-    fake.default = Reply(text=GOOD_REPLY)
+    numbered(fake)
     _, client = await start(settings(home, fake))
     await client.call("hook.beforeReset", {"sessionId": "s-3", "sessionKey": MAIN,
                                            "messages": STRETCH_1})
@@ -372,7 +388,7 @@ async def test_a_transcript_file_path_is_read_with_its_reset_rotation(
 
 async def test_hooks_answer_while_the_model_is_still_thinking(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
-    fake.default = Reply(text=GOOD_REPLY, hold=True)
+    numbered(fake, hold=True)
     _, client = await start(settings(home, fake))
     for i in range(5):
         answer = await client.call("hook.sessionEnd", {
@@ -394,7 +410,7 @@ async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahe
         starts: list[tuple[str, list[str], bool]]) -> None:
     """Two jobs of one session run in order (the second may correct the first); a job of
     another session, spooled after both, takes the free slot instead."""
-    fake.default = Reply(text=GOOD_REPLY, hold=True)
+    numbered(fake, hold=True)
     _, client = await start(settings(home, fake))
     for session, messages in (("s-A", STRETCH_1), ("s-A", STRETCH_1 + STRETCH_2),
                               ("s-B", STRETCH_2)):
@@ -430,7 +446,7 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
         starts: list[tuple[str, list[str], bool]]) -> None:
     fake.add(Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}),
              Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}))
-    fake.default = Reply(text=GOOD_REPLY)
+    numbered(fake)
     _, client = await start(settings(home, fake))
     for i in range(6):
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,

@@ -45,13 +45,24 @@ class _Section(BaseModel):
 
 class ExtractionConfig(_Section):
     # Which model runs extraction and the briefing's model step (llm/route.py): "auto" is the
-    # Anthropic API when a key is set, else a connected host that offers llm.complete.
-    route: Literal["auto", "host", "anthropic"] = "auto"
+    # Anthropic API when a key is set, else a local model when localUrl is set, else a
+    # connected host that offers llm.complete.
+    route: Literal["auto", "host", "anthropic", "local"] = "auto"
     model: str = Field(DEFAULT_MODEL, min_length=1)  # the Anthropic route's
     # The host route's model ref, e.g. "anthropic/claude-sonnet-4-6"; None: the agent's own.
     host_model: str | None = Field(None, min_length=1, alias="hostModel")
     api_key: str | None = Field(None, alias="apiKey", repr=False)
     base_url: str | None = Field(None, alias="baseUrl")
+    # An OpenAI-compatible chat server (Ollama, llama.cpp's server, vLLM): its base URL, up to
+    # /v1 ("http://127.0.0.1:11434/v1"), the model it serves, and a key if it wants one.
+    local_url: str | None = Field(None, min_length=1, alias="localUrl")
+    local_model: str | None = Field(None, min_length=1, alias="localModel")
+    local_api_key: str | None = Field(None, alias="localApiKey", repr=False)
+    # a model on the CPU takes minutes where an API takes seconds (bench/README.md)
+    local_timeout_seconds: float = Field(900.0, gt=0, le=7200, alias="localTimeoutSeconds")
+    # a longer conversation goes to the local model in parts of this many characters, each
+    # with the earlier parts' entries (extraction/parts.py)
+    local_part_chars: int = Field(8000, ge=1000, alias="localPartChars")
     concurrency: int = Field(2, ge=1, le=16)
     timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")
     max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")

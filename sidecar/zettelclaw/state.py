@@ -51,6 +51,40 @@ class Skipped(Part):
     reason: str | None = None
 
 
+class Outcome(Part):
+    """What became of one extraction job's model reply: objects read, entries written, what was
+    dropped and why, whether the reply was cut at its token limit; or why the job failed."""
+
+    at: str | None = None
+    job_id: str | None = None
+    session_id: str | None = None
+    route: str | None = None
+    objects: int = 0  # JSON objects read from the reply
+    entries: int = 0  # entries the reply gave, once checked and deduplicated
+    appended: int = 0  # of those, appended (the rest were in the log already: a rerun)
+    dropped: int = 0  # objects not written: invalid, repeated, or already held
+    duplicates: int = 0
+    held: int = 0
+    reasons: list[str] = Field(default_factory=list)  # why, the first few
+    cut: bool = False
+    continued: int = 0
+    looping: bool = False
+    failed: str | None = None  # the reply could not be used: why
+    note: str = ""  # the above in one sentence
+
+
+def _outcomes(value: Any) -> Any:
+    if not isinstance(value, list):
+        return []
+    kept = []
+    for record in value:
+        try:
+            kept.append(Outcome.model_validate(record))
+        except ValidationError:
+            continue
+    return kept
+
+
 class ModelRun(Part):
     """What the briefing's model did in a run (briefing/summaries.py)."""
 
@@ -134,6 +168,9 @@ class State(Part):
     skipped_sessions: Annotated[dict[str, Skipped], BeforeValidator(_records(Skipped))] = \
         Field(default_factory=dict)
     admission_refused: Annotated[int, BeforeValidator(_count)] = 0
+    # the last jobs' outcomes, newest last (extraction/bookkeeping.py keeps OUTCOMES of them)
+    extraction_outcomes: Annotated[list[Outcome], BeforeValidator(_outcomes)] = \
+        Field(default_factory=list)
     since: str | None = None  # the memory's start, ISO 8601 (docs/13-import.md)
     before_install: Annotated[BeforeInstall, BeforeValidator(_or_default(BeforeInstall))] = \
         Field(default_factory=BeforeInstall)

@@ -33,11 +33,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     hold: bool = False  # wait for release() before answering
+    stop_reason: str = "end_turn"  # "max_tokens": the reply was cut at its token limit
 
 
-def message(text: str, model: str) -> dict[str, Any]:
+def message(text: str, model: str, stop_reason: str = "end_turn") -> dict[str, Any]:
     return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": text}], "stop_reason": stop_reason,
             "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}}
 
 
@@ -102,7 +103,7 @@ class FakeAnthropic(LocalServer):
                 if reply.delay:
                     fake._stopping.wait(reply.delay)
                 if reply.status == 200 and reply.text is not None:
-                    payload = message(reply.text, body.get("model", "?"))
+                    payload = message(reply.text, body.get("model", "?"), reply.stop_reason)
                 else:
                     payload = {"type": "error",
                                "error": {"type": reply.error_type, "message": "fake error"}}

@@ -7,8 +7,10 @@ OpenClaw (``api: "openai-completions"``) streams every request: the fake answers
 How the reply is chosen, first rule that matches:
 
 0. an extraction prompt (a user message that starts as ``prompts/extraction.md`` does, sent by
-   the sidecar through OpenClaw's ``llm.complete``: the host's model route): the text of
-   ``--reply-file`` (the entries the test wants extracted), or a bare handoff without one;
+   the sidecar through OpenClaw's ``llm.complete``, the host's model route, or straight to
+   this server, the local-model route): the next of ``extraction_replies`` (text and finish
+   reason: ``"length"`` is a reply cut at its token limit), else the text of ``--reply-file``
+   (the entries the test wants extracted), else a bare handoff;
 1. after a tool result (the last message is ``role: "tool"``, ignoring OpenClaw's trailing
    internal-context user message): the text ``FAKE_TOOL_RESULT_SEEN <the tool's text>``;
 2. the user's text of this turn holds ``CALL_TOOL:<name> <json arguments>`` and a tool of that
@@ -63,11 +65,14 @@ def offered_tools(body: dict[str, Any]) -> set[str]:
 EXTRACTION_PROMPT = "You are the memory extraction agent"
 
 
-def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None
-                 ) -> dict[str, Any]:
+def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None,
+                 queued: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     messages = body.get("messages") or []
     if any(m.get("role") == "user" and text_of(m.get("content")).lstrip()
            .startswith(EXTRACTION_PROMPT) for m in messages):
+        if queued:
+            text, finish = queued.pop(0)
+            return {"text": text, "extraction": True, "finish": finish}
         if reply_file is not None and reply_file.exists():
             return {"text": reply_file.read_text(), "extraction": True}
         return {"text": '{"type": "handoff", "content": "nothing to keep"}', "extraction": True}
@@ -100,6 +105,8 @@ class FakeModel(LocalServer):
     def __init__(self, log: Path | None, reply_file: Path | None = None) -> None:
         self.log = log
         self.reply_file = reply_file
+        self.extraction_replies: list[tuple[str, str]] = []  # (text, finish reason), in order
+        self.requests: list[dict[str, Any]] = []
         self.count = 0
         self.lock = threading.Lock()
         super().__init__(self._handler())
@@ -107,7 +114,8 @@ class FakeModel(LocalServer):
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             self.count += 1
-            reply = choose_reply(body, self.count, self.reply_file)
+            self.requests.append(body)
+            reply = choose_reply(body, self.count, self.reply_file, self.extraction_replies)
             if self.log is not None:
                 record = {**body, "_meta": {"t": time.time(), "reply": reply}}
                 with self.log.open("a", encoding="utf-8") as f:
@@ -152,7 +160,7 @@ class FakeModel(LocalServer):
 
             def _plain(self, body: dict[str, Any], reply: dict[str, Any]) -> None:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
-                finish = "stop"
+                finish = reply.get("finish", "stop")
                 if "tool_call" in reply:
                     call = reply["tool_call"]
                     message["tool_calls"] = [{

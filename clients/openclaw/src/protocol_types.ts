@@ -191,6 +191,26 @@ export type EntryWithChain = {
   replacedBy: LogEntry[];
 };
 
+/** What became of one job's model reply (kept after the job ends): JSON objects read, entries written, what was dropped and why, whether the reply stopped at its token limit (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), or why no entry could be read from it (``failed``); ``note`` says it in one sentence. */
+export type ExtractionOutcome = {
+  at: string | null;
+  jobId: string | null;
+  sessionId: string | null;
+  route: string | null;
+  objects: number;
+  entries: number;
+  appended: number;
+  dropped: number;
+  duplicates: number;
+  held: number;
+  reasons: string[];
+  cut: boolean;
+  continued: number;
+  looping: boolean;
+  failed: string | null;
+  note: string;
+};
+
 /** ``status``'s ``extraction``, also in ``jobs.list``. */
 export type ExtractionStatus = {
   model: string;
@@ -204,6 +224,7 @@ export type ExtractionStatus = {
   transcripts: Transcripts;
   budget: Budget;
   beforeInstall: BeforeInstall;
+  recent: ExtractionOutcome[];
 };
 
 /** ``hook.turnFacts``: the facts are noted for the session's next calls. */
@@ -339,7 +360,7 @@ export type ImportEstimate = {
   inputTokens: number;
   outputTokens: number;
   tokens: number;
-  route: "anthropic" | "host" | null;
+  route: "anthropic" | "host" | "local" | null;
   model: string | null;
   costs: ImportCost[];
   prices: string;
@@ -694,12 +715,15 @@ export type Retried = {
 
 /** The model route: the setting, the route the next job takes (None: none can be asked) and why, and the hosts that offer ``llm.complete``. */
 export type Route = {
-  setting: "auto" | "anthropic" | "host";
-  active: "anthropic" | "host" | null;
+  setting: "auto" | "anthropic" | "host" | "local";
+  active: "anthropic" | "host" | "local" | null;
   reason: string;
   anthropicModel: string;
   hostModel: string;
   hosts: Host[];
+  localUrl?: string | null;
+  localModel?: string | null;
+  speeds?: Record<string, number> | null;
 };
 
 export type SearchParams = {

@@ -217,6 +217,8 @@ class Briefing:
             return summaries.model_name(self.config).removeprefix("anthropic/")
         if route == "host":
             return "host: " + (self.config.extraction.host_model or "the agent's own model")
+        if route == "local":
+            return "local: " + (self.config.extraction.local_model or "the server's default")
         return None
 
 

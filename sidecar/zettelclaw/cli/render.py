@@ -203,8 +203,10 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
     if route.get("active") is None:
         lines.append(f"warning    extraction waits for a model: {route.get('reason')}; set "
                      "ANTHROPIC_API_KEY for the sidecar (or extraction.apiKey in "
-                     "HOME/config.json), or run OpenClaw's gateway with the zettelclaw plugin, "
-                     "which offers its own model; hooks are still accepted and spooled")
+                     "HOME/config.json), set extraction.localUrl to a local model's "
+                     "OpenAI-compatible server (Ollama, llama.cpp, vLLM), or run OpenClaw's "
+                     "gateway with the zettelclaw plugin, which offers its own model; hooks "
+                     "are still accepted and spooled")
     elif route.get("active") == "host" and (route.get("hosts") or [{}])[-1].get("unusable"):
         lines.append("warning    the host offers its model, but it cannot be asked now: "
                      f"{route['hosts'][-1]['unusable']}; extraction waits (no attempt is "
@@ -214,6 +216,26 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
     if jobs["failed"]:
         lines.append("warning    failed jobs: `zettelclaw jobs` lists them, "
                      "`zettelclaw jobs retry` retries them")
+    recent = state.get("recent") or []
+    if recent:
+        last = recent[-1]
+        lines.append(f"last reply {last['sessionId']} ({last.get('route') or '-'}): "
+                     f"{last['note']}")
+        troubled = sum(1 for o in recent if o["failed"] or o["cut"] or o["dropped"])
+        if troubled:
+            lines.append(f"warning    {troubled} of the last {len(recent)} model replies lost "
+                         "something (unreadable, cut short or dropped objects): "
+                         "`zettelclaw jobs` shows each")
+    return lines
+
+
+def outcomes(recent: list[Mapping[str, Any]]) -> list[str]:
+    """What became of the last jobs' model replies, newest first."""
+    if not recent:
+        return []
+    lines = ["recent replies (newest first):"]
+    lines += [f"  {o.get('at') or '?':<20} {o.get('sessionId') or '-':<38} "
+              f"{o.get('route') or '-':<9} {o['note']}" for o in reversed(recent)]
     return lines
 
 
@@ -236,6 +258,9 @@ def _route(route: Mapping[str, Any]) -> str:
     active, reason = route.get("active"), route.get("reason", "")
     if active == "anthropic":
         return f"Anthropic API, {route.get('anthropicModel')} ({reason})"
+    if active == "local":
+        return (f"a local model, {route.get('localModel') or 'the server default'} at "
+                f"{route.get('localUrl')} ({reason})")
     if active == "host":
         hosts = route.get("hosts") or [{}]
         client = hosts[-1].get("client", {})
@@ -246,6 +271,7 @@ def _route(route: Mapping[str, Any]) -> str:
 
 def jobs(result: Mapping[str, Any]) -> str:
     lines = extraction(result["extraction"])
+    lines += outcomes(result["extraction"].get("recent") or [])
     if not result["jobs"]:
         return "\n".join([*lines, "no jobs in the spool"])
     lines.append(f"{'JOB':<24} {'STATE':<8} {'ROUTE':<9} {'SESSION':<38} {'MSGS':>5} "

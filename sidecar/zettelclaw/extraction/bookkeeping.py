@@ -13,7 +13,9 @@ from datetime import UTC, datetime, timedelta
 
 from zettelclaw.home import Home
 from zettelclaw.log.schema import now_timestamp, parse_timestamp
-from zettelclaw.state import Extracted, Failed, Skipped, State, update_state_locked
+from zettelclaw.state import Extracted, Failed, Outcome, Skipped, State, update_state_locked
+
+OUTCOMES = 20  # the last jobs' outcomes kept for `jobs` and `status`
 
 
 def _prune(state: State, days: int) -> None:
@@ -63,4 +65,11 @@ def skipped_locked(home: Home, session_id: str, reason: str, *, prune_days: int,
             state.admission_refused += 1
         _prune(state, prune_days)
         state.skipped_sessions[session_id] = Skipped(at=now_timestamp(), reason=reason)
+    update_state_locked(home, change)
+
+
+def outcome_locked(home: Home, outcome: Outcome) -> None:
+    """Keep what became of a job's reply after the job is gone (the last ``OUTCOMES``)."""
+    def change(state: State) -> None:
+        state.extraction_outcomes = [*state.extraction_outcomes, outcome][-OUTCOMES:]
     update_state_locked(home, change)

@@ -32,27 +32,47 @@ MAX_SLUG = 80  # the schema's limit on a subject slug
 @dataclass
 class OutputReport:
     lines: int = 0  # non-blank lines in the reply
+    objects: int = 0  # JSON objects read
     entries: int = 0  # entries kept
     invalid: list[str] = field(default_factory=list)  # why each dropped object was dropped
     commentary: int = 0  # lines that were not JSON objects at all
     dropped_replaces: int = 0  # replaces naming no existing entry
     extra_handoffs: int = 0  # handoffs beyond the last one, dropped
     synthesized_handoff: bool = False  # the model gave none; the sidecar wrote one
+    duplicates: int = 0  # entries the reply had already given, dropped
+    held: int = 0  # entries memory already holds (current, same subject), dropped
+    cut: bool = False  # the reply stopped short (its token limit), even after being continued
+    continued: int = 0  # calls that asked the model to go on from where it stopped
+    looping: bool = False  # cut while repeating itself
 
     def to_json(self) -> dict[str, Any]:
-        return {"lines": self.lines, "entries": self.entries, "invalid": len(self.invalid),
-                "invalidReasons": self.invalid[:10], "commentary": self.commentary,
-                "droppedReplaces": self.dropped_replaces, "extraHandoffs": self.extra_handoffs,
-                "synthesizedHandoff": self.synthesized_handoff}
+        return {"lines": self.lines, "objects": self.objects, "entries": self.entries,
+                "invalid": len(self.invalid), "invalidReasons": self.invalid[:10],
+                "commentary": self.commentary, "droppedReplaces": self.dropped_replaces,
+                "extraHandoffs": self.extra_handoffs,
+                "synthesizedHandoff": self.synthesized_handoff, "duplicates": self.duplicates,
+                "held": self.held, "cut": self.cut, "continued": self.continued,
+                "looping": self.looping}
+
+    def unread(self) -> bool:
+        """The model said something and no entry could be read from it: a failed parse."""
+        return self.objects == 0 and self.lines > 0
 
 
 def parse_objects(text: str, report: OutputReport) -> list[dict[str, Any]]:
     """The JSON objects in the reply, in order (``llm/json_objects.py``), counted in ``report``."""
     found = scan(text)
     report.lines += found.lines
+    report.objects += len(found.objects)
     report.commentary += found.commentary
     report.invalid += found.invalid
+    report.cut = report.cut or found.cut
     return found.objects
+
+
+def same(kind: str, content: str) -> tuple[str, str]:
+    """An entry's type and content, case and spacing aside: a copy of it is the same."""
+    return kind, " ".join(content.split()).casefold()
 
 
 def _draft(obj: dict[str, Any]) -> dict[str, Any]:
@@ -81,17 +101,22 @@ def _draft(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_entries(text: str, session: str, timestamp: str, current: Callable[[str], str | None],
-                  fallback_handoff: Callable[[Sequence[Entry]], tuple[str, str]],
-                  ) -> tuple[list[Entry], OutputReport]:
+                  fallback_handoff: Callable[[Sequence[Entry]], tuple[str, str] | None],
+                  *, held: Callable[[Entry], bool] = lambda _: False,
+                  report: OutputReport | None = None) -> tuple[list[Entry], OutputReport]:
     """Entries from the model's reply, ready to append (handoff last), and a report.
 
     ``current(id)`` is the current version of the entry with that id (the id itself, or the
     newest entry of its replacement chain), or None when the log has no such entry: a
     correction of an outdated version replaces the version that is current.
-    ``fallback_handoff(entries)`` gives (content, detail) for a handoff when the model wrote none.
+    ``fallback_handoff(entries)`` gives (content, detail) for a handoff when the model wrote none
+    (None: no handoff).
+    ``held(entry)``: memory holds that entry already (a current one of the same type, subject
+    and content): it is not written again. An entry the reply gives twice is written once.
     """
-    report = OutputReport()
+    report = report or OutputReport()
     taken: set[str] = set()
+    seen: set[tuple[str, str]] = set()
 
     def fresh_id() -> str:
         while True:
@@ -123,12 +148,23 @@ def build_entries(text: str, session: str, timestamp: str, current: Callable[[st
         except InvalidEntry as exc:
             report.invalid.append(exc.reason)
             continue
-        (handoffs if entry.type == "handoff" else entries).append(entry)
+        if entry.type == "handoff":
+            handoffs.append(entry)
+            continue
+        key = same(entry.type, entry.content)
+        if key in seen:
+            report.duplicates += 1
+            continue
+        seen.add(key)
+        if entry.replaces is None and held(entry):
+            report.held += 1
+            continue
+        entries.append(entry)
     if handoffs:
         report.extra_handoffs = len(handoffs) - 1
         entries.append(handoffs[-1])  # the last one: the state at the end of the conversation
-    else:
-        content, detail = fallback_handoff(entries)
+    elif (made := fallback_handoff(entries)) is not None:
+        content, detail = made
         entries.append(validate_entry({"id": fresh_id(), "timestamp": timestamp,
                                        "session": session, "type": "handoff",
                                        "content": content, "detail": detail}))

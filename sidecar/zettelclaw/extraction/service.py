@@ -17,11 +17,11 @@ from typing import Any
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
 from zettelclaw.errors import InvalidParamsError, NotFoundError
-from zettelclaw.extraction import context, retention
+from zettelclaw.extraction import context, outcomes, parts, relative_dates, retention
 from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
-from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked
+from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, outcome_locked
 from zettelclaw.extraction.intake import Intake
-from zettelclaw.extraction.output import build_entries
+from zettelclaw.extraction.output import OutputReport, build_entries, same
 from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
 from zettelclaw.extraction.spool import Job, JobSummary, Spool
@@ -33,10 +33,16 @@ from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.host import retired_handle
 from zettelclaw.llm.route import BudgetStatus, Router, RouteStatus
-from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
+from zettelclaw.log.schema import (
+    Entry,
+    entry_to_dict,
+    now_timestamp,
+    parse_timestamp,
+    validate_entry,
+)
 from zettelclaw.log.store import LogStore
 from zettelclaw.recall import receipts
-from zettelclaw.state import BeforeInstall, State, load_state, update_state_locked
+from zettelclaw.state import BeforeInstall, Outcome, State, load_state, update_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.workspace.memory_files import FileSlice
 
@@ -81,6 +87,7 @@ class ExtractionStatus:
     transcripts: retention.Kept
     budget: BudgetStatus
     before_install: BeforeInstallStatus
+    recent: list[Outcome]  # what became of the last jobs' replies, newest last
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,11 +198,23 @@ class Extraction:
 
     # -- one job -------------------------------------------------------------------------------
 
-    def prompt(self, job: Job) -> str:
-        messages = job.message_objects()
+    def parts(self, job: Job) -> tuple[list[list[Message]], int]:
+        """The job's messages in the parts its route's model is sent (one, on a route that
+        reads long prompts), and how many earliest messages were left out to fit."""
+        local = self.router.choose().route == "local"
+        part_chars = (self.config.local_part_chars if local
+                      else self.config.max_transcript_chars)
+        return parts.split(job.message_objects(), part_chars, self.config.max_transcript_chars)
+
+    def prompt(self, job: Job, part: int = 0, earlier: Sequence[str] = ()) -> str:
+        """The prompt for the job (for its ``part``-th part, after the replies ``earlier``
+        gave the parts before it)."""
+        cut_up, left_out = self.parts(job)
+        messages = cut_up[min(part, len(cut_up) - 1)]
         transcript, cut = render(messages, self.config.max_transcript_chars)
         if job.context:
             transcript = with_context(job, transcript, self.config.max_transcript_chars)
+        cut += left_out if part == 0 else 0
         self.freshness.sync()
         subjects = self.subjects.load()
         subject_lines = [f"- {slug}: {s.display} ({s.type})" for slug, s in subjects.items()]
@@ -206,22 +225,31 @@ class Extraction:
                    if (found := entries.get_entry(conn, i)) is not None and found.current]
             shown = context.shown_entries(conn, self.freshness.terms, messages, own,
                                           self.config.relevant_entries)
-        entry_lines = [_entry_line(e) for e in shown]
+        # a handoff the sidecar assembled is no memory of the model's: shown, it was copied
+        entry_lines = [_entry_line(e) for e in shown if e.get("detail") != FALLBACK_NOTE]
+        entry_lines += parts.earlier_lines(earlier)
         date = next((m.timestamp[:10] for m in messages if m.timestamp), now_timestamp()[:10])
         return prompts_loader.fill(prompts_loader.load("extraction"), {
             "subjects": "\n".join(subject_lines) or "(none yet)",
             "entries": "\n".join(entry_lines) or "(none)",
             "session": job.session_id,
             "date": date,
-            "truncation": (f"(The {cut} earliest messages were left out to fit.)" if cut
-                           else ""),
+            "truncation": " ".join(filter(None, [
+                f"(The {cut} earliest messages were left out to fit.)" if cut else "",
+                (f"(Part {part + 1} of {len(cut_up)} of this conversation: the entries of the "
+                 "earlier parts are listed above as held.)") if len(cut_up) > 1 else ""])),
             "transcript": transcript,
         })
 
-    def result(self, job: Job, reply: str) -> dict[str, Any]:
-        """Entries from the model's reply, with ids, timestamp and session injected."""
+    def result(self, job: Job, reply: str, *, cut: bool = False, continued: int = 0,
+               looping: bool = False) -> dict[str, Any]:
+        """Entries from the model's reply, with ids, timestamp and session injected. ``cut``:
+        the reply stopped at its token limit (after ``continued`` calls to go on).
+
+        Raises ``UnreadReply`` when nothing in the reply could be used (no object read, or
+        every one dropped): a failed attempt, shown as such, and no stand-in handoff written.
+        """
         self.freshness.sync()
-        messages = job.message_objects()
 
         def current(entry_id: str) -> str | None:
             with self.index.read() as conn:
@@ -230,17 +258,29 @@ class Extraction:
                 return None
             return found.newest["id"]
 
-        def fallback(entries: Sequence[Entry]) -> tuple[str, str]:
-            return _fallback_handoff(entries, messages)
+        def fallback(entries: Sequence[Entry]) -> tuple[str, str] | None:
+            return _fallback_handoff(entries)
 
+        def held(entry: Entry) -> bool:
+            with self.index.read() as conn:
+                found = entries.current_contents(conn, entry.type, entry.subject,
+                                                 entry.content)
+            return same(entry.type, entry.content) in {same(entry.type, c) for c in found}
+
+        report = OutputReport(continued=continued, looping=looping)
         built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
-                                      current, fallback)
+                                      current, fallback, held=held, report=report)
+        report.cut = report.cut or cut
+        if report.unread() or (not built and report.invalid):
+            raise outcomes.UnreadReply(report)
         if job.imported is not None:
             # an imported conversation's handoff would become the live one (the last in the
             # log): the state at the end of a conversation of last year is no handoff for today
             built = [e for e in built if e.type != "handoff"]
-        return {"entries": [entry_to_dict(e) for e in built], "report": report.to_json(),
-                "at": now_timestamp()}
+        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
+                                              job.entries_at)
+        return {"entries": [relative_dates.dated(entry_to_dict(e), on) for e in built],
+                "report": report.to_json(), "at": now_timestamp()}
 
     def keep_result(self, job: Job) -> bool:
         """Save the model's result into the job, unless the job was removed while the model
@@ -285,6 +325,13 @@ class Extraction:
                 # (index/syncer.py), gives the new handoff once the job is no longer listed
                 self.freshness.sync(locked=True)
             failpoints.reach("after-append")
+            # an import keeps an outcome only when something was lost: thousands must not
+            # each rewrite state.json
+            outcome = outcomes.finished(job, appended=len(missing))
+            if job.imported is None or outcomes.notable(outcome):
+                self._keep_outcome_locked(outcome)
+            logger.info("job %s (session %s): %s", job.job_id, job.session_id,
+                        outcomes.describe(outcome))
             # an import's conversation is recorded by its manifest: thousands of them must not
             # each rewrite state.json, which would grow with every one (unless it failed before)
             if job.imported is None or job.session_id in load_state(self.home).failed_sessions:
@@ -295,8 +342,20 @@ class Extraction:
         self.freshness.sync()
         return len(missing)
 
-    def fail(self, job: Job, reason: str, route: str | None = None) -> None:
-        """Count a failed model call: retry later once, then mark the job failed."""
+    def _keep_outcome_locked(self, outcome: Outcome) -> None:
+        kept = load_state(self.home).extraction_outcomes
+        if kept and kept[-1].job_id == outcome.job_id and outcome.failed is None \
+                and kept[-1].failed is None:
+            return  # a finish run again after a crash: already kept
+        outcome_locked(self.home, outcome)
+
+    def fail(self, job: Job, reason: str, route: str | None = None,
+             outcome: Outcome | None = None) -> None:
+        """Count a failed model call: retry later once, then mark the job failed. ``outcome``:
+        the reply was read and nothing in it could be used (kept for ``jobs`` and ``status``)."""
+        if outcome is not None:
+            with lock.exclusive(self.home.lock):
+                self._keep_outcome_locked(outcome)
         job.attempts += 1
         job.route = route
         job.last_error = reason
@@ -360,7 +419,8 @@ class Extraction:
             admission=self._admission_status(),
             transcripts=retention.kept(self.provenance, self.retention.transcript_days),
             budget=self.router.budget_status(),
-            before_install=self._before_install_status())
+            before_install=self._before_install_status(),
+            recent=load_state(self.home).extraction_outcomes)
 
     def _before_install_status(self) -> BeforeInstallStatus:
         state = load_state(self.home)
@@ -435,8 +495,7 @@ class Extraction:
 
 
 def _same(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """An entry's type and content, case and spacing aside: a copy of it is the same."""
-    return str(entry["type"]), " ".join(str(entry["content"]).split()).casefold()
+    return same(str(entry["type"]), str(entry["content"]))
 
 
 def _entry_line(entry: Mapping[str, Any]) -> str:
@@ -445,14 +504,17 @@ def _entry_line(entry: Mapping[str, Any]) -> str:
     return f"- id {entry['id']} · {entry['type']}{status}{subject}: {entry['content']}"
 
 
-def _fallback_handoff(entries: Sequence[Entry], messages: Sequence[Message]
-                      ) -> tuple[str, str]:
-    note = "The extraction model wrote no handoff; the sidecar assembled this one."
-    if entries:
-        topics = "; ".join(e.content for e in entries[:3])
-        return f"Session covered: {topics}"[:600], note
-    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    return f"Conversation without lasting information; last request: {last_user}"[:600], note
+FALLBACK_NOTE = "The extraction model wrote no handoff; the sidecar assembled this one."
+
+
+def _fallback_handoff(entries: Sequence[Entry]) -> tuple[str, str] | None:
+    """A handoff made of the conversation's first entries, when the model wrote none; with no
+    entry, none: a stand-in sentence would come back in later prompts as something memory
+    holds, and the model would copy it."""
+    if not entries:
+        return None
+    topics = "; ".join(e.content for e in entries[:3])
+    return f"Session covered: {topics}"[:600], FALLBACK_NOTE
 
 
 def _count_before_install(state: State, sessions: int) -> None:
@@ -460,7 +522,6 @@ def _count_before_install(state: State, sessions: int) -> None:
 
 
 def _since_millis(since: str | None) -> float | None:
-    from zettelclaw.log.schema import parse_timestamp
 
     try:
         return parse_timestamp(since).timestamp() * 1000 if since else None
@@ -469,7 +530,6 @@ def _since_millis(since: str | None) -> float | None:
 
 
 def _millis(record: dict[str, Any]) -> float:
-    from zettelclaw.log.schema import parse_timestamp
 
     stamp = record.get("timestamp")
     try:

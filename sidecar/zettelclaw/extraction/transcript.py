@@ -187,10 +187,15 @@ def transcript_file(path: Path) -> Path | None:
     return rotated[-1] if rotated else None
 
 
+def line(m: Message) -> str:
+    """A message as the transcript shows it (its length, + 2 for the blank line between, is
+    what it takes of the prompt's budget)."""
+    return f"[{m.role}{' ' + m.timestamp[:16].replace('T', ' ') if m.timestamp else ''}] {m.text}"
+
+
 def render(messages: Iterable[Message], max_chars: int) -> tuple[str, int]:
     """The transcript as the prompt shows it, and how many earliest messages were cut to fit."""
-    lines = [f"[{m.role}{' ' + m.timestamp[:16].replace('T', ' ') if m.timestamp else ''}] "
-             f"{m.text}" for m in messages]
+    lines = [line(m) for m in messages]
     total, kept = 0, list[str]()
     for text in reversed(lines):  # keep the end of a long conversation: its latest state
         total += len(text) + 2

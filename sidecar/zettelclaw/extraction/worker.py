@@ -11,14 +11,19 @@ from __future__ import annotations
 import logging
 import math
 import time
+from dataclasses import replace
+from functools import partial
+from typing import Any
 
 import trio
 
 from zettelclaw import failpoints
 from zettelclaw.extraction import retention
+from zettelclaw.extraction.outcomes import UnreadReply, unread_outcome
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.spool import Job
 from zettelclaw.llm.anthropic_client import preload
+from zettelclaw.llm.completion import Completion
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 
 logger = logging.getLogger(__name__)
@@ -180,26 +185,19 @@ class Worker:
         extraction = self.extraction
         failpoints.reach("before-model")
         if job.result is None:
-            prompt = await trio.to_thread.run_sync(extraction.prompt, job)
-            if extraction.router.choose().route == "anthropic":
-                await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
+            reply = await self._ask(job)
+            if reply is None:
+                return False  # it waits, or the attempt failed: its new state is saved
             try:
-                reply = await extraction.router.complete(
-                    prompt, purpose="extraction",
-                    counted_as="import" if job.imported else "extraction")
-            except ModelWaiting as exc:
-                extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
-                                                         extraction.config.retry_wait_seconds))
-                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
-                                              exc.route)
+                result = await trio.to_thread.run_sync(partial(
+                    extraction.result, job, reply.text, cut=reply.cut,
+                    continued=reply.continued, looping=reply.looping))
+            except UnreadReply as exc:
+                logger.warning("extraction of %s: %s", job.job_id, exc.reason)
+                await trio.to_thread.run_sync(partial(
+                    extraction.fail, job, exc.reason, reply.route,
+                    unread_outcome(job, exc, reply.route)))
                 return False
-            except ModelFailed as exc:
-                extraction.pause.answered()
-                logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
-                await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
-                return False
-            extraction.pause.answered()
-            result = await trio.to_thread.run_sync(extraction.result, job, reply.text)
             result["model"] = {"route": reply.route, "model": reply.model,
                                **({"usage": reply.usage} if reply.usage else {})}
             job.result, job.route = result, reply.route
@@ -209,7 +207,50 @@ class Worker:
                             "import's rollback): its result is dropped", job.job_id)
                 return True
             failpoints.reach("after-result")
-        appended = await trio.to_thread.run_sync(extraction.finish, job)
-        logger.info("job %s (session %s): %d entries appended (route %s)", job.job_id,
-                    job.session_id, appended, job.route)
+        await trio.to_thread.run_sync(extraction.finish, job)  # it logs what became of it
         return True
+
+    async def _ask(self, job: Job) -> Completion | None:
+        """The model's reply for the job: one call, or one per part of a long conversation
+        (extraction/parts.py), each part told the entries the earlier ones gave; read as one
+        reply. None: the model cannot be asked now, or the call failed (the job says so)."""
+        extraction = self.extraction
+        count = len((await trio.to_thread.run_sync(extraction.parts, job))[0])
+        if count > 1:
+            logger.info("job %s: a long conversation, sent in %d parts", job.job_id, count)
+        replies: list[Completion] = []
+        for part in range(count):
+            prompt = await trio.to_thread.run_sync(
+                extraction.prompt, job, part, [r.text for r in replies])
+            if extraction.router.choose().route == "anthropic":
+                await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
+            try:
+                replies.append(await extraction.router.complete(
+                    prompt, purpose="extraction",
+                    counted_as="import" if job.imported else "extraction"))
+            except ModelWaiting as exc:
+                extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
+                                                         extraction.config.retry_wait_seconds))
+                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
+                                              exc.route)
+                return None
+            except ModelFailed as exc:
+                extraction.pause.answered()
+                logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
+                await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
+                return None
+            extraction.pause.answered()
+        last = replies[-1]
+        return replace(last, text="\n".join(r.text for r in replies),
+                       cut=any(r.cut for r in replies),
+                       continued=sum(r.continued for r in replies),
+                       looping=any(r.looping for r in replies),
+                       usage=_summed([r.usage for r in replies]))
+
+
+def _summed(counts: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    known = [c for c in counts if c]
+    if len(known) <= 1:
+        return known[0] if known else None
+    keys = {k for c in known for k, v in c.items() if isinstance(v, int)}
+    return {k: sum(int(c.get(k) or 0) for c in known) for k in keys}

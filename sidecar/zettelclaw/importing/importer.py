@@ -338,7 +338,8 @@ def _proposal(app: App, source: Source, found: Read, *, budget: int | None,
         problems=list(found.problems),
         estimate=Estimated(input_tokens=input_tokens, output_tokens=output_tokens,
                            tokens=input_tokens + output_tokens, route=route,
-                           model=config.model_id if route != "host" else None, costs=costs,
+                           model=(config.local_model if route == "local" else
+                                  config.model_id if route != "host" else None), costs=costs,
                            prices=PRICES_SOURCE),
         budget=limit, fits=not limit or spooled + input_tokens + output_tokens <= limit,
         resumes=resumed.id if resumed else None)

@@ -237,3 +237,16 @@ def is_hidden(conn: sqlite3.Connection, entry_id: str) -> bool:
     """Hidden by a ``forget`` record (log/hides.py): in the log, left out of the index."""
     return conn.execute("SELECT 1 FROM hidden WHERE id = ?", (entry_id,)).fetchone() is not None
 
+
+
+def current_contents(conn: sqlite3.Connection, kind: str, subject: str | None, content: str
+                     ) -> list[str]:
+    """The contents of the current entries of that type and subject whose length is near
+    ``content``'s: the candidates for "the same entry again" (compared, spacing and case aside,
+    by the caller)."""
+    size = len(content)
+    rows = conn.execute(
+        "SELECT content FROM entries WHERE type = ? AND subject IS ? AND replaced_by IS NULL "
+        "AND length(content) BETWEEN ? AND ?",
+        [kind, subject, size // 2, size * 2 + 10]).fetchall()
+    return [str(row[0]) for row in rows]

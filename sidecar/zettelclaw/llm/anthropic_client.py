@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from zettelclaw import long_lived
 from zettelclaw.config import ExtractionConfig
+from zettelclaw.llm.completion import Completion
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 
 __all__ = ["NO_KEY", "ModelFailed", "ModelWaiting", "complete", "preload", "tls_context"]
@@ -59,30 +60,34 @@ def _retry_after(exc: anthropic.APIStatusError) -> float | None:
 
 async def complete(config: ExtractionConfig, prompt: str, model: str | None = None) -> str:
     """The text of the model's reply to ``prompt`` (a single user message)."""
-    return (await complete_with_usage(config, prompt, model))[0]
+    return (await complete_with_usage(config, prompt, model)).text
 
 
-async def complete_with_usage(config: ExtractionConfig, prompt: str, model: str | None = None
-                              ) -> tuple[str, dict[str, Any] | None]:
-    """``complete``, and the API's token counts (``input_tokens``, ``output_tokens``)."""
+async def complete_with_usage(config: ExtractionConfig, prompt: str, model: str | None = None,
+                              *, prefill: str = "", max_tokens: int | None = None
+                              ) -> Completion:
+    """``complete``, with the API's token counts (``input_tokens``, ``output_tokens``) and
+    whether the reply stopped at its token limit. ``prefill``: the reply so far, which the
+    model goes on from (an assistant message last: the API continues it)."""
     if not config.api_key:
         raise ModelWaiting(NO_KEY)
     import anthropic  # preloaded in a thread by the worker: see preload()
 
     where = config.base_url or "api.anthropic.com"
     http = anthropic.DefaultAsyncHttpxClient(verify=tls_context())
+    timeout = config.timeout_seconds
+    messages: list[Any] = [{"role": "user", "content": prompt}]
+    if prefill.strip():  # the API refuses a final assistant turn that ends in white space
+        messages.append({"role": "assistant", "content": prefill.rstrip()})
+    name = (model or config.model_id).removeprefix("anthropic/")
     async with anthropic.AsyncAnthropic(api_key=config.api_key, base_url=config.base_url,
-                                        max_retries=0, timeout=config.timeout_seconds,
+                                        max_retries=0, timeout=timeout,
                                         http_client=http) as client:
         try:
             message = await client.messages.create(
-                model=(model or config.model_id).removeprefix("anthropic/"),
-                max_tokens=config.max_tokens,
-                messages=[{"role": "user", "content": prompt}],
-            )
+                model=name, max_tokens=max_tokens or config.max_tokens, messages=messages)
         except anthropic.APITimeoutError:
-            raise ModelFailed(f"the model did not answer within {config.timeout_seconds:g} s"
-                              ) from None
+            raise ModelFailed(f"the model did not answer within {timeout:g} s") from None
         except anthropic.APIConnectionError as exc:
             raise ModelWaiting(f"cannot reach the Anthropic API at {where}: {exc}") from None
         except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as exc:
@@ -96,9 +101,9 @@ async def complete_with_usage(config: ExtractionConfig, prompt: str, model: str 
                                    _retry_after(exc)) from None
             raise ModelFailed(f"the API answered {exc.status_code}: {exc.message}") from None
     text = "".join(block.text for block in message.content if block.type == "text")
-    if not text.strip():
+    if not text.strip() and not prefill.strip():
         raise ModelFailed(f"the model's reply had no text (stop reason {message.stop_reason})")
     usage = getattr(message, "usage", None)
     counts = ({"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
               if usage is not None else None)
-    return text, counts
+    return Completion(text, "anthropic", name, counts, cut=message.stop_reason == "max_tokens")

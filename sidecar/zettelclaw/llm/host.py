@@ -35,6 +35,7 @@ from zettelclaw.errors import (
     PeerGone,
     ZettelclawError,
 )
+from zettelclaw.llm.completion import Completion
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 
 logger = logging.getLogger(__name__)
@@ -63,14 +64,6 @@ class HostPeer(Protocol):
     closed: bool
 
     async def request(self, method: str, params: dict[str, Any]) -> Any: ...
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    route: str  # "anthropic" or "host"
-    model: str  # as the route named it: "claude-sonnet-4-6", "openai/gpt-5" (the host's)
-    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

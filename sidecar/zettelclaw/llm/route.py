@@ -2,28 +2,44 @@
 
 - ``anthropic``: the Anthropic Messages API (``extraction.apiKey`` / ``ANTHROPIC_API_KEY``).
 - ``host``: a connected client that offers ``llm.complete`` (``llm/host.py``).
-- ``auto`` (the default): the Anthropic API when a key is set, else a connected host.
+- ``local``: an OpenAI-compatible server (``extraction.localUrl``: Ollama, llama.cpp, vLLM;
+  ``llm/local_client.py``).
+- ``auto`` (the default): the Anthropic API when a key is set, else the local model when its URL
+  is set, else a connected host.
 
 With no usable route a call raises ``ModelWaiting`` saying why, so jobs wait as they do for a
 missing key. The choice is made per call: a host that connects later is used from then on.
 Every route gets the same prompt (one user message, from ``prompts/``, scrubbed of secrets),
 and its reply goes through the same validation; only the transport differs.
+
+A reply that stops at its token limit is never passed on as whole: the model is asked to go on
+from where it stopped (the reply so far sent back as the start of its answer), up to
+``CONTINUATIONS`` times, unless it was repeating itself (more of a loop is no use); the
+``Completion`` says it was cut, continued or looping. Each route's speed (output tokens a second,
+``llm/speed.py``) is measured; the local route's sizes its token limit so that a reply fits in
+its timeout: a slow local model writes a shorter reply and is asked to go on, instead of
+running past its timeout.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from zettelclaw.config import BudgetConfig, ExtractionConfig
-from zettelclaw.llm import anthropic_client, usage
+from zettelclaw.llm import anthropic_client, local_client, usage
+from zettelclaw.llm.completion import Completion
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
-from zettelclaw.llm.host import NO_HOST, Completion, HostModels, Offer
+from zettelclaw.llm.host import NO_HOST, HostModels, Offer
+from zettelclaw.llm.json_objects import scan
+from zettelclaw.llm.speed import Speeds
 from zettelclaw.scrub import scrub
 
 NO_ROUTE_AUTO = f"no Anthropic API key and {NO_HOST} (route auto)"
+CONTINUATIONS = 2  # calls that ask a reply cut at its token limit to go on
 
 
 @dataclass(frozen=True)
@@ -39,11 +55,12 @@ class Router:
         self.hosts = hosts
         self.budget = budget or BudgetConfig()
         self.usage = usage.Usage(usage_path)  # today's tokens, against budget.dailyTokens
+        self.speeds = Speeds(usage_path.with_name("speeds.json") if usage_path else None)
         # One router per process, shared by every agent's memory: so ``extraction.concurrency``
         # bounds the model calls of the whole sidecar, not of each agent's extraction loop.
         self.calls = trio.CapacityLimiter(config.concurrency)
 
-    def choose(self) -> Choice:
+    def choose(self) -> Choice:  # noqa: PLR0911 (one return per route setting and reason)
         setting, key = self.config.route, bool(self.config.api_key)
         host = self.hosts.current() is not None
         gone = f" ({self.hosts.gone})" if self.hosts.gone else ""
@@ -55,8 +72,15 @@ class Router:
         if setting == "host":
             return (Choice("host", f"set by extraction.route (route host){trouble}") if host
                     else Choice(None, f"{NO_HOST}{gone} (route host)"))
+        local = bool(self.config.local_url)
+        if setting == "local":
+            return (Choice("local", "set by extraction.route (route local)") if local
+                    else Choice(None, f"{local_client.NO_URL} (route local)"))
         if key:
             return Choice("anthropic", "an Anthropic API key is set (route auto)")
+        if local:
+            return Choice("local", "no Anthropic API key; extraction.localUrl is set "
+                                   "(route auto)")
         if host:
             return Choice("host", "no Anthropic API key; a connected host offers llm.complete "
                                   f"(route auto){trouble}")
@@ -87,24 +111,52 @@ class Router:
         try:
             if choice.route is None:
                 raise ModelWaiting(choice.reason)
-            spent = await trio.to_thread.run_sync(self.spent)
-            if spent is not None:
-                raise ModelWaiting(spent, usage.seconds_to_tomorrow())
-            if choice.route == "host":
-                reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)
-            else:
-                model = (anthropic_model or self.config.model).removeprefix("anthropic/")
-                text, counts = await anthropic_client.complete_with_usage(self.config, prompt,
-                                                                         model)
-                reply = Completion(text, "anthropic", model, counts)
+            reply = await self._ask(choice.route, prompt, purpose, anthropic_model, counted_as)
+            calls = 1
+            while reply.cut and calls <= CONTINUATIONS and choice.route != "host":
+                if _looping(reply.text):
+                    reply = replace(reply, looping=True)
+                    break
+                more = await self._ask(choice.route, prompt, purpose, anthropic_model,
+                                       counted_as, prefill=reply.text)
+                calls += 1
+                reply = replace(more, text=_joined(reply.text, more.text),
+                                usage=_added(reply.usage, more.usage), continued=calls - 1)
         except (ModelWaiting, ModelFailed) as exc:
             exc.route = choice.route or self.config.route  # what it waits for: "auto", "host"
             raise
+        return reply
+
+    async def _ask(self, route: str, prompt: str, purpose: str, anthropic_model: str | None,
+                   counted_as: str, *, prefill: str = "") -> Completion:
+        """One call on ``route``, counted against today's budget."""
+        spent = await trio.to_thread.run_sync(self.spent)
+        if spent is not None:
+            raise ModelWaiting(spent, usage.seconds_to_tomorrow())
+        timeout = self.timeout(route)
+        limit = self.speeds.token_limit(route, timeout, self.config.max_tokens)
+        started = trio.current_time()
+        if route == "host":
+            reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)
+        elif route == "local":
+            reply = await local_client.complete(self.config, prompt, prefill=prefill,
+                                                max_tokens=limit)
+        else:
+            model = (anthropic_model or self.config.model).removeprefix("anthropic/")
+            reply = await anthropic_client.complete_with_usage(
+                self.config, prompt, model, prefill=prefill, max_tokens=limit)
+        elapsed = trio.current_time() - started
         tokens = usage.counted_tokens(reply.usage)
         if tokens is None:  # a route that does not say: counted as an import's plan counts
             tokens = usage.estimate_tokens(prompt) + usage.estimate_tokens(reply.text)
         await trio.to_thread.run_sync(self.usage.charge, counted_as, tokens)
+        await trio.to_thread.run_sync(self.speeds.record, route, _output_tokens(reply),
+                                      elapsed)
         return reply
+
+    def timeout(self, route: str) -> float:
+        return (self.config.local_timeout_seconds if route == "local"
+                else self.config.timeout_seconds)
 
     def spent(self) -> str | None:
         """Why no call may go today (the daily budget is spent), or None."""
@@ -129,7 +181,43 @@ class Router:
         return RouteStatus(setting=self.config.route, active=choice.route,
                            reason=choice.reason, anthropic_model=self.config.model_id,
                            host_model=self.config.host_model or "the agent's own",
-                           hosts=self.hosts.describe())
+                           hosts=self.hosts.describe(), local_url=self.config.local_url,
+                           local_model=self.config.local_model,
+                           speeds=self.speeds.known())
+
+
+LOOP_TAIL = 80  # characters: a reply whose end is a stretch it already wrote twice is looping
+LOOP_WINDOW = 4000
+
+
+def _looping(text: str) -> bool:
+    """A reply that is mostly the same objects again (a small model cut at its token limit
+    while writing one fact 43 times), or that ends repeating a sentence inside one (the same
+    model, a handoff's detail saying the same three sentences until the limit): going on
+    would only write more of it."""
+    objects = [repr(sorted(o.items())) for o in scan(text).objects]
+    if len(objects) >= 6 and len(set(objects)) * 2 <= len(objects):
+        return True
+    tail = text.rstrip()[-LOOP_TAIL:]
+    return len(tail) == LOOP_TAIL and text[-LOOP_WINDOW:].count(tail) >= 3
+
+
+def _joined(before: str, after: str) -> str:
+    # the API is sent the reply so far without its trailing white space, and goes on from there
+    return before.rstrip() + after if before.strip() else after
+
+
+def _added(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
+    if a is None or b is None:
+        return a or b
+    return {k: (a.get(k) or 0) + (b.get(k) or 0) for k in {*a, *b}
+            if isinstance(a.get(k, 0), int) and isinstance(b.get(k, 0), int)}
+
+
+def _output_tokens(reply: Completion) -> int:
+    counts = reply.usage or {}
+    value = counts.get("output_tokens", counts.get("outputTokens"))
+    return value if isinstance(value, int) and value > 0 else usage.estimate_tokens(reply.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +244,6 @@ class RouteStatus:
     anthropic_model: str
     host_model: str
     hosts: list[Offer]
+    local_url: str | None = None
+    local_model: str | None = None
+    speeds: dict[str, float] | None = None  # output tokens a second, by route, as measured

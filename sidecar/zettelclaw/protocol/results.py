@@ -245,12 +245,15 @@ class Route(Result):
     """The model route: the setting, the route the next job takes (None: none can be asked)
     and why, and the hosts that offer ``llm.complete``."""
 
-    setting: Literal["auto", "anthropic", "host"]
-    active: Literal["anthropic", "host"] | None
+    setting: Literal["auto", "anthropic", "host", "local"]
+    active: Literal["anthropic", "host", "local"] | None
     reason: str
     anthropic_model: str
     host_model: str
     hosts: list[Host]
+    local_url: str | None = None  # extraction.localUrl: an OpenAI-compatible server
+    local_model: str | None = None
+    speeds: dict[str, float] | None = None  # output tokens a second, by route, as measured
 
 
 class Admission(Result):
@@ -292,6 +295,30 @@ class BeforeInstall(Result):
     hint: str | None
 
 
+class ExtractionOutcome(Result):
+    """What became of one job's model reply (kept after the job ends): JSON objects read,
+    entries written, what was dropped and why, whether the reply stopped at its token limit
+    (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), or why
+    no entry could be read from it (``failed``); ``note`` says it in one sentence."""
+
+    at: str | None
+    job_id: str | None
+    session_id: str | None
+    route: str | None
+    objects: int
+    entries: int
+    appended: int
+    dropped: int
+    duplicates: int
+    held: int
+    reasons: list[str]
+    cut: bool
+    continued: int
+    looping: bool
+    failed: str | None
+    note: str
+
+
 class ExtractionStatus(Result):
     """``status``'s ``extraction``, also in ``jobs.list``."""
 
@@ -306,6 +333,7 @@ class ExtractionStatus(Result):
     transcripts: Transcripts
     budget: Budget
     before_install: BeforeInstall
+    recent: list[ExtractionOutcome]  # the last jobs' outcomes, newest last
 
 
 class JobSummary(Result):
@@ -732,8 +760,8 @@ class ImportEstimate(Result):
     input_tokens: int
     output_tokens: int
     tokens: int
-    route: Literal["anthropic", "host"] | None  # the route extraction would take now
-    model: str | None  # the Anthropic route's model; None on the host's
+    route: Literal["anthropic", "host", "local"] | None  # the route extraction would take now
+    model: str | None  # the route's model: the Anthropic one, the local one; None on the host's
     costs: list[ImportCost]
     prices: str  # where the prices come from
 

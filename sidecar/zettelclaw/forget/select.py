@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from zettelclaw.errors import NotFoundError
 from zettelclaw.home import Home
 from zettelclaw.log import hides
 from zettelclaw.log.lines import Position, read_records
@@ -82,6 +83,16 @@ class Match:
 class Scan:
     matches: list[Match] = field(default_factory=list)
     hidden: set[str] = field(default_factory=set)  # every id hidden now
+    known: set[str] = field(default_factory=set)  # every entry id the log holds
+
+    def refuse_unknown(self, ids: Sequence[str]) -> None:
+        """NotFoundError naming those of ``ids`` the log does not hold (purged, or never
+        written): a forget of nothing is not a success."""
+        unknown = [i for i in dict.fromkeys(ids) if i not in self.known]
+        if unknown:
+            raise NotFoundError(
+                f"no entry with id {', '.join(unknown)} in the log (purged, or never written); "
+                "nothing was changed", {"ids": unknown})
 
     @property
     def ids(self) -> list[str]:
@@ -123,7 +134,7 @@ def select(home: Home, criteria: Criteria | Written) -> Scan:
             if other not in chosen:
                 chosen.add(other)
                 todo.append(other)
-    scan = Scan(hidden=hidden)
+    scan = Scan(hidden=hidden, known=seen)
     for number, found in records:
         if found["id"] in chosen:
             scan.matches.append(Match(found["id"], number, found["type"], found["session"],

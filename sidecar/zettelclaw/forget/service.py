@@ -48,16 +48,18 @@ def _entries(scan: Scan) -> list[Match]:
 def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgotten:
     """Append one ``forget`` record naming the chosen entries not hidden yet."""
     with lock.exclusive(app.home.lock):
-        return hide_locked(app, criteria, dry_run=dry_run, by=by)
+        return hide_locked(app, criteria, dry_run=dry_run, by=by, strict=True)
 
 
-def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None
-                ) -> Forgotten:
+def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None,
+                strict: bool = False) -> Forgotten:
     """``hide`` under the data lock already held (``vault sync`` hides struck lines' entries
     while it appends its corrections). ``by``: how they were chosen, when not by ``criteria``
-    (``vault``)."""
+    (``vault``). ``strict``: an id the log does not hold is NotFoundError."""
     how = by or criteria.by()
     scan = select(app.home, criteria)
+    if strict:
+        scan.refuse_unknown(criteria.ids)
     todo = [m.id for m in scan.matches if not m.hidden]
     if todo and not dry_run:
         LogStore(app.home).append_lines_locked(hides.line(todo, hide=True, by=how))
@@ -78,6 +80,7 @@ def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
     hidden."""
     with lock.exclusive(app.home.lock):
         scan = select(app.home, Criteria(ids=ids))
+        scan.refuse_unknown(ids)
         scan.matches = [m for m in scan.matches if m.hidden]
         todo = [m.id for m in scan.matches]
         if todo and not dry_run:
@@ -94,6 +97,7 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
     # the vault's lock first, as `vault build` and `vault sync` take them: its pages are scrubbed
     with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         scan = select(app.home, criteria)
+        scan.refuse_unknown(criteria.ids)
         ids = scan.ids
         by_session = criteria.session is not None and not criteria.ids and \
             criteria.subject is None and not criteria.text

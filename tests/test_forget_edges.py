@@ -1,16 +1,21 @@
 """The forget commands' edges, run in this process (files mode): a forget or an undo of an id
 the log does not hold fails (exit 3, nothing written); ``get`` of a hidden entry says it is
-hidden and how to give it back."""
+hidden and how to give it back; a command whose reader leaves early (``| head``) ends
+quietly."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import entry, line
 from zettelclaw.cli.main import main
+
+ZETTELCLAW = Path(sys.executable).parent / "zettelclaw"
 
 
 @pytest.fixture(autouse=True)
@@ -65,3 +70,30 @@ def test_get_of_a_hidden_entry_says_hidden_and_how_to_undo(
     rc, out, _ = run(capsys, "get", gone["id"], *site)
     assert rc == 0
     assert "the alarm is set at nine" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["log"], ["search", "door"], ["status", "--json"]])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path,
+                                                           command: list[str]) -> None:
+    """``zettelclaw log | head``: the reader gone before the output is written. The command
+    ends as a Unix tool does (exit 141, nothing on stderr), not in an "internal error"."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "data").mkdir(mode=0o700)
+    (tmp_path / "data" / "log.jsonl").write_bytes(
+        b"".join(line(entry("fact", f"door number {n} is painted blue")) for n in range(50)))
+    (tmp_path / "data" / "log.jsonl").chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "OPENCLAW_"))}
+    env.update(ZETTELCLAW_SEARCH_SEMANTIC="off",
+               OPENCLAW_CONFIG_PATH=str(tmp_path / "no-openclaw.json"))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before anything was written
+    try:
+        done = subprocess.run(
+            [os.fspath(ZETTELCLAW), *command, "--home", str(tmp_path / "data"),
+             "--workspace", str(tmp_path / "ws"), "--no-sidecar"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, timeout=120,
+            check=False)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")

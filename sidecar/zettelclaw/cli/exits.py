@@ -19,6 +19,7 @@ from zettelclaw.errors import (
 )
 
 __all__ = [
+    "EXIT_CLOSED_STDOUT",
     "EXIT_CODES",
     "EXIT_CONFLICT",
     "EXIT_INTERNAL",
@@ -31,6 +32,8 @@ __all__ = [
     "print_json",
 ]
 
+EXIT_CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports for a tool its reader left
+
 EXIT_CODES = f"""\
 exit codes:
   {EXIT_OK}   success
@@ -40,6 +43,7 @@ exit codes:
   {EXIT_CONFLICT}   already exists (a subject; another sidecar serving this data directory)
   {EXIT_UNAVAILABLE}   the data directory or the socket cannot be used (permissions, lock held)
   {EXIT_INTERNAL}  internal error (a bug: one line on stderr, -v shows the traceback)
+  {EXIT_CLOSED_STDOUT} standard output closed before all was written (| head): nothing said
 
 environment:
   ZETTELCLAW_HOME       data directory (default $OPENCLAW_STATE_DIR/zettelclaw, else

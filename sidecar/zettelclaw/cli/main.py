@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import select
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 from zettelclaw.cli import lookup, render
 from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
+    EXIT_CLOSED_STDOUT,
     EXIT_INTERNAL,
     EXIT_NO_RESULTS,
     EXIT_OK,
@@ -43,7 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=default_level - 10 * verbosity, stream=sys.stderr,
         format="zettelclaw: %(levelname)s: %(message)s")
     try:
-        return _dispatch(args, os.environ)
+        rc = _dispatch(args, os.environ)
+        sys.stdout.flush()  # here, where a reader gone (| head) is caught, not at exit
+        return rc
     except ZettelclawError as exc:
         code = f" (code {exc.code})" if args.command == "call" else ""
         print(f"zettelclaw: {exc.message}{code}", file=sys.stderr)
@@ -53,12 +57,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNAVAILABLE
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug: one line for a person, the traceback with -v
-        if verbosity:
-            traceback.print_exc()
-        hint = "" if verbosity else " (run with -v for the traceback)"
-        print(f"zettelclaw: internal error: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
-        return EXIT_INTERNAL
+    except Exception as exc:
+        return _unexpected(exc, verbosity)
+
+
+def _unexpected(exc: Exception, verbosity: int) -> int:
+    """A bug: one line for a person, the traceback with -v. Except a reader that left early."""
+    if isinstance(exc, BrokenPipeError) and _stdout_closed():  # not the sidecar's socket
+        return _quiet_after_closed_stdout()
+    if verbosity:
+        traceback.print_exc()
+    hint = "" if verbosity else " (run with -v for the traceback)"
+    print(f"zettelclaw: internal error: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe or socket whose reader has gone."""
+    poller = select.poll()
+    poller.register(sys.stdout.fileno(), select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _quiet_after_closed_stdout() -> int:
+    """A reader that stops early (``| head``) ends the command as it ends a Unix tool: without a
+    word, exit 128 + SIGPIPE. Standard output is pointed at /dev/null first, so that Python's
+    own flush at exit has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_STDOUT
 
 
 def _usage(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> int:

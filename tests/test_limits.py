@@ -209,10 +209,14 @@ async def test_a_client_that_does_not_read_is_cut_off(
         assert (await other.read())["id"] == 2  # served while the deaf one's answer is stuck
         await trio.sleep(1)  # still not reading, past SEND_SECONDS
         received = 0
-        with trio.fail_after(10):
+        # cut off: what was in the socket buffer, then the end. A server that closes with some
+        # of the client's bytes still unread ends it with a reset instead of an EOF (Linux,
+        # unix(7)): as much a cut as the other, and which one comes depends on how far the
+        # server had read, so on the machine's load
+        with trio.fail_after(10), contextlib.suppress(trio.BrokenResourceError):
             while chunk := await deaf.stream.receive_some(1 << 20):
                 received += len(chunk)
-        assert received < 8 * len(message)  # cut off: what was in the socket buffer, then EOF
+        assert received < 8 * len(message)
 
 
 async def test_a_client_that_writes_and_never_reads_is_held_to_its_output_budget(

@@ -2,6 +2,7 @@
 
 The steps, each safe to run again:
 
+0. what writes cut short by a kill left (``remove_leftovers``: one rule for every temp file);
 1. the intent (``HOME/purge.json``: the ids, the sessions whose copies go), atomic and fsynced;
 2. the log rewritten without the entries' lines (beside it, checked, fsynced, renamed over it;
    lines others append meanwhile carried over: the machinery of a subject rename);
@@ -33,7 +34,7 @@ from pathlib import Path
 import orjson
 
 from zettelclaw import failpoints, lock
-from zettelclaw.artifacts.listing import remove_export
+from zettelclaw.artifacts.listing import export_path, remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
@@ -41,7 +42,7 @@ from zettelclaw.files import atomic_write_json, fsync_dir, remove_if_present, re
 from zettelclaw.home import FILE_MODE, Home
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.subjects import rename
-from zettelclaw.vault.scrub import scrub_locked
+from zettelclaw.vault.scrub import scrub_locked, written_dirs
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ class Removed:
     vectors: int = 0
     vault_pages: int = 0
     vault_lines: int = 0
+    temps: int = 0  # temp files of writes a kill cut short (remove_leftovers)
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
 
@@ -92,6 +94,7 @@ def read_intent(home: Home) -> dict[str, list[str]] | None:
 def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed) -> None:
     """Steps 2-5, under the vault's lock and the data lock (taken in that order)."""
     ids = frozenset(intent["ids"])
+    removed.temps += remove_leftovers(home)
     before = os.stat(home.log).st_size if home.log.exists() else 0
     dropped = rewrite_without_locked(home, ids) if ids and home.log.exists() else 0
     removed.log_lines += dropped
@@ -106,9 +109,6 @@ def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed)
             removed.transcript_bytes += freed
     failpoints.reach("purge-after-transcripts")
     spool = Spool(home)
-    # a write a kill cut short leaves its temp file, which may hold the same conversation
-    remove_stale_temps(spool.dir)
-    remove_stale_temps(provenance.dir)
     for job in spool.jobs():
         if job.session_id in intent["jobsOfSessions"]:
             spool.delete(job.job_id)
@@ -175,8 +175,19 @@ def rewrite_without_locked(home: Home, ids: frozenset[str]) -> int:
     return copier.dropped
 
 
-def remove_leftover(home: Home) -> bool:
-    return remove_if_present(temp_path(home))
+def remove_leftovers(home: Home) -> int:
+    """The one rule for what a write cut short by a kill leaves in a place a purge writes to,
+    run as each purge starts (a resumed one too), under the vault's lock and the data lock:
+    the log rewrites' temp files (a purge's, a rename's), and ``atomic_write_bytes``'s temp
+    files of other processes (or of an earlier process of this pid) in every folder whose
+    files the purge replaces (conversation copies, spool, export, vault state, vault pages).
+    They may hold the purged text; none is a write in progress, as their writers hold one of
+    those locks. Returns how many went."""
+    gone = remove_if_present(temp_path(home)) + rename.remove_leftover(home)
+    for directory in (Provenance(home).dir, Spool(home).dir, export_path(home).parent,
+                      *written_dirs(home)):
+        gone += remove_stale_temps(directory)
+    return gone
 
 
 @dataclass
@@ -213,5 +224,5 @@ def _count(path: Path) -> int:
         os.close(fd)
 
 
-__all__ = ["Removed", "finish", "intent_path", "lock", "read_intent", "remove_leftover",
+__all__ = ["Removed", "finish", "intent_path", "lock", "read_intent", "remove_leftovers",
            "remove_terms", "rewrite_without_locked", "run_files_locked", "write_intent"]

@@ -171,7 +171,6 @@ def resume(app: App) -> bool:
         intent = purging.read_intent(app.home)
         if intent is None:
             return False
-        purging.remove_leftover(app.home)
         removed = purging.Removed()
         purging.run_files_locked(app.home, intent, removed)
         _index_step(app, removed)

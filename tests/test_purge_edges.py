@@ -1,5 +1,6 @@
 """A purge's edges: what a write cut short by a kill left (temp files, in every place a purge
-writes to) goes with the purge, a resumed one too."""
+writes to) goes with the purge, a resumed one too; a purge a full disk stops says so and how
+to go on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import pytest
 
 from tests.conftest import entry
 from tests.direct import open_pool
+from tests.test_forget_crash import ZETTELCLAW, Sidecar
+from tests.test_full_disk import tmpfs
 from zettelclaw.agents.pool import Agents
+from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.forget import purge
 from zettelclaw.home import Home
 from zettelclaw.methods import build_methods
@@ -21,12 +25,30 @@ from zettelclaw.protocol.dispatcher import Dispatcher
 
 FACT = "the spare key hides under the blue zucchini pot"
 WORD = "zucchini"
+__all__ = ["tmpfs"]  # a fixture, used by name
 
 
 def grep(root: Path, text: str) -> list[str]:
     found = subprocess.run(["grep", "-rlaF", text, str(root)], capture_output=True, text=True,
                            check=False)
     return found.stdout.split()
+
+
+def fill(directory: Path) -> Path:
+    """The file system of ``directory`` filled to its last byte (unbuffered writes, smaller
+    and smaller)."""
+    filler = directory / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        size = 1 << 20
+        while size:
+            try:
+                os.write(fd, b"\0" * size)
+            except OSError:
+                size //= 2
+    finally:
+        os.close(fd)
+    return filler
 
 
 def calls(pool: Agents) -> Dispatcher:
@@ -110,3 +132,66 @@ async def test_a_resumed_purge_removes_them_too(
     assert not purge.intent_path(home).exists()
     assert [p for p in planted if p.exists()] == []
     assert grep(tmp_path, WORD) == []
+
+
+@pytest.mark.slow
+def test_a_purge_the_full_disk_stopped_at_its_index_step_says_so_at_start_and_finishes_later(
+        tmpfs: Path, short_dir: Path) -> None:
+    """kill -9 once the files are scrubbed (the index not yet built again), then the disk
+    fills: the next start cannot finish the purge. It says the disk is full, what it needs and
+    the way on (exit 5), not "internal error"; with room again it starts, purge finished."""
+    home = tmpfs / "home"
+    home.mkdir(mode=0o700)
+    others = [entry("fact", f"other fact number {n} " + "filler " * 40) for n in range(400)]
+    purged = entry("fact", FACT, session="s-key")
+    (home / "log.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n"
+                                              for e in [*others, purged]))
+    car = Sidecar(home, short_dir / "s.sock")
+    car.start()
+    assert car.call("memory.search", {"query": WORD})["results"]
+    car.stop()
+    car.start(failpoint="purge-after-vault")
+    with pytest.raises(SidecarUnavailableError):
+        car.call("memory.forget", {"session": "s-key", "purge": True})
+    car.stop()
+    assert (home / "purge.json").exists()
+    filler = fill(tmpfs)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}
+    env["ZETTELCLAW_CRON_SCHEDULE"] = "off"
+    refused = subprocess.run(
+        [ZETTELCLAW, "serve", "--home", str(home), "--socket", str(short_dir / "s.sock"),
+         "--set", "search.semantic=off"], capture_output=True, text=True, env=env,
+        timeout=120, check=False)
+    assert refused.returncode == 5, refused.stderr
+    assert "internal error" not in refused.stderr
+    assert "a purge is not finished: the disk is full" in refused.stderr
+    assert "MiB free" in refused.stderr
+    assert "then start again" in refused.stderr
+    filler.unlink()
+    car.start()
+    try:
+        assert not (home / "purge.json").exists()
+        assert car.call("memory.search", {"query": WORD})["results"] == []
+        assert car.call("status")["entries"]["total"] == len(others)
+    finally:
+        car.stop()
+
+
+async def test_a_purge_takes_on_the_one_a_full_disk_left_unfinished(
+        home: Home, workspace: Path, built: dict[str, Any], write_log: Any,
+        tmp_path: Path) -> None:
+    """The intent of a purge the machine stopped stays; the next purge (of something else)
+    finishes it too instead of writing over it."""
+    later = write_log(entry("fact", "the gate code is on the fridge", session="s-gate"))[0]
+    agents = open_pool(home, workspace)
+    try:
+        d = calls(agents)
+        await d.call("status", {})  # open: the stopped purge happens while it serves
+        purge.write_intent(home, [built["fact"]["id"]], ["s-key"], ["s-key"])
+        answer = await d.call("memory.forget", {"ids": [later["id"]], "purge": True})
+    finally:
+        agents.close_all()
+    assert answer["changed"] == 1
+    assert grep(tmp_path, WORD) == []
+    assert grep(tmp_path, "gate code") == []
+    assert built["other"]["id"] in home.log.read_text()

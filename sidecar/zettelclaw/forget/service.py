@@ -3,18 +3,26 @@ recovery at start."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from zettelclaw import failpoints, lock
+from zettelclaw.errors import DataDirError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.forget import purge as purging
 from zettelclaw.forget.select import Criteria, Match, Scan, Written, select
+from zettelclaw.home import Home
 from zettelclaw.index import space
 from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
+from zettelclaw.machine_state import machine_state
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import lock_path as vault_lock
 
@@ -134,17 +142,62 @@ def purge_written(app: App, written: Written) -> Forgotten:
 
 def _purge_locked(app: App, ids: list[str], sessions: list[str],
                   removed: purging.Removed) -> None:
+    # a purge the machine stopped (a full disk) is still to finish: this one takes it on
+    unfinished = purging.read_intent(app.home) or {}
     # the sessions' waiting jobs go with their copies: they hold the same conversation
-    purging.write_intent(app.home, ids, sessions, sessions)
+    with _machine_stops(app, started=False):
+        purging.write_intent(app.home, [*ids, *unfinished.get("ids", [])],
+                             [*sessions, *unfinished.get("transcripts", [])],
+                             [*sessions, *unfinished.get("jobsOfSessions", [])])
     intent = purging.read_intent(app.home)
     assert intent is not None
-    # the rows counted before the log changes: once it is rewritten, the index's own
-    # watcher may catch up with it before step 5 counts (which then saw nothing go)
-    app.freshness.sync(locked=True)
-    before = space.entry_total(app.index)
-    purging.run_files_locked(app.home, intent, removed)
-    _index_step(app, removed, before)
-    purging.finish(app.home)
+    with _machine_stops(app):
+        # the rows counted before the log changes: once it is rewritten, the index's own
+        # watcher may catch up with it before step 5 counts (which then saw nothing go)
+        app.freshness.sync(locked=True)
+        before = space.entry_total(app.index)
+        purging.run_files_locked(app.home, intent, removed)
+        _index_step(app, removed, before)
+        purging.finish(app.home)
+
+
+@contextlib.contextmanager
+def _machine_stops(app: App, *, started: bool = True, at_start: bool = False
+                   ) -> Iterator[None]:
+    """A purge the machine stops (a full disk, a read-only file system) is a DataDirError
+    saying so, what it needs and the way on, not an internal error; its intent stays, so it is
+    finished by the next purge or start once there is room."""
+    try:
+        yield
+    except (OSError, sqlite3.Error) as exc:
+        cause = machine_state(exc)
+        if cause is None:
+            raise
+        if not started:
+            raise DataDirError(f"the purge cannot start: {cause} ({app.home.root}); nothing "
+                               "was removed", {"cause": cause}) from exc
+        need = _rewrite_bytes(app.home)
+        when = ("it is finished at start, before anything is answered" if at_start
+                else "it is finished by the next purge, or at the next start")
+        raise DataDirError(
+            f"a purge is not finished: {cause} ({app.home.root}). It needs about "
+            f"{-(-need // (1 << 20))} MiB free (the log and the index are written again beside "
+            f"the old ones): free that much, then start again; {when} (purge.json holds it)",
+            {"cause": cause, "purge": str(purging.intent_path(app.home)), "needBytes": need},
+        ) from exc
+
+
+def _rewrite_bytes(home: Home) -> int:
+    """What a purge writes beside what it replaces: a copy of the log, an index, a term index."""
+    total = 0
+    for path in (home.log, home.index):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    for folder, _, names in os.walk(home.terms):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += (Path(folder) / name).stat().st_size
+    return total
 
 
 def _index_step(app: App, removed: purging.Removed, before: int | None = None) -> None:
@@ -172,8 +225,9 @@ def resume(app: App) -> bool:
         if intent is None:
             return False
         removed = purging.Removed()
-        purging.run_files_locked(app.home, intent, removed)
-        _index_step(app, removed)
-        purging.finish(app.home)
+        with _machine_stops(app, at_start=True):
+            purging.run_files_locked(app.home, intent, removed)
+            _index_step(app, removed)
+            purging.finish(app.home)
     logger.info("finished a purge cut short: %s", removed)
     return True

@@ -19,6 +19,7 @@ import trio
 
 from tests.conftest import entry, line
 from tests.direct import Direct
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.forget import service
 from zettelclaw.forget.select import Criteria
@@ -134,7 +135,7 @@ async def test_a_torn_last_line_is_ended_before_the_next_outside_append(
         assert home.log.read_bytes().endswith(b"cra\n")  # a crash's tail: ended at start
         with home.log.open("ab") as f:
             f.write(b'{"id":"e99999999998","content":"typed without a newl')  # printf
-        with trio.fail_after(10):
+        with trio.fail_after(scaled(10)):
             while True:
                 if home.log.read_bytes().endswith(b"newl\n"):
                     break
@@ -192,7 +193,7 @@ def test_a_writer_holding_the_log_open_loses_nothing_across_purges_and_renames(
                 {"from": slugs[i % 2], "to": slugs[(i + 1) % 2]}))
     finally:
         stop.touch()
-        out, _ = proc.communicate(timeout=60)
+        out, _ = proc.communicate(timeout=scaled(60))
     written = int(out)
     present = ids_in(home)
     appended = [i for i in present if i.startswith("a")]

@@ -16,7 +16,9 @@ from tests.conftest import entry
 from tests.direct import open_pool
 from tests.test_forget_crash import ZETTELCLAW, Sidecar
 from tests.test_full_disk import tmpfs
+from tests.timing import scaled
 from zettelclaw.agents.pool import Agents
+from zettelclaw.cli import render
 from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.forget import purge
 from zettelclaw.home import Home
@@ -161,7 +163,7 @@ def test_a_purge_the_full_disk_stopped_at_its_index_step_says_so_at_start_and_fi
     refused = subprocess.run(
         [ZETTELCLAW, "serve", "--home", str(home), "--socket", str(short_dir / "s.sock"),
          "--set", "search.semantic=off"], capture_output=True, text=True, env=env,
-        timeout=120, check=False)
+        timeout=scaled(120), check=False)
     assert refused.returncode == 5, refused.stderr
     assert "internal error" not in refused.stderr
     assert "a purge is not finished: the disk is full" in refused.stderr
@@ -195,3 +197,51 @@ async def test_a_purge_takes_on_the_one_a_full_disk_left_unfinished(
     assert grep(tmp_path, WORD) == []
     assert grep(tmp_path, "gate code") == []
     assert built["other"]["id"] in home.log.read_text()
+
+
+async def test_a_forget_names_the_memory_file_lines_that_still_hold_the_text(
+        home: Home, workspace: Path, write_log: Any) -> None:
+    """After importing the workspace, `forget --purge` reported success while search still
+    found the text in memory/*.md. The answer names those lines (the person's file, not
+    edited), and not MEMORY.md's generated block."""
+    (workspace / "memory" / "notes.md").write_text(
+        f"# Notes\n\n- the fig tree needs water\n- {FACT.capitalize()}\n")
+    (workspace / "MEMORY.md").write_text("# Mine\n")
+    imported = entry("fact", FACT, session="import-notes")
+    write_log(imported, entry("fact", "the fig tree needs water", session="import-notes"))
+    agents = open_pool(home, workspace)
+    try:
+        d = calls(agents)
+        await d.call("briefing.generate", {})
+        answer = await d.call("memory.forget", {"text": WORD, "purge": True})
+        assert answer["changed"] == 1
+        assert answer["inMemoryFiles"] == [
+            {"path": "memory/notes.md", "line": 4, "text": f"- {FACT.capitalize()}"}]
+        found = await d.call("memory.search", {"query": WORD})
+        assert [r["source"] for r in found["results"]] == ["memory"]  # what it said is so
+        quiet = await d.call("memory.forget", {"text": "nothing like it", "dryRun": True})
+        assert quiet["inMemoryFiles"] == []
+    finally:
+        agents.close_all()
+    text = render.forgot(answer)
+    assert "still in your memory files" in text
+    assert f"  memory/notes.md:4: - {FACT.capitalize()}" in text
+
+
+async def test_a_hidden_entry_leaves_the_vault_pages(
+        home: Home, workspace: Path, write_log: Any, tmp_path: Path) -> None:
+    fact = entry("fact", FACT, subject="garden", session="s-key")
+    write_log(fact, entry("fact", "water the fig tree weekly", subject="garden"))
+    agents = open_pool(home, workspace)
+    try:
+        d = calls(agents)
+        await d.call("vault.build", {})
+        vault = home.root / "vault"
+        assert grep(vault, WORD)
+        await d.call("memory.forget", {"ids": [fact["id"]]})
+        assert grep(vault, WORD) == []
+        assert grep(home.root / "vault-state", WORD) == []
+        assert grep(vault, "water the fig tree weekly")  # the rest stays
+        assert (await d.call("vault.sync", {}))["receipts"] == []  # no edit is read into it
+    finally:
+        agents.close_all()

@@ -211,6 +211,13 @@ export type FactsNoted = {
   noted: boolean;
 };
 
+/** A line of the workspace's memory files that holds forgotten text (the person's file: not edited by a forget, and found by search until it is). */
+export type FileCopy = {
+  path: string;
+  line: number;
+  text: string;
+};
+
 /** ``memory.forget``: what to forget (all the criteria given; ``ids`` any of them), hide or purge, and a dry run that lists exactly what would go. */
 export type ForgetParams = {
   agentId?: string | null;
@@ -237,6 +244,7 @@ export type Forgot = {
   changed: number;
   removed?: Removed | null;
   briefing?: boolean | null;
+  inMemoryFiles?: FileCopy[] | null;
 };
 
 export type ForgotEntry = {
@@ -633,6 +641,7 @@ export type Remembered = {
   id: string;
   line: number;
   entry: LogEntry;
+  existing?: boolean;
 };
 
 /** What a purge took off the disk, per place; a dry run names the transcripts it would delete instead. */

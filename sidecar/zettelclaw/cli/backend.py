@@ -8,6 +8,7 @@ the same data lock, so the answers are the same either way.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -127,9 +128,10 @@ def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
-                 explicit_workspace: bool = False) -> Backend:
+                 explicit_workspace: bool = False,
+                 before_files: Callable[[], None] | None = None) -> Backend:
     """The sidecar when one answers, else the files (whose workspace is created when missing,
-    as `serve` does: ``home.ensure_workspace``)."""
+    as `serve` does: ``home.ensure_workspace``), once ``before_files`` has not refused."""
     if not files_only:
         try:
             return SidecarBackend(Client(socket).connect())
@@ -137,6 +139,8 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
             pass
         except OSError as exc:  # not "nothing listens": the path itself cannot be used
             raise DataDirError(f"cannot connect to {socket}: {exc.strerror or exc}") from exc
+    if before_files is not None:
+        before_files()
     ensure_workspace(workspace, explicit=explicit_workspace)
     return FilesBackend(home, workspace, explicit_workspace=explicit_workspace,
                         socket=None if files_only else socket)

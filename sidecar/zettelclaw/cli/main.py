@@ -9,24 +9,21 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import select
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.cli import lookup, render
+from zettelclaw.cli import lookup, render, where
 from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
-    EXIT_CLOSED_STDOUT,
-    EXIT_INTERNAL,
     EXIT_NO_RESULTS,
     EXIT_OK,
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
     exit_code,
     print_json,
+    unexpected,
 )
 from zettelclaw.cli.parser import build_parser
 from zettelclaw.client import SidecarUnavailableError
@@ -58,35 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        return _unexpected(exc, verbosity)
-
-
-def _unexpected(exc: Exception, verbosity: int) -> int:
-    """A bug: one line for a person, the traceback with -v. Except a reader that left early."""
-    if isinstance(exc, BrokenPipeError) and _stdout_closed():  # not the sidecar's socket
-        return _quiet_after_closed_stdout()
-    if verbosity:
-        traceback.print_exc()
-    hint = "" if verbosity else " (run with -v for the traceback)"
-    print(f"zettelclaw: internal error: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
-    return EXIT_INTERNAL
-
-
-def _stdout_closed() -> bool:
-    """Whether standard output is a pipe or socket whose reader has gone."""
-    poller = select.poll()
-    poller.register(sys.stdout.fileno(), select.POLLOUT)
-    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
-
-
-def _quiet_after_closed_stdout() -> int:
-    """A reader that stops early (``| head``) ends the command as it ends a Unix tool: without a
-    word, exit 128 + SIGPIPE. Standard output is pointed at /dev/null first, so that Python's
-    own flush at exit has nowhere to fail."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return EXIT_CLOSED_STDOUT
+        return unexpected(exc, verbosity)
 
 
 def _usage(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> int:
@@ -147,10 +116,16 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                                           explicit_workspace=bool(explicit_workspace)),
                      getattr(args, "agent", None) or "main").run("stdio")
         return EXIT_OK
+    explicit_home = bool(getattr(args, "home", None) or env.get("ZETTELCLAW_HOME"))
     backend = open_backend(home, socket, workspace, files_only,
-                           explicit_workspace=bool(explicit_workspace))
+                           explicit_workspace=bool(explicit_workspace),
+                           before_files=lambda: where.check_missing(
+                               args, home.root, workspace, explicit_home=explicit_home,
+                               explicit_workspace=bool(explicit_workspace)))
     try:
-        return _run(args, backend)
+        return _run(args, backend, lambda agent_backend: where.check_sidecar(
+            args, agent_backend, backend, home.root, workspace, explicit_home=explicit_home,
+            explicit_workspace=bool(explicit_workspace)))
     finally:
         backend.close()
 
@@ -176,11 +151,14 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,
                             briefing_schedule=True, workspace_explicit=explicit_workspace))
 
 
-def _run(args: argparse.Namespace, backend: Backend) -> int:
+def _run(args: argparse.Namespace, backend: Backend,
+         check: Callable[[Backend], None] | None = None) -> int:
     as_json = getattr(args, "json", False)
     agent = getattr(args, "agent", None)
     if agent is not None:
         backend = AgentBackend(backend, agent)
+    if check is not None:  # the memory it answers for is the one asked for
+        check(backend)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
                "agents": _agents, "forget": _forget, "remember": _remember,
@@ -353,7 +331,9 @@ def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         if getattr(args, key) is not None:
             params[name] = getattr(args, key)
     result = backend.call("memory.remember", params)
-    show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
+    said = ("already remembered: {id} (log.jsonl line {line}); nothing written"
+            if result.get("existing") else "remembered {id} (log.jsonl line {line})")
+    show(result, as_json, lambda: said.format(**result))
     return EXIT_OK
 
 

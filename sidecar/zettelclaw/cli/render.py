@@ -342,6 +342,11 @@ def forgot(result: dict[str, Any]) -> str:
     if result["action"] == "hide" and n and not result["dryRun"]:
         lines.append("undo: zettelclaw forget --undo " + " ".join(
             e["id"] for e in result["entries"] if not e["hidden"]))
+    copies = result.get("inMemoryFiles") or []
+    if copies:
+        lines.append("still in your memory files (not changed: search finds these lines until "
+                     "you delete or edit them):")
+        lines += [f"  {c['path']}:{c['line']}: {c['text']}" for c in copies]
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
 from zettelclaw.machine_state import machine_state
 from zettelclaw.vault.memory import Memory
+from zettelclaw.vault.scrub import scrub_locked
 from zettelclaw.vault.state import lock_path as vault_lock
 
 logger = logging.getLogger(__name__)
@@ -54,9 +55,15 @@ def _entries(scan: Scan) -> list[Match]:
 
 
 def hide(app: App, criteria: Criteria, *, dry_run: bool, by: str | None = None) -> Forgotten:
-    """Append one ``forget`` record naming the chosen entries not hidden yet."""
-    with lock.exclusive(app.home.lock):
-        return hide_locked(app, criteria, dry_run=dry_run, by=by, strict=True)
+    """Append one ``forget`` record naming the chosen entries not hidden yet, and take their
+    lines off the vault's pages (as a purge does: ``vault/scrub.py``). Given back, an entry is
+    in recall at once, and in the vault again after ``vault build --from-scratch``."""
+    # the vault's lock first, as a purge takes them: the hidden entries' lines leave its pages
+    with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
+        forgot = hide_locked(app, criteria, dry_run=dry_run, by=by, strict=True)
+        if forgot.changed and not dry_run:
+            scrub_locked(app.home, frozenset(m.id for m in forgot.entries if not m.hidden))
+        return forgot
 
 
 def hide_locked(app: App, criteria: Criteria, *, dry_run: bool = False, by: str | None = None,

@@ -64,7 +64,6 @@ class Removed:
     vectors: int = 0
     vault_pages: int = 0
     vault_lines: int = 0
-    temps: int = 0  # temp files of writes a kill cut short (remove_leftovers)
     seconds: float = 0.0
     steps: list[str] = field(default_factory=list)
 
@@ -91,7 +90,8 @@ def read_intent(home: Home) -> dict[str, list[str]] | None:
 def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed) -> None:
     """Steps 2-5, under the vault's lock and the data lock (taken in that order)."""
     ids = frozenset(intent["ids"])
-    removed.temps += remove_leftovers(home)
+    if gone := remove_leftovers(home):
+        logger.info("removed %d temp file(s) that writes cut short left", gone)
     dropped, dropped_bytes = (rewrite_without_locked(home, ids) if ids and home.log.exists()
                               else (0, 0))
     removed.log_lines += dropped

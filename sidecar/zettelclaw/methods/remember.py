@@ -81,11 +81,9 @@ def _current_twin(app: App, entry: Entry) -> entries.Chain | None:
     """A current entry (not replaced, not hidden) of the same session with the same text, type
     and subject: ``remember`` of it again writes nothing and answers with it."""
     with app.index.read() as conn:
-        row = conn.execute(
-            "SELECT id FROM entries WHERE session = ? AND type = ? AND content = ?"
-            " AND subject IS ? AND replaced_by IS NULL ORDER BY line LIMIT 1",
-            (entry.session, entry.type, entry.content, entry.subject)).fetchone()
-        return None if row is None else entries.get_entry(conn, row[0])
+        twin = entries.current_twin(conn, entry.session, entry.type, entry.content,
+                                    entry.subject)
+        return None if twin is None else entries.get_entry(conn, twin)
 
 
 def _invalid(field: str, message: str) -> InvalidParamsError:

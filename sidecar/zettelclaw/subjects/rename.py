@@ -88,11 +88,6 @@ def recover_locked(home: Home) -> bool:
     return found
 
 
-def remove_leftover(home: Home) -> bool:
-    """What a rewrite cut short left: finished or removed (``recover_locked``)."""
-    return recover_locked(home)
-
-
 def leftover(home: Home) -> bool:
     names = [temp_path(home), record_path(home),
              *(home.log.with_name(f".{home.log.name}{old}") for old in _OLD_TEMPS)]

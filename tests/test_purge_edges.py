@@ -216,7 +216,8 @@ async def test_a_forget_names_the_memory_file_lines_that_still_hold_the_text(
         answer = await d.call("memory.forget", {"text": WORD, "purge": True})
         assert answer["changed"] == 1
         assert answer["inMemoryFiles"] == [
-            {"path": "memory/notes.md", "line": 4, "text": f"- {FACT.capitalize()}"}]
+            {"path": "memory/notes.md", "line": 4, "text": f"- {FACT.capitalize()}",
+             "deleted": False}]
         found = await d.call("memory.search", {"query": WORD})
         assert [r["source"] for r in found["results"]] == ["memory"]  # what it said is so
         quiet = await d.call("memory.forget", {"text": "nothing like it", "dryRun": True})
@@ -245,3 +246,28 @@ async def test_a_hidden_entry_leaves_the_vault_pages(
         assert (await d.call("vault.sync", {}))["receipts"] == []  # no edit is read into it
     finally:
         agents.close_all()
+
+
+async def test_edit_files_deletes_those_lines_and_nothing_else(
+        home: Home, workspace: Path, write_log: Any) -> None:
+    notes = workspace / "memory" / "notes.md"
+    notes.write_text(f"# Notes\n\n- the fig tree needs water\n- {FACT}\n- the end\n")
+    notes.chmod(0o640)
+    write_log(entry("fact", FACT, session="import-notes"))
+    agents = open_pool(home, workspace)
+    try:
+        d = calls(agents)
+        dry = await d.call("memory.forget", {"text": WORD, "purge": True, "dryRun": True,
+                                             "editFiles": True})
+        assert dry["inMemoryFiles"][0]["deleted"] is False
+        assert FACT in notes.read_text()  # a dry run edits nothing
+        answer = await d.call("memory.forget", {"text": WORD, "purge": True,
+                                                "editFiles": True})
+        assert answer["inMemoryFiles"] == [
+            {"path": "memory/notes.md", "line": 4, "text": f"- {FACT}", "deleted": True}]
+        assert notes.read_text() == "# Notes\n\n- the fig tree needs water\n- the end\n"
+        assert notes.stat().st_mode & 0o777 == 0o640
+        assert (await d.call("memory.search", {"query": WORD}))["results"] == []
+    finally:
+        agents.close_all()
+    assert "deleted from your memory files:" in render.forgot(answer)

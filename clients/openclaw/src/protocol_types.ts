@@ -216,6 +216,7 @@ export type FileCopy = {
   path: string;
   line: number;
   text: string;
+  deleted?: boolean;
 };
 
 /** ``memory.forget``: what to forget (all the criteria given; ``ids`` any of them), hide or purge, and a dry run that lists exactly what would go. */
@@ -233,6 +234,7 @@ export type ForgetParams = {
   text?: string | null;
   purge?: boolean;
   dryRun?: boolean;
+  editFiles?: boolean;
 };
 
 /** ``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go). */

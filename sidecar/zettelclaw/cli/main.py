@@ -314,6 +314,8 @@ def _forget(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         result = backend.call("memory.unforget", {"ids": args.ids, "dryRun": args.dry_run})
     else:
         params: dict[str, Any] = {"purge": args.purge, "dryRun": args.dry_run}
+        if args.edit_files:
+            params["editFiles"] = True
         for key in ("session", "subject", "text"):
             if getattr(args, key) is not None:
                 params[key] = getattr(args, key)

@@ -14,7 +14,7 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.forget import service
-from zettelclaw.forget.copies import in_memory_files
+from zettelclaw.forget.copies import in_memory_files, take_out
 from zettelclaw.forget.purge import Removed as Counts
 from zettelclaw.forget.select import Criteria
 from zettelclaw.methods.edge import refuse_restricted
@@ -45,7 +45,10 @@ async def forget(agents: Agents, params: ForgetParams) -> Forgot:
         # after the block is written again: only the person's own lines are named
         texts = [m.content for m in found.entries] + ([params.text] if params.text else [])
         kept = await trio.to_thread.run_sync(in_memory_files, app.workspace, texts)
-    return answer(found, briefing, [FileCopy(path=c.path, line=c.line, text=c.text)
+        deleted = (await trio.to_thread.run_sync(take_out, app.workspace, kept)
+                   if params.edit_files and not params.dry_run else set())
+    return answer(found, briefing, [FileCopy(path=c.path, line=c.line, text=c.text,
+                                             deleted=(c.path, c.line) in deleted)
                                     for c in kept])
 
 

@@ -613,6 +613,7 @@ class FileCopy(Result):
     path: str  # relative to the workspace: MEMORY.md, memory/NAME.md
     line: int
     text: str  # cut to 160 characters
+    deleted: bool = False  # taken out of the file (editFiles); else still there
 
 
 class Forgot(Result):

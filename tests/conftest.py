@@ -17,6 +17,7 @@ import orjson
 import pytest
 import trio
 
+from tests import timing
 from tests.pg_server import pg_cluster, pg_team  # noqa: F401  (fixtures: a real Postgres 15)
 from zettelclaw import freed_memory, lock
 from zettelclaw.config import load_config
@@ -31,6 +32,17 @@ _ids = itertools.count(1)
 # A memory's start (state.json ``since``) before every fixed past ``updatedAt`` the tests send:
 # the gateway's sweep leaves out the sessions it has never seen that are older than it.
 LONG_AGO = "1970-01-01T00:00:00Z"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One factor for the whole run: the workers (xdist) and the processes tests start inherit
+    the one measured here."""
+    os.environ.setdefault(timing.ENV, f"{timing.FACTOR:.2f}")
+
+
+def pytest_report_header() -> str:
+    """The factor every wait of the suite is scaled by (tests/timing.py), and why."""
+    return f"waits scaled x{timing.FACTOR:.1f} ({timing.HOW})"
 
 
 def make_id(n: int | None = None) -> str:

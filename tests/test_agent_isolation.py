@@ -19,6 +19,7 @@ import trio
 
 from tests.conftest import entry
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
 from zettelclaw.errors import InvalidParamsError, NotFoundError, UnknownAgentError
@@ -244,7 +245,7 @@ async def test_extraction_writes_each_agents_entries_to_its_own_log(
                             {"role": "user", "content": words, "timestamp": 1_795_000_000_000},
                             {"role": "assistant", "content": "Noted.",
                              "timestamp": 1_795_000_001_000}]})
-                with trio.fail_after(20):
+                with trio.fail_after(scaled(20)):
                     while ((await client.call("jobs.list"))["jobs"]  # noqa: ASYNC110 (jobs finish in another task)
                            or (await client.call("jobs.list", {"agentId": "work"}))["jobs"]):
                         await trio.sleep(0.02)

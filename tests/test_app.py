@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import entry
 from tests.direct import Direct
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.errors import (
     NotFoundError,
@@ -551,7 +552,7 @@ def test_sync_never_waits_for_the_data_lock_while_holding_its_own(
     assert inside.wait(10)
 
     def writer() -> None:
-        with lock.exclusive(home.lock, timeout=10):
+        with lock.exclusive(home.lock, timeout=scaled(10)):
             release.set()
             memory.sync(locked=True)
 

@@ -25,6 +25,7 @@ import pytest
 
 from tests.briefing_data import SUBJECTS
 from tests.test_briefing_server import EXPECTED, LOG
+from tests.timing import scaled
 from zettelclaw.client import Client
 from zettelclaw.home import Home
 from zettelclaw.workspace.markers import BEGIN, END
@@ -32,7 +33,7 @@ from zettelclaw.workspace.markers import BEGIN, END
 pytestmark = pytest.mark.slow  # the zettelclaw command, a process, and often a sidecar
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
-TIMEOUT = 60  # a guard against a hung process, never a timing check
+TIMEOUT = scaled(60)  # a guard against a hung process, never a timing check
 
 
 def clean_env() -> dict[str, str]:

@@ -23,6 +23,7 @@ import trio.lowlevel
 from tests import briefing_data as data
 from tests.briefing_data import NOW
 from tests.direct import open_app
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.app import App
 from zettelclaw.briefing import record
@@ -88,7 +89,7 @@ def make(home: Home, workspace: Path, write_log: Callable[..., Any]
 
 
 async def until(condition: Callable[[], bool]) -> None:
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         while not condition():  # noqa: ASYNC110 (state.json is written from threads)
             await trio.sleep(0.01)
 

@@ -27,6 +27,7 @@ import trio
 
 from tests.briefing_data import SUBJECTS
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.briefing import record
 from zettelclaw.client import AsyncClient
@@ -185,7 +186,7 @@ async def test_errors_have_their_codes(client: AsyncClient, workspace: Path,
 
 
 async def until(condition: Callable[[], bool]) -> None:
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         while not condition():  # noqa: ASYNC110 (written by the server's threads)
             await trio.sleep(0.01)
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
+
 pytestmark = pytest.mark.slow  # bash processes, and a stand-in sidecar it waits for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,7 +49,7 @@ def ci_run(clone: Path, *args: str, **env: str) -> tuple[subprocess.CompletedPro
     record, tmp = clone / "record", clone / "tmp"  # its work directory in the test's own
     tmp.mkdir(exist_ok=True)                        # (another job once removed one in /tmp)
     done = subprocess.run([str(clone / ".ci" / "run"), *args], capture_output=True, text=True,
-                          timeout=120, check=False,
+                          timeout=scaled(120), check=False,
                           env={**os.environ, "RECORD": str(record), "TMPDIR": str(tmp), **env})
     return done, record.read_text().splitlines() if record.exists() else []
 

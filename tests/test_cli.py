@@ -24,12 +24,13 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.timing import scaled
 from zettelclaw.home import Home
 
 pytestmark = pytest.mark.slow  # the zettelclaw command, a process, often with a sidecar
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
-TIMEOUT = 60  # a guard against a hung subprocess, never a timing check
+TIMEOUT = scaled(60)  # a guard against a hung subprocess, never a timing check
 
 # A small log: ids tell the type (t: task, f: fact, d: decision, q: question, h: handoff).
 LOG: list[dict[str, Any]] = [
@@ -381,6 +382,9 @@ def test_invalid_subjects_exit_2(writes: Pair, args: list[str]) -> None:
 
 @pytest.fixture
 def empty(tmp_path: Path, short_dir: Path) -> Site:
+    # made: a read of a --home that does not exist fails (tests/test_forget_edges.py)
+    (tmp_path / "home").mkdir(mode=0o700)
+    (tmp_path / "workspace").mkdir()
     return Site(tmp_path / "home", tmp_path / "workspace", short_dir / "none.sock")
 
 

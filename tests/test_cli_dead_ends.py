@@ -39,6 +39,7 @@ def site(tmp_path: Path) -> list[str]:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "MEMORY.md").write_text("".join(f"line {n}\n" for n in range(1, 9)))
+    (tmp_path / "data").mkdir(mode=0o700)  # a read of a missing one fails (test_forget_edges)
     return ["--home", str(tmp_path / "data"), "--workspace", str(workspace), "--no-sidecar"]
 
 

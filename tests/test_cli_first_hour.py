@@ -24,6 +24,7 @@ from tests.test_cli import (
     short_sockets,  # noqa: F401 (a fixture)
     stop_server,
 )
+from tests.timing import scaled
 
 pytestmark = pytest.mark.slow  # the zettelclaw command, a process, often with a sidecar
 
@@ -96,7 +97,7 @@ def test_call_speaks_the_protocol(site: Pair) -> None:
 def test_call_reads_params_from_stdin(site: Pair) -> None:
     proc = subprocess.run([*site.served.argv("call", "memory.search", "-")], env=clean_env(),
                           input='{"type": "task", "status": "open"}', capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=scaled(60), check=False)
     assert proc.returncode == 0, proc.stderr
     assert [r["id"] for r in orjson.loads(proc.stdout)["results"]] == ["t00000000001"]
 
@@ -118,6 +119,7 @@ def test_an_internal_error_is_one_line_and_exit_70(tmp_path: Path) -> None:
     RuntimeError): every state of the disk a user can make has its own message now."""
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
+    home.mkdir(mode=0o700)
     python = ZETTELCLAW.parent / "python"
     argv = [os.fspath(python), "-c", BUG, "status", "--no-sidecar", "--home", os.fspath(home),
             "--workspace", os.fspath(workspace)]
@@ -148,12 +150,12 @@ def test_a_fresh_machine_creates_the_default_workspace(short_dir: Path) -> None:
     """c7e1242: `briefing --dry-run` failed: the workspace does not exist."""
     env = _fresh_machine(short_dir)
     dry = subprocess.run([os.fspath(ZETTELCLAW), "briefing", "--dry-run"], env=env,
-                         capture_output=True, text=True, timeout=60, check=False)
+                         capture_output=True, text=True, timeout=scaled(60), check=False)
     assert dry.returncode == 0, dry.stderr
     workspace = Path(env["HOME"]) / ".openclaw" / "workspace"
     assert stat.S_IMODE(workspace.stat().st_mode) == 0o700
     written = subprocess.run([os.fspath(ZETTELCLAW), "briefing"], env=env,
-                             capture_output=True, text=True, timeout=60, check=False)
+                             capture_output=True, text=True, timeout=scaled(60), check=False)
     assert written.returncode == 0, written.stderr
     assert "BEGIN GENERATED BRIEFING" in (workspace / "MEMORY.md").read_text()
 
@@ -163,7 +165,7 @@ def test_an_explicit_workspace_without_a_parent_is_one_clear_line(tmp_path: Path
     env = _fresh_machine(short_dir)
     missing = tmp_path / "no" / "such" / "ws"
     run = subprocess.run([os.fspath(ZETTELCLAW), "status", "--workspace", os.fspath(missing)],
-                         env=env, capture_output=True, text=True, timeout=60, check=False)
+                         env=env, capture_output=True, text=True, timeout=scaled(60), check=False)
     assert run.returncode == 5
     assert run.stderr.count("\n") == 1
     assert "--workspace DIR" in run.stderr
@@ -185,7 +187,7 @@ def test_a_first_start_on_a_fresh_machine_warns_of_nothing(tmp_path: Path,
         assert "listening on" in proc.stdout.readline()
         done = subprocess.run([os.fspath(ZETTELCLAW), "status", "--socket",
                                os.fspath(site.socket), "--json"], env=env, capture_output=True,
-                              text=True, timeout=60, check=False)
+                              text=True, timeout=scaled(60), check=False)
         assert done.returncode == 0, done.stderr
         assert orjson.loads(done.stdout)["briefing"]["lastResult"]["ok"] is True
     finally:

@@ -19,6 +19,7 @@ import pytest
 import trio
 import trio.testing
 
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient, Client, ProtocolViolationError, SidecarUnavailableError
 from zettelclaw.errors import (
     InvalidParamsError,
@@ -49,7 +50,7 @@ async def run_calls(flavour: str, path: Path, calls: Calls) -> list[Any]:
 
     def blocking() -> list[Any]:
         outcomes: list[Any] = []
-        with Client(path, timeout=20) as client:
+        with Client(path, timeout=scaled(20)) as client:
             for method, params in calls:
                 try:
                     outcomes.append(client.call(method, params))

@@ -20,6 +20,7 @@ import trio
 import trio.testing
 from pydantic import BaseModel, ConfigDict
 
+from tests.timing import scaled
 from zettelclaw.protocol.dispatcher import Dispatcher, Method
 from zettelclaw.server import connection
 from zettelclaw.server.connection import ConnectionHandler
@@ -125,7 +126,7 @@ async def test_pipelined_messages_are_each_answered_with_their_id(wired: Wired) 
 
 async def test_a_blocked_call_does_not_hold_up_the_next_one(wired: Wired) -> None:
     await wired.peer.send(call("wait", "slow", n=1), call("open", "fast"))
-    with trio.fail_after(10):  # a deadlock guard, not a timing check
+    with trio.fail_after(scaled(10)):  # a deadlock guard, not a timing check
         first, second = await wired.peer.read(), await wired.peer.read()
     assert (first["id"], first["result"]) == ("fast", "opened")
     assert (second["id"], second["result"]) == ("slow", "released")

@@ -21,6 +21,7 @@ import orjson
 import pytest
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.client import Client, SidecarUnavailableError
 
 pytestmark = pytest.mark.slow  # kills a sidecar process at each fail point and starts it again
@@ -72,7 +73,7 @@ class Sidecar:
 
     def died_of_sigkill(self) -> bool:
         assert self.proc is not None
-        code = self.proc.wait(timeout=20)
+        code = self.proc.wait(timeout=scaled(20))
         return code == -signal.SIGKILL
 
     def stop(self) -> None:
@@ -80,13 +81,13 @@ class Sidecar:
             return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=scaled(20))
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self.proc = None
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        with Client(self.socket, timeout=20) as client:
+        with Client(self.socket, timeout=scaled(20)) as client:
             return client.call(method, params)
 
     def settle(self) -> None:

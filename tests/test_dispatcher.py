@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tests.conftest import entry
 from tests.direct import open_pool
+from tests.timing import scaled
 from zettelclaw.agent_ids import MAIN
 from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
@@ -215,7 +216,7 @@ async def test_a_batch_of_one_is_answered_with_a_list(dispatcher: Dispatcher) ->
 
 async def test_batch_elements_run_concurrently(dispatcher: Dispatcher) -> None:
     # ``first`` returns only once ``second`` has run: run one after the other, they would hang.
-    with trio.fail_after(10):  # a deadlock guard, not a timing check
+    with trio.fail_after(scaled(10)):  # a deadlock guard, not a timing check
         response = await send(dispatcher, [req("first", id=1), req("second", id=2)])
     assert {r["id"]: r["result"] for r in response} == {1: "first", 2: "second"}
 

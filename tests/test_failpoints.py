@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw import failpoints
 
 SCRIPT = """
@@ -32,7 +33,7 @@ def run(point: str | None) -> subprocess.CompletedProcess[str]:
     if point is not None:
         env[failpoints.ENV] = point
     return subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
-                          text=True, timeout=60, check=False,
+                          text=True, timeout=scaled(60), check=False,
                           cwd=Path(__file__).resolve().parent.parent)
 
 

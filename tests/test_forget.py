@@ -215,7 +215,8 @@ async def test_purge_leaves_no_byte_of_the_fact_on_disk(
         assert grep(tmp_path, "allotment") == []
         # the rest of the vault stays: the fig, the person's own line; nothing rendered again
         after = topic.read_text()
-        assert "water the fig tree weekly" in after
+        assert "water the fig tree weekly" not in after  # hidden above: off the vault too
+        assert "compost the leaves" in (vault / "01 Notes" / "Compost.md").read_text()
         assert "My own note: the fig needs a bigger pot" in after
         await d.call("vault.build", {})
         assert grep(vault, "zucchini") == []

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 
 from tests.conftest import entry
+from tests.timing import scaled
 
 ZETTELCLAW = Path(sys.executable).parent / "zettelclaw"
 
@@ -20,7 +21,7 @@ def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([os.fspath(ZETTELCLAW), *args, "--home", str(tmp_path / "home"),
                            "--socket", str(tmp_path / "none.sock"),
                            "--workspace", str(tmp_path / "ws")],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+                          capture_output=True, text=True, env=env, timeout=scaled(120), check=False)
 
 
 def test_forget_from_the_command_line(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 from tests.conftest import entry
+from tests.timing import scaled
 from zettelclaw import failpoints
 from zettelclaw.client import Client, SidecarUnavailableError
 
@@ -47,14 +48,14 @@ class Sidecar:
         assert b"listening on" in self.proc.stdout.readline()
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        with Client(self.socket, timeout=60) as client:
+        with Client(self.socket, timeout=scaled(60)) as client:
             return client.call(method, params)
 
     def stop(self) -> None:
         if self.proc is not None:
             if self.proc.poll() is None:
                 self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout=30)
+                self.proc.wait(timeout=scaled(30))
             assert self.proc.stdout is not None
             self.proc.stdout.close()
             self.proc = None
@@ -99,7 +100,7 @@ def test_a_purge_killed_at_each_step_is_finished_at_the_next_start(
     with pytest.raises(SidecarUnavailableError):
         sidecar.call("memory.forget", {"session": "s-key", "purge": True})
     assert sidecar.proc is not None
-    assert sidecar.proc.wait(timeout=30) == -signal.SIGKILL
+    assert sidecar.proc.wait(timeout=scaled(30)) == -signal.SIGKILL
     sidecar.stop()
     sidecar.start()  # the purge is finished before the sidecar answers
     contents = [e["content"] for e in entries(sidecar.home)]

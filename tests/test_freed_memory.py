@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import entry
 from tests.direct import open_app
+from tests.timing import scaled
 from zettelclaw import freed_memory
 from zettelclaw.app import App
 from zettelclaw.home import Home
@@ -89,7 +90,7 @@ def test_serve_limits_glibcs_malloc_arenas(mode: str) -> None:
     """Issue 28: threads of many memories, an arena each (64 MB of address space each)."""
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
     done = subprocess.run([sys.executable, "-c", ARENAS_SCRIPT, mode], env=env,
-                          capture_output=True, text=True, timeout=60, check=True)
+                          capture_output=True, text=True, timeout=scaled(60), check=True)
     arenas = done.stderr.count("Arena ")
     if mode == "limited":
         assert 1 <= arenas <= freed_memory.ARENAS

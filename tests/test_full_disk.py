@@ -19,6 +19,7 @@ import trio
 
 from tests.conftest import entry, line
 from tests.test_cli import ZETTELCLAW, clean_env
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient, Client
 from zettelclaw.errors import DataDirError
 from zettelclaw.home import Home
@@ -76,7 +77,7 @@ def test_a_full_disk_is_answered_minus_32010_and_nothing_is_lost(tmpfs: Path,
         assert b"listening on" in proc.stdout.readline()
         hook = {"sessionId": "full-disk-1", "sessionKey": "agent:main:main",
                 "messages": [{"role": "user", "content": "remember this " * 20_000}]}
-        with Client(sock, timeout=30) as client:
+        with Client(sock, timeout=scaled(30)) as client:
             client.call("memory.search", {"subject": "disk"})  # the index caught up
             late = entry(subject="disk", content="written just before the disk filled " * 5000)
             with (home / "log.jsonl").open("ab") as f:
@@ -102,7 +103,7 @@ def test_a_full_disk_is_answered_minus_32010_and_nothing_is_lost(tmpfs: Path,
         assert contents == [e["content"] for e in [*kept, late]]
     finally:
         proc.terminate()
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=scaled(30))
 
 
 def test_a_memory_file_changed_on_a_full_disk_leaves_searches_answered_saying_so(
@@ -123,7 +124,7 @@ def test_a_memory_file_changed_on_a_full_disk_leaves_searches_answered_saying_so
     try:
         assert proc.stdout is not None
         assert b"listening on" in proc.stdout.readline()
-        with Client(sock, timeout=30) as client:
+        with Client(sock, timeout=scaled(30)) as client:
             first = client.call("memory.search", {"query": "xylophones"})
             assert "stale" not in first
             filler = fill(tmpfs)
@@ -138,7 +139,7 @@ def test_a_memory_file_changed_on_a_full_disk_leaves_searches_answered_saying_so
             assert "stale" not in again
     finally:
         proc.terminate()
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=scaled(30))
 
 
 async def test_searches_answer_from_the_index_there_is_when_indexing_meets_a_full_disk(

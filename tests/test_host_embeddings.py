@@ -18,6 +18,7 @@ import trio
 
 from tests.conftest import entry
 from tests.fakes.host_client import FakeHost
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.llm.host import EMBED_CAPABILITY, HostModels
@@ -76,7 +77,7 @@ class Sidecar:
         return status
 
     async def until(self, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-        with trio.fail_after(20):
+        with trio.fail_after(scaled(20)):
             while True:
                 semantic = await self.semantic()
                 if test(semantic):

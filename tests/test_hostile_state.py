@@ -19,6 +19,7 @@ import pytest
 import trio
 
 from tests.test_cli import ZETTELCLAW, clean_env
+from tests.timing import scaled
 from zettelclaw.agents.briefings import AgentBriefings
 from zettelclaw.client import AsyncClient, Client
 from zettelclaw.errors import ZettelclawError
@@ -37,7 +38,7 @@ def serve_argv(home: Path, sock: Path) -> list[str]:
 def refused(home: Path, sock: Path) -> subprocess.CompletedProcess[str]:
     (home.parent / "ws").mkdir(exist_ok=True)
     return subprocess.run(serve_argv(home, sock), env=clean_env(), capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=scaled(60), check=False)
 
 
 def test_an_index_that_is_a_directory_is_named_not_a_traceback(tmp_path: Path,
@@ -109,14 +110,14 @@ def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
             s.connect(os.fspath(sock))
             flood.append(s)
         for attempt in ("the SDK's import", "its retry a second later"):  # into the limit
-            assert import_failures.acquire(timeout=30), f"{attempt} never failed: {lines}"
+            assert import_failures.acquire(timeout=scaled(30)), f"{attempt} never failed: {lines}"
             assert proc.poll() is None, "".join(lines)
         for s in flood:
             s.close()
         deadline = time.monotonic() + 30
         while True:  # accepting resumes once descriptors are free
             try:
-                with Client(sock, timeout=5) as client:
+                with Client(sock, timeout=scaled(5)) as client:
                     status = client.call("status")
                 break
             except OSError:
@@ -126,7 +127,7 @@ def test_out_of_file_descriptors_right_after_start_is_survived(tmp_path: Path,
         assert proc.poll() is None
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=scaled(30))
         reader.join(30)
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
@@ -150,7 +151,7 @@ async def test_the_schedule_failing_on_a_full_disk_is_logged_and_survived(
     config = replace(server_config, briefing_schedule=True)
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, config)
-        with trio.fail_after(10):
+        with trio.fail_after(scaled(10)):
             while True:  # record_next runs in a worker thread
                 if calls:
                     break
@@ -221,7 +222,7 @@ def test_an_entry_of_20_mb_without_spaces_is_listed_searched_and_read(tmp_path: 
 
     def run(*args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run([os.fspath(ZETTELCLAW), *args, *base], env=clean_env(),
-                              capture_output=True, timeout=120, check=True)
+                              capture_output=True, timeout=scaled(120), check=True)
 
     listed = run("log").stdout.decode()
     assert "(cut for the list: `zettelclaw get e00000000002` shows all of it)" in listed

@@ -15,6 +15,7 @@ import trio
 
 from tests.conftest import entry
 from tests.fakes.embeddings_api import FakeEmbeddings
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.search.http_embeddings import EmbeddingError, HttpEmbedder
@@ -134,7 +135,7 @@ async def test_the_sidecar_searches_by_meaning_with_the_servers_vectors(
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, replace(server_config, settings=settings))
         async with await AsyncClient.connect(ready.socket) as client:
-            with trio.fail_after(30):
+            with trio.fail_after(scaled(30)):
                 while True:
                     semantic = (await client.call("status"))["search"]["semantic"]
                     if semantic["on"] and semantic.get("coveredThroughLine") == len(ENTRIES):

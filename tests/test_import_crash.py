@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.timing import scaled
 from zettelclaw import failpoints
 
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
@@ -44,7 +45,7 @@ def run(home: Path, ws: Path, *args: str, failpoint: str | None = None
         env[failpoints.ENV] = failpoint
     return subprocess.run([ZETTELCLAW, "--home", str(home), "--workspace", str(home / "ws"),
                            "--no-sidecar", "import", *args, str(ws)], env=env,
-                          capture_output=True, timeout=120, check=False)
+                          capture_output=True, timeout=scaled(120), check=False)
 
 
 def log_entries(home: Path) -> list[dict[str, Any]]:
@@ -97,7 +98,7 @@ def test_a_kill_at_each_point_then_the_import_goes_on(tmp_path: Path, what: str,
     assert orjson.loads(again.stdout)["importId"] is None  # nothing new
     rolled = subprocess.run([ZETTELCLAW, "--home", str(home), "--workspace", str(home / "ws"),
                              "--no-sidecar", "import", "--rollback", result["importId"]],
-                            capture_output=True, timeout=120, check=False)
+                            capture_output=True, timeout=scaled(120), check=False)
     assert rolled.returncode == 0, rolled.stderr.decode()
     assert log_entries(home) == []
     assert spool(home) == []

@@ -15,6 +15,7 @@ import pytest
 import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import Config, load_config
 from zettelclaw.errors import InvalidParamsError
@@ -74,7 +75,7 @@ async def apply_all(client: AsyncClient, params: dict[str, Any]) -> dict[str, An
 
 
 async def settled(client: AsyncClient) -> None:
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         while True:
             if not (await client.call("jobs.list"))["jobs"]:
                 return
@@ -82,7 +83,7 @@ async def settled(client: AsyncClient) -> None:
 
 
 async def until(check: Callable[[], bool]) -> None:
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         while True:
             if check():
                 return

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw.cli.main import main
 from zettelclaw.openclaw.config_file import read_config, render, resolve_config_path
 from zettelclaw.openclaw.init import SETTINGS
@@ -365,12 +366,12 @@ def test_the_command_line(oc: Path) -> None:
     write(oc / "openclaw.json", INSTALLED)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZETTELCLAW_")}
     proc = subprocess.run([str(ZETTELCLAW), "init", "--json"], env=env, capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=scaled(60), check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["written"] is True
     (oc / "openclaw.json").write_text("{")
     proc = subprocess.run([str(ZETTELCLAW), "init"], env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=scaled(60), check=False)
     assert proc.returncode == 2
     assert "cannot parse" in proc.stderr
 

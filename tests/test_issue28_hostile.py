@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import ZETTELCLAW
+from tests.timing import scaled
 
 pytestmark = pytest.mark.hostile
 
@@ -27,7 +28,8 @@ def test_sigterm_while_the_embedding_model_loads_exits_cleanly(short_dir: Path) 
                                os.fspath(short_dir / f"home-{attempt}"), "--socket",
                                os.fspath(short_dir / "s.sock"), "--workspace",
                                os.fspath(short_dir / "ws")],
-                              env=env, capture_output=True, text=True, timeout=120, check=False)
+                              env=env, capture_output=True, text=True, timeout=scaled(120),
+                              check=False)
         assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
         assert "SIGTERM: finishing in-flight work" in done.stderr
         assert done.returncode != -signal.SIGABRT

@@ -15,6 +15,7 @@ import trio
 from tests.conftest import entry, line, started
 from tests.direct import open_app
 from tests.test_agent_isolation import MAIN_HANDOFF, WORK_FACT, fill
+from tests.timing import scaled
 from zettelclaw.agent_ids import AgentIdError, check_agent_id, chosen_agent
 from zettelclaw.agents import roster
 from zettelclaw.client import AsyncClient
@@ -82,7 +83,7 @@ async def test_a_malformed_agent_session_key_is_refused_not_mains_handoff(
             await client.call("hook.beforePromptBuild", {"sessionKey": key})
         # the hook answers from the index as it is: the watcher catches up with the entries
         # written beside the running sidecar within about a second (index/syncer.py)
-        with trio.fail_after(20):
+        with trio.fail_after(scaled(20)):
             while True:
                 good = await client.call("hook.beforePromptBuild",
                                          {"sessionKey": "agent:main:main"})

@@ -17,6 +17,7 @@ import trio.testing
 from pydantic import BaseModel
 
 from tests.test_connection import Gate, Peer, call
+from tests.timing import scaled
 from zettelclaw.protocol.dispatcher import Dispatcher, Method
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.server import connection
@@ -178,7 +179,7 @@ async def test_unfinished_messages_across_connections_share_one_budget() -> None
         first, second, third = peers
         await first.send(b'{"jsonrpc":"2.0","method":"echo","id":1,"params":{"x":"'
                          + b"a" * 200_000)
-        with trio.fail_after(10):  # the server has read it all: the first holds the budget
+        with trio.fail_after(scaled(10)):  # the server has read it all: the first holds the budget
             while True:
                 if HANDLERS[0].budget.used >= 200_000:
                     break
@@ -209,10 +210,14 @@ async def test_a_client_that_does_not_read_is_cut_off(
         assert (await other.read())["id"] == 2  # served while the deaf one's answer is stuck
         await trio.sleep(1)  # still not reading, past SEND_SECONDS
         received = 0
-        with trio.fail_after(10):
+        # cut off: what was in the socket buffer, then the end. A server that closes with some
+        # of the client's bytes still unread ends it with a reset instead of an EOF (Linux,
+        # unix(7)): as much a cut as the other, and which one comes depends on how far the
+        # server had read, so on the machine's load
+        with trio.fail_after(scaled(10)), contextlib.suppress(trio.BrokenResourceError):
             while chunk := await deaf.stream.receive_some(1 << 20):
                 received += len(chunk)
-        assert received < 8 * len(message)  # cut off: what was in the socket buffer, then EOF
+        assert received < 8 * len(message)
 
 
 async def test_a_client_that_writes_and_never_reads_is_held_to_its_output_budget(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.errors import LockTimeoutError
 
@@ -27,7 +28,7 @@ import sys
 from pathlib import Path
 from zettelclaw import lock
 
-with lock.exclusive(Path(sys.argv[1]), timeout=10):
+with lock.exclusive(Path(sys.argv[1]), timeout=scaled(10)):
     print("locked", flush=True)
     sys.stdin.readline()  # hold it until told to let go
 print("released", flush=True)
@@ -69,10 +70,10 @@ def test_lock_held_by_another_process_times_out_then_is_taken(tmp_path: Path) ->
         assert str(path) in info.value.message
         release(holder)
         entered = False
-        with lock.exclusive(path, timeout=10):
+        with lock.exclusive(path, timeout=scaled(10)):
             entered = True
         assert entered
-        assert holder.wait(timeout=10) == 0
+        assert holder.wait(timeout=scaled(10)) == 0
 
 
 def test_two_opens_in_one_process_exclude_each_other(tmp_path: Path) -> None:
@@ -133,7 +134,7 @@ def test_threads_of_one_process_take_turns(tmp_path: Path) -> None:
     def worker() -> None:
         nonlocal inside, most_inside, turns
         for _ in range(50):
-            with lock.exclusive(path, timeout=10):
+            with lock.exclusive(path, timeout=scaled(10)):
                 with guard:
                     inside += 1
                     most_inside = max(most_inside, inside)

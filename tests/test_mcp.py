@@ -24,6 +24,7 @@ from mcp.types import CallToolResult, TextContent
 
 from tests.conftest import entry
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.cli.exits import EXIT_UNAVAILABLE
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import load_config
@@ -165,7 +166,7 @@ async def test_without_a_sidecar_the_files_answer_and_stay_free(
         status = await trio.to_thread.run_sync(lambda: subprocess.run(
             [str(ZETTELCLAW), "status", "--no-sidecar", "--json", "--home", str(home.root),
              "--workspace", str(workspace)],
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True, text=True, timeout=scaled(120), check=False,
             env={**os.environ, "ZETTELCLAW_SEARCH_SEMANTIC": "off"}))
         assert status.returncode == 0, status.stderr
         got = payload(await client.call_tool("memory_get", {"path": fact["id"]}))
@@ -218,7 +219,7 @@ async def test_memory_extracted_from_an_openclaw_session_is_found_through_mcp(
                          "timestamp": 1_795_000_000_000},
                         {"role": "assistant", "content": "Noted.",
                          "timestamp": 1_795_000_001_000}]})
-                with trio.fail_after(30):
+                with trio.fail_after(scaled(30)):
                     while (await rpc.call("jobs.list", {"agentId": "work"}))["jobs"]:  # noqa: ASYNC110 (jobs finish in another task)
                         await trio.sleep(0.05)
             async with mcp_client(home, workspace, ready.socket, "--agent", "work") as client:

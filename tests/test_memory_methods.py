@@ -16,6 +16,7 @@ import trio
 
 from tests.conftest import entry, held_by_another_thread
 from tests.direct import open_pool
+from tests.timing import scaled
 from zettelclaw.agents.pool import Agents
 from zettelclaw.errors import NotFoundError
 from zettelclaw.home import Home
@@ -166,7 +167,7 @@ async def test_at_most_a_core_each_of_a_batch_s_searches_run_at_once(
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(dispatch)
-            with trio.fail_after(10):  # the searches run in threads: polled
+            with trio.fail_after(scaled(10)):  # the searches run in threads: polled
                 while not (peak > 2 or (active == 2  # noqa: ASYNC110
                                         and limiter.statistics().tasks_waiting == 4)):
                     await trio.sleep(0.01)

@@ -6,7 +6,10 @@ crash mid-rename leaves no temp file behind for good (item 7)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +19,10 @@ import trio
 
 from tests.conftest import entry, line
 from tests.direct import Direct
+from tests.timing import scaled
 from zettelclaw import lock
+from zettelclaw.forget import service
+from zettelclaw.forget.select import Criteria
 from zettelclaw.home import Home
 from zettelclaw.log import tail_mender
 from zettelclaw.protocol.params import SubjectsRenameParams
@@ -129,7 +135,7 @@ async def test_a_torn_last_line_is_ended_before_the_next_outside_append(
         assert home.log.read_bytes().endswith(b"cra\n")  # a crash's tail: ended at start
         with home.log.open("ab") as f:
             f.write(b'{"id":"e99999999998","content":"typed without a newl')  # printf
-        with trio.fail_after(10):
+        with trio.fail_after(scaled(10)):
             while True:
                 if home.log.read_bytes().endswith(b"newl\n"):
                     break
@@ -140,3 +146,63 @@ async def test_a_torn_last_line_is_ended_before_the_next_outside_append(
         assert ready.socket.exists()
         nursery.cancel_scope.cancel()
     assert ids_in(home) == [first["id"], late["id"]]
+
+
+APPENDER = r"""
+import os, sys, time
+path, stop = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # opened once, held: a long-running appender
+n = 0
+while not os.path.exists(stop):
+    n += 1
+    os.write(fd, ('{"id":"a%011d","timestamp":"2026-02-20T14:00:00Z","type":"fact",'
+                  '"content":"appended %d","session":"s-app","subject":"old-name"}\n'
+                  % (n, n)).encode())
+    time.sleep(0.0005)
+os.close(fd)
+print(n)
+"""
+
+
+@pytest.mark.slow
+def test_a_writer_holding_the_log_open_loses_nothing_across_purges_and_renames(
+        memory: Direct, home: Home, tmp_path: Path) -> None:
+    """A second process keeps log.jsonl open and appends to it while purges and subject renames
+    rewrite the log. Every line it wrote is in the log afterwards, once (on 00f0efb the
+    rewrites renamed a new file over the log, and what it wrote after each went to a file
+    nobody read), and the purged entries are not."""
+    seeded = [entry(subject="old-name", content=f"seeded {n}") for n in range(2000)]
+    home.log.write_bytes(b"".join(line(e) for e in seeded))
+    memory.sync()
+    stop = tmp_path / "stop"
+    proc = subprocess.Popen([sys.executable, "-c", APPENDER, str(home.log), str(stop)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        size = home.log.stat().st_size
+        deadline = time.monotonic() + 60
+        while home.log.stat().st_size == size:  # until the writer is writing
+            assert time.monotonic() < deadline, "the appender never wrote"
+            time.sleep(0.01)
+        slugs = ["old-name", "new-name"]
+        purged: list[str] = []
+        for i in range(10):
+            gone = [e["id"] for e in seeded[i * 7:i * 7 + 5]]
+            service.purge(memory.app, Criteria(ids=tuple(gone)), dry_run=False)
+            purged += gone
+            memory.subjects_rename(SubjectsRenameParams.model_validate(
+                {"from": slugs[i % 2], "to": slugs[(i + 1) % 2]}))
+    finally:
+        stop.touch()
+        out, _ = proc.communicate(timeout=scaled(60))
+    written = int(out)
+    present = ids_in(home)
+    appended = [i for i in present if i.startswith("a")]
+    assert written > 100  # it wrote during the rewrites
+    assert sorted(appended) == [f"a{n:011d}" for n in range(1, written + 1)]
+    assert not set(purged) & set(present)
+    assert len(present) == len(set(present)) == 2000 - len(purged) + written
+    assert not temp_path(home).exists()
+    memory.sync()
+    with memory.index.read() as conn:
+        indexed = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+    assert indexed == len(present)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw import __version__
 from zettelclaw.openclaw import plugin_install
 
@@ -68,13 +69,13 @@ def test_init_without_openclaw_prints_the_hint_and_refuses_the_slot(tmp_path: Pa
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "ZETTELCLAW_"))}
     env.update(HOME=os.fspath(tmp_path), PATH=os.path.dirname(sys.executable))
     run = subprocess.run([os.fspath(ZETTELCLAW), "init"], env=env, capture_output=True,
-                         text=True, timeout=60, check=False)
+                         text=True, timeout=scaled(60), check=False)
     assert run.returncode == 2
     assert "the plugin was not installed: `openclaw` is not on PATH" in run.stderr
     assert not (tmp_path / ".openclaw" / "openclaw.json").exists()
     skipped = subprocess.run([os.fspath(ZETTELCLAW), "init", "--no-plugin", "--force",
-                              "--json"], env=env, capture_output=True, text=True, timeout=60,
-                             check=False)
+                              "--json"], env=env, capture_output=True, text=True,
+                              timeout=scaled(60), check=False)
     assert skipped.returncode == 0, skipped.stderr
     assert json.loads(skipped.stdout)["plugin"] is None
 

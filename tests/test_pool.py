@@ -13,6 +13,7 @@ import trio
 import trio.testing
 
 from tests.direct import open_pool
+from tests.timing import scaled
 from zettelclaw.agent_ids import MAIN
 from zettelclaw.agents.pool import WORK_AT_ONCE
 from zettelclaw.app import App
@@ -197,7 +198,7 @@ async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at
         await nursery.start(pool.run)
         assert MAIN in pool.open_memories()
         assert len(pool.open_memories()) <= 1 + WORK_AT_ONCE, "a start opens main only"
-        with trio.fail_after(60):
+        with trio.fail_after(scaled(60)):
             await all_done.wait()
         nursery.cancel_scope.cancel()
     assert most_open <= 1 + WORK_AT_ONCE, "a few memories at a time"

@@ -13,6 +13,7 @@ import threading
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw import priority
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux",
@@ -50,7 +51,7 @@ def test_a_helper_process_lowers_itself_and_its_threads() -> None:
             " t = threading.Thread(target=lambda: out.append(os.getpriority(os.PRIO_PROCESS, 0)));"
             " t.start(); t.join(); print(os.getpriority(os.PRIO_PROCESS, 0), out[0])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
+                          timeout=scaled(60), check=True)
     expected = min(_nice() + 5, 19)
     assert done.stdout.split() == [str(expected), str(expected)]
 

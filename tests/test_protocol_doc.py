@@ -16,6 +16,7 @@ import orjson
 import pytest
 import trio
 
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import MethodNotFoundError
 from zettelclaw.serve import Ready
@@ -104,7 +105,7 @@ def my_model(prompt, max_tokens):  # the example's stand-in for a model: one fac
 
 
 async def poll(check: Callable[[], Awaitable[bool]]) -> None:
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         while True:
             if await check():
                 return

@@ -10,6 +10,7 @@ import pytest
 import trio
 
 from tests.conftest import entry
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.index import ingest
 from zettelclaw.index.freshness import Freshness
@@ -53,10 +54,12 @@ async def test_the_hook_does_not_wait_for_a_rebuild(
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(rebuild)
-                with trio.fail_after(30):  # polling the server: there is no event to wait on
+                # polling the server: there is no event to wait on
+                with trio.fail_after(scaled(30)):
                     while (await client.call("status"))["index"]["progress"] is None:  # noqa: ASYNC110
                         await trio.sleep(0.01)
-                with trio.fail_after(5):  # the rebuild waits at its midway until we let it go
+                # the rebuild waits at its midway until we let it go
+                with trio.fail_after(scaled(5)):
                     during = await client.call("hook.beforePromptBuild", MAIN)
                 assert not done.is_set(), "the hook answered while the rebuild was running"
                 assert during == before

@@ -12,6 +12,7 @@ import pytest
 import trio
 
 from tests.direct import open_pool
+from tests.timing import scaled
 from zettelclaw.agents.pool import Agents
 from zettelclaw.config import load_config
 from zettelclaw.errors import RestrictedError
@@ -72,7 +73,7 @@ async def test_the_next_private_turn_names_what_landed_once(pool: Agents, home: 
     assert all(f"(id {i})" in line for i in ids)
     assert line.endswith("say 'forget …' to remove one.")
     assert "Remembered from" not in (await context(d, MAIN) or "")  # shown once
-    with trio.fail_after(10):  # told is written after the answer
+    with trio.fail_after(scaled(10)):  # told is written after the answer
         while True:
             listed = (await d.call("memory.receipts", {}))["conversations"]
             if all(c["told"] for c in listed):

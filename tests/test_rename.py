@@ -3,7 +3,8 @@
 Covers: only the ``subject`` field of entries with the old slug changes (slug text in content,
 detail, other slugs and invalid lines is left alone); every other line, blank lines and a torn
 tail included, is byte-for-byte the same; the entry count and the result's counts; renaming onto
-an existing slug (a merge); a failure before the rename leaves the log as it was and no temp file.
+an existing slug (a merge); a failure before the write in place leaves the log's lines as they
+were and no temp file.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import orjson
 import pytest
 
 from tests.conftest import entry, line
+from tests.direct import Direct
 from zettelclaw import lock
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_entry_json
 from zettelclaw.log.store import LogStore
+from zettelclaw.subjects import rename as rename_module
 from zettelclaw.subjects.rename import RewriteResult, rewrite_subject_locked
 
 WriteLog = Callable[..., list[dict[str, Any]]]
@@ -147,7 +150,11 @@ def test_failure_before_the_rename_leaves_the_log_and_no_temp_file(
         rename("auth", "identity")
     monkeypatch.undo()
 
-    assert home.log.read_bytes() == before
+    # every line as it was: at most the torn tail ended, and the room a longer text needs made
+    # at the end (a line of spaces: blank), before the failure
+    after = home.log.read_bytes()
+    assert after.startswith(before)
+    assert after[len(before):].strip(b" \n") == b""
     assert home.log.stat().st_ino == inode
     assert sorted(os.listdir(home.root)) == ["lock", "log.jsonl"]
 
@@ -186,3 +193,29 @@ def test_an_entry_after_torn_bytes_is_renamed_and_the_torn_bytes_kept(
     data = home.log.read_bytes()
     assert data.startswith(torn + b"{")
     assert orjson.loads(data[len(torn):])["subject"] == "login"
+
+
+class _Killed(BaseException):
+    """A kill -9 landing mid-write (no clean-up runs)."""
+
+
+def test_a_write_in_place_cut_short_is_finished_at_start(
+        home: Home, write_log: WriteLog, rename: Callable[[str, str], RewriteResult],
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_log(entry(subject="auth", content="one " * 500), entry(subject="max"),
+              entry(subject="auth"))
+
+    def half_then_killed(journal: Path, fd: int, length: int) -> None:
+        os.pwrite(fd, journal.read_bytes()[:length // 2], 0)  # the log's start torn
+        raise _Killed
+
+    monkeypatch.setattr(rename_module, "_copy_into", half_then_killed)
+    with pytest.raises(_Killed):
+        rename("auth", "identity")
+    monkeypatch.undo()
+    assert rename_module.record_path(home).exists()
+    Direct.open(home, workspace).close()  # the next start finishes the write
+    assert [e.subject for e in LogStore(home).entries()] == ["identity", "max", "identity"]
+    assert sorted(os.listdir(home.root)).count("log.jsonl") == 1
+    assert not rename_module.record_path(home).exists()
+    assert not rename_module.temp_path(home).exists()

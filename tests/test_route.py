@@ -8,6 +8,7 @@ import pytest
 import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.errors import (
     HostModelFailedError,
@@ -126,7 +127,7 @@ async def test_model_calls_are_bounded_for_the_whole_process() -> None:
         async with trio.open_nursery() as nursery:
             for n in range(5):
                 nursery.start_soon(call, n)
-            with trio.fail_after(20):
+            with trio.fail_after(scaled(20)):
                 while router.calls.statistics().tasks_waiting != 3:  # noqa: ASYNC110
                     await trio.sleep(0.01)
             assert router.calls.borrowed_tokens == 2

@@ -16,6 +16,7 @@ import trio
 
 from tests.conftest import entry
 from tests.direct import Direct, open_app
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import SearchConfig, load_config
 from zettelclaw.home import Home
@@ -467,7 +468,7 @@ async def test_the_sidecar_loads_the_model_and_answers_in_hybrid_mode(
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, config)
         async with await AsyncClient.connect(ready.socket) as client:
-            with trio.fail_after(60):
+            with trio.fail_after(scaled(60)):
                 while True:
                     semantic = (await client.call("status"))["search"]["semantic"]
                     if semantic["on"] and semantic.get("coveredThroughLine") == len(ENTRIES):
@@ -531,7 +532,7 @@ async def test_a_log_too_large_for_vectors_loads_no_model(
     async with trio.open_nursery() as nursery:
         ready: Ready = await nursery.start(serve, replace(server_config, settings=settings))
         async with await AsyncClient.connect(ready.socket) as client:
-            with trio.fail_after(30):  # polling the server: there is no event to wait on
+            with trio.fail_after(scaled(30)):  # polling the server: there is no event to wait on
                 while "semanticMaxEntries" not in str(  # noqa: ASYNC110
                         (await client.call("status"))["search"]["semantic"]["reason"]):
                     await trio.sleep(0.05)

@@ -18,12 +18,13 @@ from typing import Protocol
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw.client import Client
 
 pytestmark = pytest.mark.slow  # starts zettelclaw serve processes
 
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
-TIMEOUT = 60  # a guard against a hung process, never a timing check
+TIMEOUT = scaled(60)  # a guard against a hung process, never a timing check
 
 
 def clean_env() -> dict[str, str]:

@@ -23,6 +23,7 @@ import trio
 import trio.testing
 
 from tests.conftest import entry
+from tests.timing import scaled
 from zettelclaw.app import App
 from zettelclaw.client import AsyncClient
 from zettelclaw.errors import InternalError
@@ -264,7 +265,7 @@ async def test_an_entry_appended_by_hand_is_seen_without_restart(server: Ready,
 async def handoff_once_caught_up(client: AsyncClient, text: str) -> str:
     """The hook's context once it holds ``text``: the hook does not wait for a catch-up of
     another process's append, it wakes the memory's watcher, which catches up at once."""
-    with trio.fail_after(10):
+    with trio.fail_after(scaled(10)):
         while True:
             context: str = (await client.call("hook.beforePromptBuild",
                                               {"sessionKey": "agent:main:main"}))["prependContext"]
@@ -285,7 +286,7 @@ async def test_the_hook_does_not_wait_for_a_catch_up_of_an_outside_append(
         try:
             other.execute("BEGIN IMMEDIATE")  # another process writes the index meanwhile
             write_log(entry("handoff", "the new handoff", session="s-new"))
-            with trio.fail_after(2):  # not the index's busy timeout
+            with trio.fail_after(scaled(2)):  # not the index's busy timeout
                 context = (await client.call("hook.beforePromptBuild", hook))["prependContext"]
             assert "the old handoff" in context, "answered from the index as it is"
         finally:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import entry, line
+from tests.timing import scaled
 from zettelclaw import lock
 from zettelclaw.errors import LockTimeoutError
 from zettelclaw.home import Home
@@ -202,7 +203,7 @@ def test_processes_appending_at_once_leave_only_whole_valid_lines(home: Home) ->
             w.stdin.write(b"go\n")
             w.stdin.close()
         for w in writers:
-            assert w.wait(timeout=120) == 0
+            assert w.wait(timeout=scaled(120)) == 0
     finally:
         for w in writers:
             if w.poll() is None:

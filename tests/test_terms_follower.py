@@ -23,6 +23,7 @@ import pytest
 
 from tests.conftest import entry, nice_of_threads
 from tests.direct import Direct
+from tests.timing import scaled
 from zettelclaw.home import Home
 from zettelclaw.index import terms_follower
 from zettelclaw.index.database import Index
@@ -116,7 +117,8 @@ def test_a_child_whose_parent_is_gone_commits_what_there_is(home: Home, index: I
     _log(write_log, 40)
     Ingester(index, home.log).catch_up()
     done = subprocess.run([*Follower.command(), str(index.path), str(home.terms)],
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False)
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=scaled(60),
+                          check=False)
     assert done.returncode == 0, done.stderr
     assert _lines(TermIndex(home.terms), "ledger") == list(range(1, 41))
 
@@ -124,7 +126,7 @@ def test_a_child_whose_parent_is_gone_commits_what_there_is(home: Home, index: I
 def test_the_child_refuses_an_index_that_is_not_there(home: Home) -> None:
     done = subprocess.run([*Follower.command(), str(home.root / "missing.sqlite"),
                            str(home.terms)], stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=60, check=False)
+                          text=True, timeout=scaled(60), check=False)
     assert done.returncode != 0
     assert "no index at" in done.stderr
     assert not (home.root / "missing.sqlite").exists()

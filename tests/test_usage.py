@@ -12,6 +12,7 @@ import trio
 
 from tests.fakes.anthropic_api import FakeAnthropic
 from tests.test_import_importer import settings
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.home import Home
 from zettelclaw.llm import usage
@@ -57,7 +58,7 @@ async def test_a_spent_day_makes_extraction_wait(home: Home, server_config: Serv
                     "sessionId": f"s{n}", "sessionKey": "agent:main:main",
                     "messages": [{"role": "user", "content": f"note number {n}",
                                   "timestamp": 1_795_000_000_000 + n}]})
-            with trio.fail_after(20):
+            with trio.fail_after(scaled(20)):
                 while True:
                     listing = await client.call("jobs.list")
                     states = [j["state"] for j in listing["jobs"]]

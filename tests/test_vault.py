@@ -136,7 +136,8 @@ def test_build_lays_out_journals_topic_pages_and_the_subject_index(
     assert section(journal, "Todo") == [
         f"- [ ] Backfill 47 failed jobs ([[Auth Migration]]) ^{blocks.encode(e['task']['id'])}"]
     assert "Enough for 10k/min bursts?" in section(journal, "Questions")[0]
-    assert section(journal, "Sessions")[0].startswith("- abc12345 — 15:30: Retries done")
+    # the whole session id (a cut one named no session: `get session:ID` needs all of it)
+    assert section(journal, "Sessions")[0].startswith("- abc12345xyz — 15:30: Retries done")
     topic = found[AUTH]
     assert [r.split(" ^")[0] for r in section(topic, "Pending")] == [
         "- [ ] Backfill 47 failed jobs ([[2026-02-20]])"]

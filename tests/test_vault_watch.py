@@ -14,6 +14,7 @@ import trio
 
 from tests.conftest import entry
 from tests.direct import open_app
+from tests.timing import scaled
 from zettelclaw.agents.pool import vault_watcher
 from zettelclaw.app import App
 from zettelclaw.config import load_config
@@ -114,7 +115,7 @@ def test_a_rebuild_does_not_hide_an_unsynced_edit_from_the_next_sync(
 
 def test_a_watcher_turned_off_returns_at_once(app: App) -> None:
     async def main() -> None:
-        with trio.fail_after(5):
+        with trio.fail_after(scaled(5)):
             await vault_watcher(app, 0).run()
     trio.run(main)
 

@@ -16,6 +16,7 @@ import trio
 
 from tests.conftest import entry
 from tests.direct import open_app
+from tests.timing import scaled
 from zettelclaw import freed_memory
 from zettelclaw.app import App
 from zettelclaw.config import load_config
@@ -73,7 +74,7 @@ async def _run_until_idle(app: App, embedder: Hashing) -> None:
         await app.syncer.fresh()
         async with trio.open_nursery() as nursery:
             await nursery.start(app.vectorizer.run)
-            with trio.fail_after(30):  # a batch runs in a thread: polled
+            with trio.fail_after(scaled(30)):  # a batch runs in a thread: polled
                 while nothing_left == 0:  # noqa: ASYNC110
                     await trio.sleep(0.01)
                 app.vectorizer.notify()  # look again now rather than after IDLE_POLL_SECONDS

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
+
 REPO = Path(__file__).resolve().parents[1]
 
 FAKE_PYTHON = r"""#!/usr/bin/env bash
@@ -58,7 +60,7 @@ def ensure(project: Path, *extras: str, env: dict[str, str] | None = None,
     calls = "".join(f"zc_venv_ensure {e!r}\n" for e in extras)
     return subprocess.run(
         ["bash", "-c", f"set -euo pipefail\nsource scripts/venv.sh\n{calls}echo done"],
-        check=False, cwd=project, capture_output=True, text=True, timeout=60,
+        check=False, cwd=project, capture_output=True, text=True, timeout=scaled(60),
         env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, **(env or {})})
 
 

@@ -14,6 +14,7 @@ import trio
 
 from tests.conftest import started
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.timing import scaled
 from zettelclaw.client import AsyncClient
 from zettelclaw.config import Config, load_config
 from zettelclaw.extraction.intake import HookCall
@@ -96,9 +97,8 @@ async def start(server_config: ServerConfig) -> AsyncIterator[Any]:
 async def settled(client: AsyncClient, *, failed: int | None = 0, waiting: int = 0
                   ) -> dict[str, Any]:
     """Wait until no job is pending (the spool holds only the expected failed/waiting ones;
-    ``failed`` None: any number). The bound covers the Anthropic SDK's first import on a loaded
-    machine (test_real_replies' first test failed once at a load of 17 on 2 cores)."""
-    with trio.fail_after(40):
+    ``failed`` None: any number)."""
+    with trio.fail_after(scaled(15)):
         while True:
             listing: dict[str, Any] = await client.call("jobs.list")
             states = [j["state"] for j in listing["jobs"]]
@@ -394,7 +394,7 @@ async def test_hooks_answer_while_the_model_is_still_thinking(
         answer = await client.call("hook.sessionEnd", {
             "sessionId": f"s-14-{i}", "sessionKey": MAIN, "messages": STRETCH_1})
         assert answer["jobId"]
-    with trio.fail_after(10):
+    with trio.fail_after(scaled(10)):
         while len(fake.requests) < 2:  # noqa: ASYNC110 (the fake lives in another thread)
             await trio.sleep(0.01)
     assert len(fake.requests) == 2, "at most extraction.concurrency calls at once"
@@ -417,7 +417,7 @@ async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahe
         answer = await client.call("hook.sessionEnd", {"sessionId": session, "sessionKey": MAIN,
                                                        "messages": messages})
         assert answer["jobId"]
-    with trio.fail_after(10):
+    with trio.fail_after(scaled(10)):
         while len(fake.requests) < 2:  # noqa: ASYNC110 (the fake lives in another thread)
             await trio.sleep(0.01)
     in_flight = sorted(fake.prompts()[:2], key=lambda p: "Session s-B" in p)  # any order
@@ -454,7 +454,7 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
     # polling the server: there is no event to wait on. The bound covers the Anthropic SDK's
     # first import in this process, which took over 10 s on a loaded 2-core CI machine; the two
     # jobs stay waiting for the 30 s the 429s asked, so the count cannot be missed
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         while True:  # both calls in flight answered 429, their jobs saved as waiting
             jobs = (await client.call("jobs.list"))["jobs"]
             if [j["state"] for j in jobs].count("waiting") == 2:

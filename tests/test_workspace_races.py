@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import scaled
 from zettelclaw.errors import NotFoundError, PathNotAllowedError
 from zettelclaw.safe_open import read_capped
 from zettelclaw.workspace.memory_files import read_slice
@@ -130,7 +131,7 @@ def test_a_huge_sparse_memory_file_costs_its_cap_not_its_size(tmp_path: Path) ->
         f.write(b"# huge\nsome words at the start\n")
         f.truncate(1 << 30)
     done = subprocess.run([sys.executable, "-c", INDEX_A_HUGE_FILE, str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, check=True)
+                          capture_output=True, text=True, timeout=scaled(300), check=True)
     indexed, peak_mib = map(int, done.stdout.split())
     assert indexed == 1
     assert peak_mib < 400, f"peak RSS {peak_mib} MiB"

@@ -42,8 +42,8 @@ from zettelclaw.search.searcher import Searcher
 from zettelclaw.search.vectorizer import Vectorizer
 from zettelclaw.state import State, load_state, update_state_locked
 from zettelclaw.subjects.registry import SubjectRegistry
-from zettelclaw.subjects.rename import remove_leftover
-from zettelclaw.subjects.rename import temp_path as rename_leftover
+from zettelclaw.subjects.rename import leftover as rewrite_leftover
+from zettelclaw.subjects.rename import recover_locked as recover_rewrite
 
 logger = logging.getLogger(__name__)
 
@@ -127,11 +127,11 @@ def build_router(settings: Config, root: Home | None = None) -> Router:
 
 def _mend_home(home: Home) -> None:
     """Create subjects.json and state.json when missing, and record the memory's start
-    (``since``) once; remove what a cut-short rename left."""
-    if rename_leftover(home).exists():  # a rename cut short by a crash
+    (``since``) once; finish what a cut-short rewrite of the log left."""
+    if rewrite_leftover(home):  # a rewrite of the log (a rename, a purge) cut short by a crash
         with lock.exclusive(home.lock):
-            if remove_leftover(home):
-                logger.info("removed the temp file of a subject rename that did not finish")
+            if recover_rewrite(home):
+                logger.info("finished or removed a rewrite of the log that a crash cut short")
     if home.subjects.exists() and home.state.exists() and load_state(home).since is not None:
         return
     with lock.exclusive(home.lock):

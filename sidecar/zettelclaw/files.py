@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ def fsync_dir(directory: Path) -> None:
 
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # atomic_write_bytes's temp files: .<name>.<pid>.tmp
 
+# when this process started, by the clock files are stamped with: a temp file of this pid older
+# than that was left by an earlier process of the same pid (a container's sidecar restarts with
+# the pid it had)
+_STARTED_NS = time.time_ns()
+
 
 def remove_if_present(path: Path) -> bool:
     """Delete ``path``; True when there was one (a step run again finds it gone)."""
@@ -40,8 +46,9 @@ def remove_if_present(path: Path) -> bool:
 def remove_stale_temps(directory: Path) -> int:
     """Remove the temp files ``atomic_write_bytes`` left in ``directory`` when a process was
     killed mid-write (a SIGKILL runs no clean-up): they may hold what a purge must not leave,
-    a conversation's text. Not this process's own, which may be in use; call it holding the
-    data lock, so that no other writer is mid-write. Returns how many went."""
+    a conversation's text. Not this process's own, which may be in use (one of its pid older
+    than this process is not its own); call it holding the lock the directory's writers take,
+    so that no other writer is mid-write. Returns how many went."""
     try:
         names = os.listdir(directory)
     except (FileNotFoundError, NotADirectoryError):
@@ -49,11 +56,18 @@ def remove_stale_temps(directory: Path) -> int:
     removed = 0
     for name in names:
         match = _TEMP.match(name)
-        if match and int(match.group(1)) != os.getpid():
+        if match and (int(match.group(1)) != os.getpid() or _before_us(directory / name)):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(directory / name)
                 removed += 1
     return removed
+
+
+def _before_us(path: Path) -> bool:
+    try:
+        return os.lstat(path).st_mtime_ns < _STARTED_NS
+    except FileNotFoundError:
+        return False
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *,

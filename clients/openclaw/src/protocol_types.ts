@@ -232,6 +232,14 @@ export type FactsNoted = {
   noted: boolean;
 };
 
+/** A line of the workspace's memory files that holds forgotten text (the person's file: not edited by a forget, and found by search until it is). */
+export type FileCopy = {
+  path: string;
+  line: number;
+  text: string;
+  deleted?: boolean;
+};
+
 /** ``memory.forget``: what to forget (all the criteria given; ``ids`` any of them), hide or purge, and a dry run that lists exactly what would go. */
 export type ForgetParams = {
   agentId?: string | null;
@@ -247,6 +255,7 @@ export type ForgetParams = {
   text?: string | null;
   purge?: boolean;
   dryRun?: boolean;
+  editFiles?: boolean;
 };
 
 /** ``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go). */
@@ -258,6 +267,7 @@ export type Forgot = {
   changed: number;
   removed?: Removed | null;
   briefing?: boolean | null;
+  inMemoryFiles?: FileCopy[] | null;
 };
 
 export type ForgotEntry = {
@@ -672,6 +682,7 @@ export type Remembered = {
   id: string;
   line: number;
   entry: LogEntry;
+  existing?: boolean;
 };
 
 /** What a purge took off the disk, per place; a dry run names the transcripts it would delete instead. */

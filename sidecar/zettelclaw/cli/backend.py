@@ -8,6 +8,7 @@ the same data lock, so the answers are the same either way.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -127,10 +128,12 @@ def _vault_build(app: Any, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
-                 explicit_workspace: bool = False, missing: str | None = None) -> Backend:
+                 explicit_workspace: bool = False, missing: str | None = None,
+                 before_files: Callable[[], None] | None = None) -> Backend:
     """The sidecar when one answers, else the files (whose workspace is created when missing,
-    as `serve` does: ``home.ensure_workspace``). With ``missing``, a data directory that holds
-    no memory yet is refused instead of started, with ``missing`` said after why."""
+    as `serve` does: ``home.ensure_workspace``), once ``before_files`` has not refused. With
+    ``missing``, a data directory that holds no memory yet is refused instead of started, with
+    ``missing`` said after why."""
     if not files_only:
         try:
             return SidecarBackend(Client(socket).connect())
@@ -141,6 +144,8 @@ def open_backend(home: Home, socket: Path, workspace: Path, files_only: bool, *,
     if missing is not None and not home.exists():
         answered = "" if files_only else f" and no sidecar answers on {socket}"
         raise DataDirError(f"there is no memory in {home.root}{answered}. {missing}")
+    if before_files is not None:
+        before_files()
     ensure_workspace(workspace, explicit=explicit_workspace)
     return FilesBackend(home, workspace, explicit_workspace=explicit_workspace,
                         socket=None if files_only else socket)

@@ -10,21 +10,20 @@ import argparse
 import logging
 import os
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.cli import lookup, render
+from zettelclaw.cli import lookup, render, where
 from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
-    EXIT_INTERNAL,
     EXIT_NO_RESULTS,
     EXIT_OK,
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
     exit_code,
     print_json,
+    unexpected,
 )
 from zettelclaw.cli.parser import build_parser
 from zettelclaw.client import SidecarUnavailableError
@@ -43,7 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=default_level - 10 * verbosity, stream=sys.stderr,
         format="zettelclaw: %(levelname)s: %(message)s")
     try:
-        return _dispatch(args, os.environ)
+        rc = _dispatch(args, os.environ)
+        sys.stdout.flush()  # here, where a reader gone (| head) is caught, not at exit
+        return rc
     except ZettelclawError as exc:
         code = f" (code {exc.code})" if args.command == "call" else ""
         print(f"zettelclaw: {exc.message}{code}", file=sys.stderr)
@@ -53,12 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNAVAILABLE
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug: one line for a person, the traceback with -v
-        if verbosity:
-            traceback.print_exc()
-        hint = "" if verbosity else " (run with -v for the traceback)"
-        print(f"zettelclaw: internal error: {type(exc).__name__}: {exc}{hint}", file=sys.stderr)
-        return EXIT_INTERNAL
+    except Exception as exc:
+        return unexpected(exc, verbosity)
 
 
 def _usage(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> int:
@@ -125,10 +122,16 @@ def _dispatch(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                                  explicit_workspace=bool(explicit_workspace)),
             getattr(args, "agent", None) or "main"))
         return EXIT_OK
+    explicit_home = bool(getattr(args, "home", None) or env.get("ZETTELCLAW_HOME"))
     backend = open_backend(home, socket, workspace, files_only,
-                           explicit_workspace=bool(explicit_workspace))
+                           explicit_workspace=bool(explicit_workspace),
+                           before_files=lambda: where.check_missing(
+                               args, home.root, workspace, explicit_home=explicit_home,
+                               explicit_workspace=bool(explicit_workspace)))
     try:
-        return _run(args, backend)
+        return _run(args, backend, lambda agent_backend: where.check_sidecar(
+            args, agent_backend, backend, home.root, workspace, explicit_home=explicit_home,
+            explicit_workspace=bool(explicit_workspace)))
     finally:
         backend.close()
 
@@ -166,13 +169,16 @@ def _serve(args: argparse.Namespace, home: Home, workspace: Path, socket: Path,
                             briefing_schedule=True, workspace_explicit=explicit_workspace))
 
 
-def _run(args: argparse.Namespace, backend: Backend) -> int:
+def _run(args: argparse.Namespace, backend: Backend,
+         check: Callable[[Backend], None] | None = None) -> int:
     from zettelclaw.cli.sync import command as sync_command
 
     as_json = getattr(args, "json", False)
     agent = getattr(args, "agent", None)
     if agent is not None:
         backend = AgentBackend(backend, agent)
+    if check is not None:  # the memory it answers for is the one asked for
+        check(backend)
     handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
                "log": _listing, "search": _listing, "subjects": _subjects,
                "agents": _agents, "forget": _forget, "remember": _remember,
@@ -328,6 +334,8 @@ def _forget(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         result = backend.call("memory.unforget", {"ids": args.ids, "dryRun": args.dry_run})
     else:
         params: dict[str, Any] = {"purge": args.purge, "dryRun": args.dry_run}
+        if args.edit_files:
+            params["editFiles"] = True
         for key in ("session", "subject", "text"):
             if getattr(args, key) is not None:
                 params[key] = getattr(args, key)
@@ -345,7 +353,9 @@ def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
         if getattr(args, key) is not None:
             params[name] = getattr(args, key)
     result = backend.call("memory.remember", params)
-    show(result, as_json, lambda: f"remembered {result['id']} (log.jsonl line {result['line']})")
+    said = ("already remembered: {id} (log.jsonl line {line}); nothing written"
+            if result.get("existing") else "remembered {id} (log.jsonl line {line})")
+    show(result, as_json, lambda: said.format(**result))
     return EXIT_OK
 
 

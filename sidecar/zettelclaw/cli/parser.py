@@ -249,6 +249,9 @@ def _write_commands(command: Any) -> None:
     forget.add_argument("--undo", action="store_true", help="give hidden entries IDs back")
     forget.add_argument("--dry-run", action="store_true",
                         help="list what would be forgotten; change nothing")
+    forget.add_argument("--edit-files", action="store_true",
+                        help="also delete the lines of your memory files (MEMORY.md, "
+                        "memory/*.md) that hold the text (named in the answer either way)")
     _json_flag(forget)
 
     remember = command(

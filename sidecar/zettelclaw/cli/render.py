@@ -370,6 +370,16 @@ def forgot(result: dict[str, Any]) -> str:
     if result["action"] == "hide" and n and not result["dryRun"]:
         lines.append("undo: zettelclaw forget --undo " + " ".join(
             e["id"] for e in result["entries"] if not e["hidden"]))
+    copies = result.get("inMemoryFiles") or []
+    deleted = [c for c in copies if c.get("deleted")]
+    if deleted:
+        lines.append("deleted from your memory files:")
+        lines += [f"  {c['path']}:{c['line']}: {c['text']}" for c in deleted]
+    if len(deleted) < len(copies):
+        lines.append("still in your memory files (not changed: search finds these lines until "
+                     "you delete or edit them; --edit-files deletes them):")
+        lines += [f"  {c['path']}:{c['line']}: {c['text']}" for c in copies
+                  if not c.get("deleted")]
     return "\n".join(lines)
 
 

@@ -3,8 +3,10 @@
 The steps, each safe to run again:
 
 1. the intent (``HOME/purge.json``: the ids, the sessions whose copies go), atomic and fsynced;
-2. the log rewritten without the entries' lines (beside it, checked, fsynced, renamed over it;
-   lines others append meanwhile carried over: the machinery of a subject rename);
+2. what writes cut short by a kill left removed (``remove_leftovers``: one rule for every temp
+   file); the log rewritten without the entries' lines, in place (the machinery of a subject
+   rename, ``subjects/rename.py``: journal, check, fsync; the log keeps its file, so a writer
+   holding it open loses nothing; the purged bytes are overwritten);
 3. the transcript copies of the sessions named (by session: that session; by id: the sessions the
    entries came from): their text goes, their message keys stay (``<sessionId>.keys``), so a
    sweep or the same conversation sent again is recognised as received and not extracted again;
@@ -33,25 +35,21 @@ from pathlib import Path
 import orjson
 
 from zettelclaw import failpoints, lock
-from zettelclaw.artifacts.listing import remove_export
+from zettelclaw.artifacts.listing import export_path, remove_export
 from zettelclaw.errors import LogRewriteError
 from zettelclaw.extraction.provenance import Provenance
 from zettelclaw.extraction.spool import Spool
-from zettelclaw.files import atomic_write_json, fsync_dir, remove_if_present, remove_stale_temps
-from zettelclaw.home import FILE_MODE, Home
+from zettelclaw.files import atomic_write_json, fsync_dir, remove_stale_temps
+from zettelclaw.home import Home
 from zettelclaw.log.lines import Line, Position, read_lines
 from zettelclaw.subjects import rename
-from zettelclaw.vault.scrub import scrub_locked
+from zettelclaw.vault.scrub import scrub_locked, written_dirs
 
 logger = logging.getLogger(__name__)
 
 
 def intent_path(home: Home) -> Path:
     return home.root / "purge.json"
-
-
-def temp_path(home: Home) -> Path:
-    return home.log.with_name(f".{home.log.name}.purge.tmp")
 
 
 @dataclass
@@ -92,11 +90,12 @@ def read_intent(home: Home) -> dict[str, list[str]] | None:
 def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed) -> None:
     """Steps 2-5, under the vault's lock and the data lock (taken in that order)."""
     ids = frozenset(intent["ids"])
-    before = os.stat(home.log).st_size if home.log.exists() else 0
-    dropped = rewrite_without_locked(home, ids) if ids and home.log.exists() else 0
+    if gone := remove_leftovers(home):
+        logger.info("removed %d temp file(s) that writes cut short left", gone)
+    dropped, dropped_bytes = (rewrite_without_locked(home, ids) if ids and home.log.exists()
+                              else (0, 0))
     removed.log_lines += dropped
-    if dropped:
-        removed.log_bytes += before - os.stat(home.log).st_size
+    removed.log_bytes += dropped_bytes
     failpoints.reach("purge-after-log")
     provenance = Provenance(home)
     for session in intent["transcripts"]:
@@ -106,9 +105,6 @@ def run_files_locked(home: Home, intent: dict[str, list[str]], removed: Removed)
             removed.transcript_bytes += freed
     failpoints.reach("purge-after-transcripts")
     spool = Spool(home)
-    # a write a kill cut short leaves its temp file, which may hold the same conversation
-    remove_stale_temps(spool.dir)
-    remove_stale_temps(provenance.dir)
     for job in spool.jobs():
         if job.session_id in intent["jobsOfSessions"]:
             spool.delete(job.job_id)
@@ -136,47 +132,39 @@ def remove_terms(home: Home) -> None:
     shutil.rmtree(home.terms, ignore_errors=True)
 
 
-def rewrite_without_locked(home: Home, ids: frozenset[str]) -> int:
+def rewrite_without_locked(home: Home, ids: frozenset[str]) -> tuple[int, int]:
     """The log without the lines of the entries ``ids`` (the first line of each id; a later
-    duplicate is not an entry and is dropped too). Returns the lines dropped."""
+    duplicate is not an entry and is dropped too), rewritten in place as a subject rename
+    rewrites it: a writer holding the log open loses nothing. Returns the lines and bytes
+    dropped."""
     if not _holds_any(home.log, ids):
-        return 0
-    tmp = temp_path(home)
-    tmp.unlink(missing_ok=True)
-    src = os.open(home.log, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        copier = _Dropper(src, "", "", drop=ids)
-        dst = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
-        try:
-            copier.dst = dst
-            for _ in range(rename.MAX_PASSES):
-                if not copier.copy(os.fstat(src).st_size):
-                    break
-            os.fsync(dst)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        finally:
-            os.close(dst)
-        try:
-            expected = copier.counts.entries - copier.dropped_entries
-            if _holds_any(tmp, ids) or _count(tmp) != expected:
-                raise LogRewriteError("the purged log would not hold the entries it should; "
-                                      "the log is unchanged")
-            failpoints.reach("purge-before-replace")
-            os.replace(tmp, home.log)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        fsync_dir(home.log.parent)
-        rename._carry_over(copier, home)  # the rename's machinery, shared
-    finally:
-        os.close(src)
-    return copier.dropped
+        return 0, 0
+    copier = _Dropper(-1, "", "", drop=ids)
+
+    def check(journal: Path) -> None:
+        expected = copier.counts.entries - copier.dropped_entries
+        if _holds_any(journal, ids) or _count(journal) != expected:
+            raise LogRewriteError("the purged log would not hold the entries it should; "
+                                  "the log is unchanged")
+
+    rename.rewrite_in_place_locked(home, copier, check,
+                                   before_write=lambda: failpoints.reach("purge-before-replace"))
+    return copier.dropped, copier.dropped_bytes
 
 
-def remove_leftover(home: Home) -> bool:
-    return remove_if_present(temp_path(home))
+def remove_leftovers(home: Home) -> int:
+    """The one rule for what a write cut short by a kill leaves in a place a purge writes to,
+    run as each purge starts (a resumed one too), under the vault's lock and the data lock:
+    the log rewrite's journal (its write finished first), and ``atomic_write_bytes``'s temp
+    files of other processes (or of an earlier process of this pid) in every folder whose
+    files the purge replaces (conversation copies, spool, export, vault state, vault pages).
+    They may hold the purged text; none is a write in progress, as their writers hold one of
+    those locks. Returns how many went."""
+    gone = int(rename.recover_locked(home))  # an in-place write cut short is finished first
+    for directory in (Provenance(home).dir, Spool(home).dir, export_path(home).parent,
+                      *written_dirs(home)):
+        gone += remove_stale_temps(directory)
+    return gone
 
 
 @dataclass
@@ -184,11 +172,13 @@ class _Dropper(rename._Copier):
     drop: frozenset[str] = frozenset()
     dropped: int = 0
     dropped_entries: int = 0
+    dropped_bytes: int = 0
 
     def _carry(self, line: Line, raw: bytes, at: int) -> bytes:
         if line.entry is not None and line.entry.id in self.drop:  # (a later duplicate too)
             self.dropped += 1
             self.dropped_entries += 1
+            self.dropped_bytes += len(raw)
             return b""
         return raw
 
@@ -213,5 +203,5 @@ def _count(path: Path) -> int:
         os.close(fd)
 
 
-__all__ = ["Removed", "finish", "intent_path", "lock", "read_intent", "remove_leftover",
+__all__ = ["Removed", "finish", "intent_path", "lock", "read_intent", "remove_leftovers",
            "remove_terms", "rewrite_without_locked", "run_files_locked", "write_intent"]

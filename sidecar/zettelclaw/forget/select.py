@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from zettelclaw.errors import NotFoundError
 from zettelclaw.home import Home
 from zettelclaw.log import hides
 from zettelclaw.log.lines import Position, read_records
@@ -95,6 +96,16 @@ class Scan:
     matches: list[Match] = field(default_factory=list)
     hidden: set[str] = field(default_factory=set)  # every id hidden now
     kept: list[Kept] = field(default_factory=list)  # (Written only) later versions left
+    known: set[str] = field(default_factory=set)  # every entry id the log holds
+
+    def refuse_unknown(self, ids: Sequence[str]) -> None:
+        """NotFoundError naming those of ``ids`` the log does not hold (purged, or never
+        written): a forget of nothing is not a success."""
+        unknown = [i for i in dict.fromkeys(ids) if i not in self.known]
+        if unknown:
+            raise NotFoundError(
+                f"no entry with id {', '.join(unknown)} in the log (purged, or never written); "
+                "nothing was changed", {"ids": unknown})
 
     @property
     def ids(self) -> list[str]:
@@ -136,12 +147,12 @@ def select(home: Home, criteria: Criteria | Written) -> Scan:
             if other not in chosen:
                 chosen.add(other)
                 todo.append(other)
-    return _scan(records, chosen, hidden, links)
+    return _scan(records, chosen, hidden, links, seen)
 
 
 def _scan(records: list[tuple[int, dict[str, Any]]], chosen: set[str], hidden: set[str],
-          links: dict[str, set[str]]) -> Scan:
-    scan = Scan(hidden=hidden)
+          links: dict[str, set[str]], known: set[str]) -> Scan:
+    scan = Scan(hidden=hidden, known=known)
     contents: dict[str, str] = {}
     for number, found in records:
         if found["id"] in chosen:

@@ -87,6 +87,16 @@ class Chain:
         return self.replaced_by[-1] if self.replaced_by else self.entry
 
 
+def current_twin(conn: sqlite3.Connection, session: str, kind: str, content: str,
+                 subject: str | None) -> str | None:
+    """The id of the first current entry (not replaced; a hidden one has no row) of
+    ``session`` with this type, content and subject, if any (``memory.remember``)."""
+    row = conn.execute("SELECT id FROM entries WHERE session = ? AND type = ? AND content = ?"
+                       " AND subject IS ? AND replaced_by IS NULL ORDER BY line LIMIT 1",
+                       (session, kind, content, subject)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def get_entry(conn: sqlite3.Connection, entry_id: str) -> Chain | None:
     """The entry with its chain, None when no entry has this id (or it is hidden)."""
     row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()

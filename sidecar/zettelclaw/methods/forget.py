@@ -14,12 +14,14 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.briefing.service import rewrite_block
 from zettelclaw.forget import service
+from zettelclaw.forget.copies import in_memory_files, take_out
 from zettelclaw.forget.purge import Removed as Counts
 from zettelclaw.forget.select import Criteria
 from zettelclaw.methods.edge import refuse_restricted
 from zettelclaw.protocol.dispatcher import Method
 from zettelclaw.protocol.params import ForgetParams, UnforgetParams
 from zettelclaw.protocol.results import (
+    FileCopy,
     Forgot,
     ForgotEntry,
     Removed,
@@ -40,7 +42,14 @@ async def forget(agents: Agents, params: ForgetParams) -> Forgot:
         found = await trio.to_thread.run_sync(
             lambda: run(app, criteria, dry_run=params.dry_run))
         briefing = await rebrief(app) if not params.dry_run and found.changed else None
-    return answer(found, briefing)
+        # after the block is written again: only the person's own lines are named
+        texts = [m.content for m in found.entries] + ([params.text] if params.text else [])
+        kept = await trio.to_thread.run_sync(in_memory_files, app.workspace, texts)
+        deleted = (await trio.to_thread.run_sync(take_out, app.workspace, kept)
+                   if params.edit_files and not params.dry_run else set())
+    return answer(found, briefing, [FileCopy(path=c.path, line=c.line, text=c.text,
+                                             deleted=(c.path, c.line) in deleted)
+                                    for c in kept])
 
 
 async def unforget(agents: Agents, params: UnforgetParams) -> Forgot:
@@ -59,7 +68,8 @@ def methods(agents: Agents) -> dict[str, Method]:
     }
 
 
-def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
+def answer(found: service.Forgotten, briefing: bool | None,
+           copies: list[FileCopy] | None = None) -> Forgot:
     """The answer: ``removed`` only for a purge, ``briefing`` only when the block was looked
     at (a change that was not a dry run)."""
     fields: dict[str, Any] = {
@@ -74,6 +84,8 @@ def answer(found: service.Forgotten, briefing: bool | None) -> Forgot:
         fields["removed"] = Removed(transcripts=found.transcripts)
     if briefing is not None:
         fields["briefing"] = briefing
+    if copies is not None:
+        fields["in_memory_files"] = copies
     return Forgot(**fields)
 
 

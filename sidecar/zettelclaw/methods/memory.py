@@ -139,6 +139,11 @@ def text_slice(part: FileSlice) -> TextSlice:
 def _entry(app: App, entry_id: str) -> EntryWithChain:
     with app.index.read() as conn:
         found = entries.get_entry(conn, entry_id)
+        hidden = found is None and entries.is_hidden(conn, entry_id)
+    if hidden:  # in the log, out of recall: the owner may want it back
+        raise NotFoundError(f"entry {entry_id} is hidden (forgotten); give it back with: "
+                            f"zettelclaw forget --undo {entry_id}",
+                            {"path": entry_id, "hidden": True})
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id} in the log", {"path": entry_id})
     return from_domain(EntryWithChain, found)

@@ -1,6 +1,8 @@
 """``memory.remember``: "remember this" now. One entry, validated and scrubbed like an extracted
 one (``log.schema.validate_entry``), appended at once (fsynced, under the data lock), in the
-owner's private sessions only. Its ``session`` is the conversation it was said in, so that
+owner's private sessions only. The same text, type and subject said again in the same session
+while that entry is current writes nothing: the answer is the first one's, ``existing``
+true. Its ``session`` is the conversation it was said in, so that
 extraction of that conversation shows it to the model as held already and drops a copy of it
 (extraction/service.py).
 """
@@ -17,7 +19,7 @@ from zettelclaw.agents.pool import Agents
 from zettelclaw.app import App
 from zettelclaw.errors import InvalidParamsError
 from zettelclaw.index import entries
-from zettelclaw.log.schema import InvalidEntry, new_id, now_timestamp, validate_entry
+from zettelclaw.log.schema import Entry, InvalidEntry, new_id, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.methods.edge import refuse_restricted
 from zettelclaw.protocol.dispatcher import Method
@@ -59,6 +61,10 @@ def write(app: App, params: RememberParams) -> Remembered:
             with app.index.read() as conn:
                 if entries.get_entry(conn, entry.replaces) is None:
                     raise _invalid("replaces", f"no entry {entry.replaces} in this memory")
+        same = None if entry.replaces is not None else _current_twin(app, entry)
+        if same is not None:  # said twice: the one written first is the answer
+            return Remembered(id=same.entry["id"], line=same.line,
+                              entry=LogEntry.model_validate(same.entry), existing=True)
         if entry.subject:
             app.subjects.ensure_locked({entry.subject})
         LogStore(app.home).append_locked([entry])
@@ -69,6 +75,15 @@ def write(app: App, params: RememberParams) -> Remembered:
             found = entries.get_entry(conn, entry.id)
     assert found is not None
     return Remembered(id=entry.id, line=found.line, entry=LogEntry.model_validate(found.entry))
+
+
+def _current_twin(app: App, entry: Entry) -> entries.Chain | None:
+    """A current entry (not replaced, not hidden) of the same session with the same text, type
+    and subject: ``remember`` of it again writes nothing and answers with it."""
+    with app.index.read() as conn:
+        twin = entries.current_twin(conn, entry.session, entry.type, entry.content,
+                                    entry.subject)
+        return None if twin is None else entries.get_entry(conn, twin)
 
 
 def _invalid(field: str, message: str) -> InvalidParamsError:

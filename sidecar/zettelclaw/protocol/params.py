@@ -363,6 +363,7 @@ class ForgetParams(AudienceParams):
     text: Annotated[str, StringConstraints(min_length=3, max_length=2000)] | None = None
     purge: bool = False
     dry_run: bool = Field(False, alias="dryRun")
+    edit_files: bool = Field(False, alias="editFiles")  # delete the memory files' copies too
 
     @model_validator(mode="after")
     def _something_named(self) -> ForgetParams:

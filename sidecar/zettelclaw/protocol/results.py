@@ -639,6 +639,16 @@ class Removed(Result):
     seconds: float | None = None
 
 
+class FileCopy(Result):
+    """A line of the workspace's memory files that holds forgotten text (the person's file:
+    not edited by a forget, and found by search until it is)."""
+
+    path: str  # relative to the workspace: MEMORY.md, memory/NAME.md
+    line: int
+    text: str  # cut to 160 characters
+    deleted: bool = False  # taken out of the file (editFiles); else still there
+
+
 class Forgot(Result):
     """``memory.forget`` and ``memory.unforget``: what went (or, on a dry run, would go)."""
 
@@ -649,6 +659,8 @@ class Forgot(Result):
     changed: int  # entries hidden, purged or given back by this call (would be, on a dry run)
     removed: Removed | None = None  # purge: what left the disk, counted per place
     briefing: bool | None = None  # the MEMORY.md block was written again
+    # hide and purge: the memory files' lines that still hold the text (at most 50, then 51)
+    in_memory_files: list[FileCopy] | None = None
 
 
 class Remembered(Result):
@@ -657,6 +669,9 @@ class Remembered(Result):
     id: str
     line: int
     entry: LogEntry
+    # true: a current entry of this session had the same text, type and subject; nothing was
+    # written, and this is that entry
+    existing: bool = False
 
 
 class ReceiptEntry(Result):

@@ -161,7 +161,8 @@ class Renderer:
         elif kind == "question":
             head, section = "- ", "Questions"
         else:
-            head, section = f"- {row['session'][:8]} — {clock(row['timestamp'])}: ", "Sessions"
+            # the whole session id: `zettelclaw get session:ID` needs all of it
+            head, section = f"- {row['session']} — {clock(row['timestamp'])}: ", "Sessions"
         placed.append(_placed(jpage, section, head, middle, tail + about, block=block))
         # the subject's topic page
         if subject:

@@ -23,7 +23,7 @@ from zettelclaw.errors import LockTimeoutError
 from zettelclaw.home import Home
 from zettelclaw.vault import blocks, moves, pages
 from zettelclaw.vault import purged as remembered
-from zettelclaw.vault.state import load, save
+from zettelclaw.vault.state import load, save, state_dir
 
 # a block id as a line carries it: ``^zc...`` after a space or at the start, not a link's
 # ``#^zc...`` (the line of another entry pointing at it)
@@ -40,6 +40,18 @@ class Scrubbed:
     pages: int = 0
     lines: int = 0
     items: int = 0
+
+
+def written_dirs(home: Home) -> list[Path]:
+    """The directories the vault's writers (the build, sync, this step) replace files in, all
+    under the vault's lock: its state's and the folders of its pages, where a write a kill cut
+    short leaves its temp file (``files.remove_stale_temps``)."""
+    state = load(home)
+    if state is None:
+        return []
+    root = Path(state.root)
+    folders = dict.fromkeys(root / PurePath(rel).parent for rel in state.pages)
+    return [state_dir(home), state_dir(home) / "pages", *folders]
 
 
 def _carries(row: str, purged: frozenset[str]) -> bool:

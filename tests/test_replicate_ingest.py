@@ -129,6 +129,26 @@ def test_cursor_is_durable_and_a_rewrite_rescans(home: Home) -> None:
     assert [o.id for o in limited.lines + rest.lines] == [o.id for o in after.lines]
 
 
+def test_a_rewrite_in_place_before_the_cursor_loses_no_unpublished_line(home: Home) -> None:
+    # published: a, b, c; then d and e are written but not yet published; a purge of a (in
+    # place: the inode stays, b..e move up) must not leave the cursor inside moved lines
+    published = [entry(content=f"published {n} " + "x" * n * 7) for n in range(3)]
+    home.log.write_bytes(b"".join(line(e) for e in published))
+    replica = Replica(home)
+    out = replica.own_lines_since()
+    replica.save_cursor("git", out.cursor)
+    waiting = [entry(content=f"waiting {n}") for n in range(2)]
+    replica.store.append_lines_locked(b"".join(line(e) for e in waiting))
+    inode = home.log.stat().st_ino
+    with lock.exclusive(home.lock):
+        rewrite_without_locked(home, frozenset({published[0]["id"]}))
+    assert home.log.stat().st_ino == inode  # rewritten in place
+    after = replica.own_lines_since(replica.load_cursor("git"))
+    assert after.rescanned
+    ids = [o.id for o in after.lines]
+    assert [e["id"] for e in waiting] == [i for i in ids if i in {e["id"] for e in waiting}]
+
+
 def test_torn_foreign_data_and_duplicates_in_the_log(home: Home) -> None:
     dup = entry(content="twice")
     home.log.write_bytes(line(dup) + line(dup) + b'{"torn')

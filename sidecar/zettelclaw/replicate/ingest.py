@@ -77,13 +77,19 @@ class OwnLine:
 
 @dataclass(frozen=True)
 class Cursor:
-    """Where the last publish stopped: the log file (its inode: a rewrite makes a new one) and a
-    position in it."""
+    """Where the last publish stopped: the log file (its inode: a rewrite that renames a new
+    file over it makes a new one) and a position in it, with the last entry or hide record read
+    before it (``anchor``: its id and where its line began). A rewrite in place (a purge, a
+    subject rename: ``subjects/rename.py``) keeps the inode and moves lines: the anchor is then
+    not where it was, and the scan starts again from the top rather than from a place that now
+    lies inside other lines (lines moved before it would never be published)."""
 
     inode: int = 0
     offset: int = 0
     lines: int = 0
     open_tail: bool = False
+    anchor_id: str = ""
+    anchor_offset: int = -1
 
 
 @dataclass(frozen=True)
@@ -225,22 +231,27 @@ class Replica:
         fd = os.open(self.home.log, os.O_RDONLY)
         try:
             st = os.fstat(fd)
-            rescanned = cursor.inode not in (0, st.st_ino) or cursor.offset > st.st_size
+            rescanned = (cursor.inode not in (0, st.st_ino) or cursor.offset > st.st_size
+                         or not _anchored(fd, cursor))
             start = START if rescanned else Position(cursor.offset, cursor.lines,
                                                      cursor.open_tail)
+            anchor = (cursor.anchor_id, cursor.anchor_offset) if not rescanned else ("", -1)
             try:
-                found, end = self._own(fd, start, st.st_size, received, limit)
+                found, end, anchor = self._own(fd, start, st.st_size, received, limit,
+                                                   anchor=anchor)
             except LineContinuedError:
                 rescanned = True
-                found, end = self._own(fd, START, st.st_size, received, limit)
+                found, end, anchor = self._own(fd, START, st.st_size, received, limit,
+                                               anchor=("", -1))
         finally:
             os.close(fd)
-        return OwnLines(found, Cursor(st.st_ino, end.offset, end.lines, end.open_tail),
+        return OwnLines(found, Cursor(st.st_ino, end.offset, end.lines, end.open_tail, *anchor),
                         rescanned)
 
     @staticmethod
-    def _own(fd: int, start: Position, end: int, received: frozenset[str], limit: int | None
-             ) -> tuple[list[OwnLine], Position]:
+    def _own(fd: int, start: Position, end: int, received: frozenset[str], limit: int | None,
+             *, anchor: tuple[str, int]
+             ) -> tuple[list[OwnLine], Position, tuple[str, int]]:
         found: list[OwnLine] = []
         seen: set[str] = set()
         position = start
@@ -255,11 +266,12 @@ class Replica:
                 entry_id, data = hides.parse(line.data).id, line.data.strip()
             else:
                 continue
+            anchor = (entry_id, line.offset)
             if entry_id in received or entry_id in seen:
                 continue
             seen.add(entry_id)
             found.append(OwnLine(entry_id, data))
-        return found, position
+        return found, position, anchor
 
     def load_cursor(self, engine: str) -> Cursor:
         """The cursor ``engine`` saved, or the start."""
@@ -267,7 +279,8 @@ class Replica:
         if value is None:
             return Cursor()
         return Cursor(int(value["inode"]), int(value["offset"]), int(value["lines"]),
-                      bool(value["open_tail"]))
+                      bool(value["open_tail"]), str(value.get("anchor_id", "")),
+                      int(value.get("anchor_offset", -1)))
 
     def save_cursor(self, engine: str, cursor: Cursor) -> None:
         """Durably: call it once what ``own_lines_since`` gave is published."""
@@ -319,3 +332,22 @@ def _replacements_after_targets(chosen: list[tuple[ForeignLine, Parsed]]
     for item in chosen:  # a cycle: its lines wait on each other; they go last, in order
         if item[1].id not in emitted:
             yield from emit(item)
+
+
+ANCHOR_READ = 1 << 20  # bytes of the anchor's line read to check it: an entry's line is shorter
+
+
+def _anchored(fd: int, cursor: Cursor) -> bool:
+    """Whether the cursor's anchor (its last entry or hide record) still begins where it did:
+    if not, the log was rewritten in place since and the cursor's offset means nothing now."""
+    if not cursor.anchor_id or cursor.anchor_offset < 0:
+        return True  # nothing read before it (or a cursor saved before anchors): nothing moved
+    if cursor.anchor_offset >= cursor.offset:
+        return False
+    data = os.pread(fd, min(cursor.offset - cursor.anchor_offset, ANCHOR_READ),
+                    cursor.anchor_offset)
+    line = data.split(b"\n", 1)[0]
+    if cursor.anchor_offset > 0 and os.pread(fd, 1, cursor.anchor_offset - 1) != b"\n":
+        return False  # not the start of a line any more
+    parsed = parse(line)
+    return parsed is not None and parsed.id == cursor.anchor_id

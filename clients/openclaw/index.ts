@@ -32,7 +32,8 @@ export { removeDreamingJob } from "./src/service.ts";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
 export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.ts";
-export { searchParams } from "./src/tools.ts";
+export { TOOLS } from "./src/tool_schemas.ts";
+export { toolCall } from "./src/tools.ts";
 export { conversation, type SessionStore } from "./src/transcripts.ts";
 
 export type PluginDeps = {

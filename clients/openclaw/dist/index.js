@@ -28,7 +28,8 @@ export { removeDreamingJob } from "./src/service.js";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
 export { lastSweep } from "./src/sweep.js";
 export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.js";
-export { searchParams } from "./src/tools.js";
+export { TOOLS } from "./src/tool_schemas.js";
+export { toolCall } from "./src/tools.js";
 export { conversation } from "./src/transcripts.js";
 export function createPlugin(deps = {}) {
     return {

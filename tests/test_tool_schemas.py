@@ -5,6 +5,7 @@ method's params model, so memory-core's names are the sidecar's to accept."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -66,3 +67,8 @@ def test_the_mcp_servers_tools_are_the_definitions() -> None:
     listed = trio.run(build_server(unused).list_tools)
     assert [(t.name, t.title, t.description, t.input_schema) for t in listed] == [
         (t.name, t.title, t.description, tools.parameters(t)) for t in tools.TOOLS]
+
+
+def test_the_plugins_manifest_declares_the_definitions_tools() -> None:
+    manifest = json.loads((tools.TS_FILE.parents[1] / "openclaw.plugin.json").read_text())
+    assert manifest["contracts"]["tools"] == [tool.name for tool in tools.TOOLS]

@@ -24,6 +24,7 @@ import { registerService } from "./src/service.ts";
 import { PLUGIN_ID, resolveSocketPath, type Env, type PluginConfig } from "./src/settings.ts";
 import type { Shim } from "./src/shim.ts";
 import { sweeper } from "./src/sweep.ts";
+import { TOOLS } from "./src/tool_schemas.ts";
 import { MEMORY_PROMPT, memoryTools } from "./src/tools.ts";
 import { openClawSessionStore, type SessionStore } from "./src/transcripts.ts";
 
@@ -86,7 +87,7 @@ export function createPlugin(deps: PluginDeps = {}) {
           if (facts) void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
           return memoryTools(shim.client, toolAudience(ctx as ToolCtx), ctx.sessionId);
         },
-        { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },
+        { names: Object.keys(TOOLS) },
       );
       const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
       api.registerMemoryCapability({

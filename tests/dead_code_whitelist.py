@@ -45,9 +45,6 @@ _._something_named  # unused method (sidecar/zettelclaw/protocol/params.py): a p
 _._embeddings_named  # unused method (sidecar/zettelclaw/protocol/params.py): a pydantic validator
 _.syncs  # (sidecar/zettelclaw/vault/watch.py): how many syncs and builds the watcher made, what its tests observe
 _.builds  # likewise
-memory_search  # (sidecar/zettelclaw/cli/mcp_server.py): MCP tools, registered by the SDK's decorator
-memory_remember  # likewise
-memory_forget  # likewise
 _.__signature__  # (sidecar/zettelclaw/cli/mcp_server.py): read by inspect.signature in the SDK
 last_job  # (sidecar/zettelclaw/state.py): state.json's record of a session's last job, for people reading the file
 _.pushed_total  # (sidecar/zettelclaw/replicate/team.py): team-state.json's counts, read by `team status`

@@ -103,6 +103,10 @@ async def test_initialize_list_search_and_get_through_the_running_sidecar(
         memory_md = payload(await client.call_tool("memory_get",
                                                    {"path": "MEMORY.md", "from": 3, "lines": 1}))
         assert memory_md["text"] == "The owner prefers tea.\n"
+        # memory-core's corpus for a read: the sidecar accepts it (the path says where)
+        wiki = payload(await client.call_tool("memory_get", {"path": "MEMORY.md", "from": 3,
+                                                             "corpus": "wiki"}))
+        assert wiki["text"] == memory_md["text"]
 
         missing = payload(await client.call_tool("memory_get", {"path": "e99999999999"}))
         assert missing == {"status": "not_found", "path": "e99999999999", "text": ""}
@@ -134,7 +138,7 @@ async def test_remember_then_forget_and_undo_through_mcp(
         assert await found() == [entry_id]
         bad = await client.call_tool("memory_remember", {"type": "fact", "content": "x",
                                                          "subject": "Not A Slug"})
-        assert "-32602" in error_text(bad)
+        assert "subject" in error_text(bad)  # the tool's schema: the params' slug
 
 
 async def test_bad_arguments_are_tool_errors(server: Ready, home: Home, workspace: Path) -> None:
@@ -143,9 +147,10 @@ async def test_bad_arguments_are_tool_errors(server: Ready, home: Home, workspac
         assert "maxResults" in error_text(
             await client.call_tool("memory_search", {"query": "x", "maxResults": 0}))
         assert "path" in error_text(await client.call_tool("memory_get", {}))
-        # refused by the sidecar: its code is in the message
-        assert "(code -32602)" in error_text(
+        assert "subject" in error_text(
             await client.call_tool("memory_search", {"query": "x", "subject": "Not A Slug"}))
+        # refused by the sidecar: its code is in the message
+        assert "(code -32602)" in error_text(await client.call_tool("memory_forget", {}))
         assert "(code -32003)" in error_text(
             await client.call_tool("memory_get", {"path": "../../etc/passwd.md"}))
         # and the server goes on answering

@@ -24,6 +24,7 @@ import { registerService } from "./src/service.ts";
 import { PLUGIN_ID, resolveSocketPath, type Env, type PluginConfig } from "./src/settings.ts";
 import type { Shim } from "./src/shim.ts";
 import { sweeper } from "./src/sweep.ts";
+import { TOOLS } from "./src/tool_schemas.ts";
 import { MEMORY_PROMPT, memoryTools } from "./src/tools.ts";
 import { openClawSessionStore, type SessionStore } from "./src/transcripts.ts";
 
@@ -32,7 +33,8 @@ export { removeDreamingJob } from "./src/service.ts";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand, type PluginConfig } from "./src/settings.ts";
 export { lastSweep } from "./src/sweep.ts";
 export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.ts";
-export { searchParams } from "./src/tools.ts";
+export { TOOLS } from "./src/tool_schemas.ts";
+export { toolCall } from "./src/tools.ts";
 export { conversation, type SessionStore } from "./src/transcripts.ts";
 
 export type PluginDeps = {
@@ -85,7 +87,7 @@ export function createPlugin(deps: PluginDeps = {}) {
           if (facts) void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
           return memoryTools(shim.client, toolAudience(ctx as ToolCtx), ctx.sessionId);
         },
-        { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] },
+        { names: Object.keys(TOOLS) },
       );
       const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
       api.registerMemoryCapability({

@@ -21,6 +21,7 @@ import { RpcClient, sharedClient } from "./src/rpc.js";
 import { registerService } from "./src/service.js";
 import { PLUGIN_ID, resolveSocketPath } from "./src/settings.js";
 import { sweeper } from "./src/sweep.js";
+import { TOOLS } from "./src/tool_schemas.js";
 import { MEMORY_PROMPT, memoryTools } from "./src/tools.js";
 import { openClawSessionStore } from "./src/transcripts.js";
 export { dispatchFacts, promptParams, toolAudience, toolFacts } from "./src/audience.js";
@@ -28,7 +29,8 @@ export { removeDreamingJob } from "./src/service.js";
 export { PLUGIN_ID, openclawStateDir, resolveSocketPath, zettelclawCommand } from "./src/settings.js";
 export { lastSweep } from "./src/sweep.js";
 export { NEWEST_TESTED, OLDEST_SUPPORTED, checkHostVersion } from "./src/host_version.js";
-export { searchParams } from "./src/tools.js";
+export { TOOLS } from "./src/tool_schemas.js";
+export { toolCall } from "./src/tools.js";
 export { conversation } from "./src/transcripts.js";
 export function createPlugin(deps = {}) {
     return {
@@ -67,7 +69,7 @@ export function createPlugin(deps = {}) {
                 if (facts)
                     void request(shim.client(), "hook.turnFacts", facts, timeoutMs).catch(() => undefined);
                 return memoryTools(shim.client, toolAudience(ctx), ctx.sessionId);
-            }, { names: ["memory_search", "memory_get", "memory_remember", "memory_forget"] });
+            }, { names: Object.keys(TOOLS) });
             const ownClient = () => new RpcClient(socketPath, { timeoutMs, unref: true });
             api.registerMemoryCapability({
                 promptBuilder: ({ availableTools }) => (availableTools.has("memory_search") ? [...MEMORY_PROMPT] : []),

@@ -302,6 +302,7 @@ export type GetParams = {
   path: string;
   from?: number;
   lines?: number | null;
+  corpus?: "memory" | "wiki" | "all" | null;
 };
 
 /** ``hook.sessionEnd`` and ``hook.beforeReset``: a stretch of conversation to extract. */
@@ -755,7 +756,7 @@ export type SearchParams = {
   includeReplaced?: boolean;
   maxResults?: number;
   minScore?: number;
-  corpus?: "all" | "log" | "files";
+  corpus?: "all" | "log" | "files" | "memory" | "sessions" | "wiki";
   order?: "time" | "log";
 };
 

@@ -11,7 +11,9 @@ import {
   removeDreamingJob,
   resolveSocketPath,
   openclawStateDir,
+  toolCall,
   toolFacts,
+  TOOLS,
   type SessionStore,
 } from "../index.ts";
 import {
@@ -379,17 +381,28 @@ test("a session the sidecar asks for whose transcript reads empty is not counted
   assert.ok(api.logs.some((l) => /sweep \(gateway start\): 4 session\(s\) listed, 0 sent for extraction, 1 with no message to send/.test(l)), api.logs.join("\n"));
 });
 
-test("memory_search forwards the query, the filters and memory-core's corpus names", async (t) => {
+test("memory_search forwards the query, the filters and memory-core's corpus names as they are: the sidecar reads them", async (t) => {
   const answer = { results: [{ path: "a", score: 0.9 }], mode: "keyword" };
   const { api, sidecar } = await setup(t, "discovery", () => answer);
   const result = await api.tools().memory_search!.execute("call-1", { query: " webhook retries ", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "sessions" });
-  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: "webhook retries", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "log" });
+  assert.deepEqual(sidecar.calls("memory.search")[0]?.params, { query: " webhook retries ", type: "decision", subject: "auth", status: "open", includeReplaced: true, maxResults: 5, minScore: 0.5, corpus: "sessions" });
   assert.deepEqual(result.details, answer);
   assert.deepEqual(JSON.parse(result.content[0]!.text), result.details);
   await api.tools().memory_search!.execute("call-2", { query: "", type: "task", corpus: "files" });
-  assert.deepEqual(sidecar.calls("memory.search")[1]?.params, { type: "task", corpus: "files" }, "an empty query with filters: filters only");
-  await api.tools().memory_search!.execute("call-3", { query: "x", corpus: "memory" });
-  assert.equal(sidecar.calls("memory.search")[2]?.params?.corpus, "all");
+  assert.deepEqual(sidecar.calls("memory.search")[1]?.params, { query: "", type: "task", corpus: "files" });
+  await api.tools().memory_get!.execute("call-3", { path: "MEMORY.md", from: 2, corpus: "wiki" });
+  assert.deepEqual(sidecar.calls("memory.get")[0]?.params, { path: "MEMORY.md", from: 2, corpus: "wiki" });
+});
+
+test("the tools are the generated definition's, the sidecar's params", async (t) => {
+  const { api } = await setup(t, "discovery");
+  const tools = api.tools() as unknown as Record<string, { name: string; label: string; description: string; parameters: unknown }>;
+  assert.deepEqual(Object.keys(tools), Object.keys(TOOLS));
+  for (const spec of Object.values(TOOLS)) {
+    const { name, label, description, parameters } = tools[spec.name]!;
+    assert.deepEqual({ name, label, description, parameters }, { name: spec.name, label: spec.label, description: spec.description, parameters: spec.parameters });
+  }
+  assert.deepEqual(toolCall(TOOLS.memory_forget, { ids: ["Qm2vT8_xLp0a"], undo: true, text: "ignored", dryRun: null }), { method: "memory.unforget", params: { ids: ["Qm2vT8_xLp0a"] } });
 });
 
 test("the tools tell the sidecar who will read the answer", async (t) => {

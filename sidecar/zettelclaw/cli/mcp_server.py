@@ -1,7 +1,8 @@
 """``zettelclaw mcp``: one agent's memory as an MCP server over stdio.
 
-The tools are OpenClaw's memory tools as agents know them (clients/openclaw/src/tools.ts:
-memory-core's names, parameters and result shapes): ``memory_search`` and ``memory_get``. Each
+The tools are OpenClaw's memory tools as agents know them, defined once for this server and the
+plugin in protocol/tools.py (memory-core's names and parameters), answered in memory-core's
+result shapes as the plugin answers them (clients/openclaw/src/tools.ts). Each
 call goes where a CLI command's goes (cli/backend.py): to the running sidecar when one answers,
 else to the files in this process, opened for that call only (so that a sidecar started later
 finds the data directory free).
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import anyio
 
@@ -25,38 +26,17 @@ from zettelclaw.cli.backend import AgentBackend, Backend
 from zettelclaw.cli.mcp_stdio import stdio_streams
 from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.errors import NotFoundError, ZettelclawError
+from zettelclaw.protocol.tools import TOOLS, AgentTool, arguments_model, call, parameters
 
 try:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from pydantic import Field
+    from mcp.server.mcpserver.tools import Tool
 except ModuleNotFoundError as exc:  # the optional extra is not installed
     raise ModuleNotFoundError(
         "`zettelclaw mcp` needs the MCP SDK: pip install 'zettelclaw[mcp]'", name=exc.name
     ) from exc
 
-REMEMBER_DESCRIPTION = (
-    "Write one entry to long-term memory now, when the user explicitly asks you to remember "
-    "something (\"remember that...\", \"note this\"). Not for things merely mentioned. One fact "
-    "or decision per call. Answers the entry's id: tell the user it was remembered.")
-FORGET_DESCRIPTION = (
-    "Remove entries from long-term memory when the user asks to forget something. Choose by ids "
-    "(from memory_search), session, subject or text; call with dryRun first and confirm with the "
-    "user unless they named exact ids. Entries are hidden from recall (undo: true gives them "
-    "back); purge: true erases them from disk for good, only when the user asks for that.")
-SEARCH_DESCRIPTION = (
-    "Mandatory recall step: search long-term memory (Zettelclaw's log of facts, decisions, tasks, "
-    "questions and session handoffs, and MEMORY.md / memory/*.md) before answering questions about "
-    "prior work, decisions, dates, people, preferences or todos. Best matches first; filter log "
-    "entries by type, subject and task status. Corrected entries are hidden unless "
-    "includeReplaced. A log result's path is its entry id, a file result's path its file: pass "
-    "either to memory_get."
-)
-GET_DESCRIPTION = (
-    "Safe exact read from memory: a log entry by its id (with the versions it replaced or that "
-    "replaced it), the conversation an entry came from (`session:<sessionId>`), or MEMORY.md and "
-    "memory/*.md by path."
-)
 INSTRUCTIONS = (
     "Zettelclaw is the user's long-term memory: a log of facts, decisions, tasks, questions and "
     "session handoffs written after each conversation with their agents. Call memory_search "
@@ -64,30 +44,9 @@ INSTRUCTIONS = (
     "or its source conversation with memory_get."
 )
 
-# memory-core's corpus names, as the sidecar's (protocol.md, memory.search `corpus`), as the
-# OpenClaw plugin maps them (tools.ts CORPUS)
-CORPUS = {"all": "all", "log": "log", "files": "files", "memory": "all", "sessions": "log",
-          "wiki": "files"}
-
-EntryType = Literal["task", "fact", "decision", "question", "handoff"]
-
-
-def search_params(query: str, **filters: Any) -> dict[str, Any]:
-    """memory_search's arguments as memory.search's params (tools.ts searchParams): an empty
-    query with filters lists the matching entries; memory-core's corpus names are mapped."""
-    params = {key: value for key, value in filters.items() if value is not None}
-    if "corpus" in params:
-        params["corpus"] = CORPUS[params["corpus"]]
-    if query.strip():
-        params["query"] = query.strip()
-    return params
-
 
 def build_server(open_backend: Callable[[], Backend], agent: str = "main") -> MCPServer[Any]:
     """The MCP server; ``open_backend`` opens where one call goes (a sidecar or the files)."""
-    server: MCPServer[Any] = MCPServer(name="zettelclaw", version=__version__,
-                                       instructions=INSTRUCTIONS)
-
     def ask(method: str, params: dict[str, Any]) -> Any:
         try:
             backend = AgentBackend(open_backend(), agent)
@@ -103,136 +62,47 @@ def build_server(open_backend: Callable[[], Backend], agent: str = "main") -> MC
         finally:
             backend.close()
 
-    def rpc_error(exc: ZettelclawError) -> ToolError:
-        return ToolError(f"{exc.message} (code {exc.code})")
-
-    @server.tool(name="memory_search", title="Memory Search", description=SEARCH_DESCRIPTION)
-    def memory_search(
-        *,
-        query: Annotated[str, Field(max_length=2000, description=(
-            "Keywords. An empty string with filters lists the matching entries, newest "
-            "first."))],
-        maxResults: Annotated[int | None, Field(ge=1, le=1000, description=(
-            "At most this many results (default 10)."))] = None,
-        minScore: Annotated[float | None, Field(ge=0, le=1, description=(
-            "Leave out results scoring below this (0..1)."))] = None,
-        corpus: Annotated[Literal["all", "log", "files", "memory", "sessions", "wiki"] | None,
-                          Field(description=(
-                              "What to search: all (default), log (the entries), files "
-                              "(MEMORY.md and memory/*.md). memory-core's names are accepted "
-                              "too: memory = all, sessions = log, wiki = files."))] = None,
-        type: Annotated[EntryType | None, Field(  # the tool's own parameter name
-            description="Only entries of this type.")] = None,
-        subject: Annotated[str | None, Field(description=(
-            "Only entries about this subject (a kebab-case slug, e.g. auth-migration)."))] = None,
-        status: Annotated[Literal["open", "done"] | None, Field(
-            description="Only tasks with this status.")] = None,
-        includeReplaced: Annotated[bool | None, Field(description=(
-            "Also return entries that were corrected later (default false)."))] = None,
-    ) -> dict[str, Any]:
-        params = search_params(query, maxResults=maxResults, minScore=minScore, corpus=corpus,
-                               type=type, subject=subject, status=status,
-                               includeReplaced=includeReplaced)
-        try:
-            answer: dict[str, Any] = ask("memory.search", params)
-        except ZettelclawError as exc:
-            raise rpc_error(exc) from exc
-        return answer
-
-    def memory_get(
-        *,
-        path: Annotated[str, Field(min_length=1, description=(
-            "An entry id from memory_search (12 characters), `session:<sessionId>` for the "
-            "conversation an entry came from, or MEMORY.md / memory/*.md."))],
-        from_: Annotated[int | None, Field(alias="from", ge=1, description=(
-            "First line to return (files and sessions)."))] = None,
-        lines: Annotated[int | None, Field(ge=1, description=(
-            "How many lines to return."))] = None,
-        corpus: Annotated[Literal["memory", "wiki", "all"] | None, Field(description=(
-            "Accepted for compatibility with memory-core; ignored."))] = None,
-    ) -> dict[str, Any]:
-        del corpus
-        params = {key: value for key, value in
-                  {"path": path, "from": from_, "lines": lines}.items() if value is not None}
-        try:
-            answer = ask("memory.get", params)
-        except NotFoundError:  # memory-core's shape for a path that names nothing
-            return {"status": "not_found", "path": path, "text": ""}
-        except ZettelclawError as exc:
-            raise rpc_error(exc) from exc
-        return {"status": "ok", "path": path, **answer}
-
-    server.add_tool(by_alias(memory_get), name="memory_get", title="Memory Get",
-                    description=GET_DESCRIPTION)
-
-    @server.tool(name="memory_remember", title="Memory Remember",
-                 description=REMEMBER_DESCRIPTION)
-    def memory_remember(
-        *,
-        type: Annotated[EntryType, Field(  # the tool's own parameter name
-            description="fact, decision, task, question or handoff.")],
-        content: Annotated[str, Field(min_length=1, max_length=16_384, description=(
-            "The entry: one self-contained sentence."))],
-        subject: Annotated[str | None, Field(description=(
-            "A kebab-case slug (auth-migration), when it is about one."))] = None,
-        detail: Annotated[str | None, Field(max_length=16_384)] = None,
-        status: Annotated[Literal["open", "done"] | None, Field(
-            description="A task's (default open).")] = None,
-        replaces: Annotated[str | None, Field(description=(
-            "The id of the entry this one corrects."))] = None,
-    ) -> dict[str, Any]:
-        params = {key: value for key, value in {
-            "type": type, "content": content, "subject": subject, "detail": detail,
-            "status": status, "replaces": replaces}.items() if value is not None}
-        try:
-            answer: dict[str, Any] = ask("memory.remember", params)
-        except ZettelclawError as exc:
-            raise rpc_error(exc) from exc
-        return {"status": "ok", **answer}
-
-    @server.tool(name="memory_forget", title="Memory Forget", description=FORGET_DESCRIPTION)
-    def memory_forget(
-        *,
-        ids: Annotated[list[str] | None, Field(description="Entry ids.")] = None,
-        session: Annotated[str | None, Field(description="Every entry of this session.")] = None,
-        subject: Annotated[str | None, Field(description="Every entry of this subject.")] = None,
-        text: Annotated[str | None, Field(description="Entries whose text holds this.")] = None,
-        purge: Annotated[bool, Field(description=(
-            "Erase from disk for good, only when the user asks for that."))] = False,
-        undo: Annotated[bool, Field(description="Give hidden entries (ids) back.")] = False,
-        dryRun: Annotated[bool, Field(description=(
-            "List what would go, change nothing."))] = False,
-    ) -> dict[str, Any]:
-        params: dict[str, Any]
-        if undo:
-            method, params = "memory.unforget", {"ids": ids, "dryRun": dryRun}
-        else:
-            method, params = "memory.forget", {
-                "ids": ids, "session": session, "subject": subject, "text": text,
-                "purge": purge, "dryRun": dryRun}
-        try:
-            answer: dict[str, Any] = ask(method, {k: v for k, v in params.items()
-                                                  if v is not None})
-        except ZettelclawError as exc:
-            raise rpc_error(exc) from exc
-        return {"status": "ok", **answer}
-
-    return server
+    tools = [mcp_tool(tool, ask) for tool in TOOLS]
+    return MCPServer(name="zettelclaw", version=__version__, instructions=INSTRUCTIONS,
+                     tools=tools)
 
 
-def by_alias(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-    """``fn`` called with its parameters' aliases: the SDK passes an argument by its alias
-    (``from``, a Python keyword, for the parameter ``from_``), and reads the schema from the
-    signature, which is ``fn``'s."""
-    names = {param.name.removesuffix("_"): param.name
-             for param in inspect.signature(fn).parameters.values()}
+def answer(tool: str, arguments: dict[str, Any], result: Callable[[], Any]) -> dict[str, Any]:
+    """The tool's answer in memory-core's shape (as the plugin's, tools.ts): a read as it is, a
+    write or an exact read with its status; a sidecar's refusal is a tool error with its code."""
+    try:
+        got: dict[str, Any] = result()
+    except ZettelclawError as exc:
+        if isinstance(exc, NotFoundError) and tool == "memory_get":
+            return {"status": "not_found", "path": arguments["path"], "text": ""}
+        raise ToolError(f"{exc.message} (code {exc.code})") from exc
+    if tool == "memory_search":
+        return got
+    if tool == "memory_get":
+        return {"status": "ok", "path": arguments["path"], **got}
+    return {"status": "ok", **got}
 
-    def call(**arguments: Any) -> dict[str, Any]:
-        return fn(**{names.get(key, key): value for key, value in arguments.items()})
 
-    call.__signature__ = inspect.signature(fn, eval_str=True)  # type: ignore[attr-defined]
-    call.__name__ = fn.__name__
-    return call
+def mcp_tool(tool: AgentTool, ask: Callable[[str, dict[str, Any]], Any]) -> Tool:
+    """``tool`` for the SDK: its arguments validated by the definition's model (the SDK reads it
+    from the function's signature and passes each argument by its wire name), and shown as the
+    definition's parameters, the plugin's."""
+    model = arguments_model(tool)
+
+    def run(**arguments: Any) -> dict[str, Any]:
+        method, params = call(tool, arguments)
+        return answer(tool.name, arguments, lambda: ask(method, params))
+
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                           default=(inspect.Parameter.empty if info.is_required()
+                                    else info.default),
+                           annotation=Annotated[info.annotation, info])
+         for name, info in model.model_fields.items()],
+        return_annotation=dict[str, Any])
+    run.__name__ = tool.name
+    made = Tool.from_function(run, name=tool.name, title=tool.title, description=tool.description)
+    return made.model_copy(update={"parameters": parameters(tool)})
 
 
 def memory_missing(args: argparse.Namespace, env: Mapping[str, str]) -> str:

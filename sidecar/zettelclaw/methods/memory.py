@@ -51,7 +51,7 @@ def request_of(params: SearchParams) -> Request:
         include_replaced=params.include_replaced,
     )
     text = params.query if params.query and params.query.strip() else None
-    return Request(text, filters, params.max_results, params.min_score, params.corpus,
+    return Request(text, filters, params.max_results, params.min_score, params.searched(),
                    params.order)
 
 

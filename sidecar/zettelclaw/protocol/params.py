@@ -132,8 +132,17 @@ class TurnFactsParams(AudienceParams):
     channel: Text | None = None
 
 
+# What memory.search searches, by its name or by memory-core's (its agents pass those to the
+# memory_search tool): memory = all, sessions = log, wiki = files.
+CorpusName = Literal["all", "log", "files", "memory", "sessions", "wiki"]
+CORPUS: dict[CorpusName, Literal["all", "log", "files"]] = {
+    "all": "all", "log": "log", "files": "files", "memory": "all", "sessions": "log",
+    "wiki": "files"}
+
+
 class SearchParams(AudienceParams):
-    query: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    # blank: no query (the filters alone list entries, newest first)
+    query: Annotated[str, StringConstraints(max_length=2000, strip_whitespace=True)] | None = None
     type: EntryType | None = None
     subject: Slug | None = None
     status: TaskStatus | None = None
@@ -143,7 +152,7 @@ class SearchParams(AudienceParams):
     include_replaced: bool = Field(False, alias="includeReplaced")
     max_results: int = Field(10, ge=1, le=1000, alias="maxResults")
     min_score: float = Field(0.0, ge=0.0, le=1.0, alias="minScore")
-    corpus: Literal["all", "log", "files"] = "all"
+    corpus: CorpusName = "all"
     # Without a query: "time" sorts by the entries' timestamps, "log" by their place in the log.
     order: Literal["time", "log"] = "time"
 
@@ -158,11 +167,17 @@ class SearchParams(AudienceParams):
                 raise ValueError(f"not an ISO 8601 date or date-time: {value!r}") from None
         return value
 
+    def searched(self) -> Literal["all", "log", "files"]:
+        """The corpus to search, memory-core's names taken as ours."""
+        return CORPUS[self.corpus]
+
 
 class GetParams(AudienceParams):
     path: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
     from_: int = Field(1, ge=1, alias="from")
     lines: int | None = Field(None, ge=1, le=100_000)
+    # memory-core's agents name the corpus a path is in; the path alone says it here
+    corpus: Literal["memory", "wiki", "all"] | None = None
 
 
 class SubjectsListParams(AgentParams):

@@ -47,12 +47,15 @@ IMPORT_POINTS = (
     "import-after-append",  # notes' entries are in the log; the manifest does not say so yet
 )
 
-#: replication's crash points (replicate/), in the order a sync meets them
+#: replication's crash points (replicate/) that a git sync meets, in its order
 REPLICATE_POINTS = (
     "take-after-received",  # foreign ids are in HOME/replicate/received, not yet in the log
     "take-after-append",  # foreign lines are in the log; the engine's read cursor not yet saved
     "sync-after-commit",  # this machine's new lines are committed in the clone, not pushed
     "sync-after-push",  # they are pushed; the cursor saying so is not saved yet
+)
+#: a team round's (replicate/team.py), beside the two ``take-*`` points it shares
+TEAM_POINTS = (
     "team-after-push",  # a team round's lines are committed in the database, its cursor not saved
 )
 

@@ -107,14 +107,17 @@ def unhide(app: App, ids: list[str], *, dry_run: bool) -> Forgotten:
                   changed=len(todo))
 
 
-def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
-    """Remove the chosen entries and what was derived from or copied with them (purge.py)."""
+def purge(app: App, criteria: Criteria, *, dry_run: bool, strict: bool = True) -> Forgotten:
+    """Remove the chosen entries and what was derived from or copied with them (purge.py).
+    ``strict``: an id the log does not hold is NotFoundError (a person's purge of nothing is
+    no success); another machine's purge (``purge_ids``) takes only those this log holds."""
     started = time.monotonic()
     removed = purging.Removed()
     # the vault's lock first, as `vault build` and `vault sync` take them: its pages are scrubbed
     with lock.exclusive(vault_lock(app.home)), lock.exclusive(app.home.lock):
         scan = select(app.home, criteria)
-        scan.refuse_unknown(criteria.ids)
+        if strict:
+            scan.refuse_unknown(criteria.ids)
         ids = scan.ids
         by_session = criteria.session is not None and not criteria.ids and \
             criteria.subject is None and not criteria.text
@@ -137,7 +140,7 @@ def purge(app: App, criteria: Criteria, *, dry_run: bool) -> Forgotten:
 def purge_ids(app: App, ids: list[str]) -> Forgotten:
     """A purge another machine made, applied here (replicate/git_sync.py): by id, the entries
     this log holds (none: nothing to do)."""
-    return purge(app, Criteria(ids=tuple(ids)), dry_run=False)
+    return purge(app, Criteria(ids=tuple(ids)), dry_run=False, strict=False)
 
 
 def purge_written(app: App, written: Written) -> Forgotten:

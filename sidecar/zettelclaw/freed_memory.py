@@ -22,10 +22,9 @@ from collections.abc import Callable
 AFTER_ENTRIES = 10_000
 # glibc's malloc arenas at most (mallopt M_ARENA_MAX), for ``serve``. By default glibc gives
 # threads up to 8 per core, each reserving 64 MB of address space and keeping its own free
-# pages: with every memory's threads (tantivy's, onnxruntime's, trio's workers) 40 agents took
-# 535 MB, and under ``prlimit --as=1300000000`` the sidecar was out of address space after ~10
-# agents (a Rust allocation failing aborts the process). With 2: 314 MB, and 200 agents under
-# that limit (bench/README.md#agents).
+# pages, so every memory's threads (tantivy's, onnxruntime's, trio's workers) ran a sidecar of
+# many agents out of address space, where a Rust allocation failing aborts the process
+# (bench/README.md#agents).
 ARENAS = 2
 M_ARENA_MAX = -8  # glibc's malloc.h
 

@@ -199,8 +199,8 @@ class TermIndex:
     def held(self, weights: Mapping[str, float], lines: Sequence[int], *, replaced: bool
              ) -> dict[int, float]:
         """For each of ``lines``, the sum of the ``weights`` of the tokens it holds: one search
-        a shard, each token a constant score (a search per token and shard cost 12 of a
-        LoCoMo search's 37 ms)."""
+        a shard, each token a constant score (a search per token and shard cost a third of a
+        search: bench/README.md#ranking)."""
         found: dict[int, float] = {}
         parts = self.shards + (self.replaced if replaced else ())
         for number, shard in enumerate(parts):

@@ -207,8 +207,8 @@ class Engine:
                 hit = keys[at] == said_keys
                 by[at[hit]] = np.maximum(by[at[hit]], said[hit])
             wanted_top = min(VECTOR_CANDIDATES * 4, len(by))
-            # the best few hundred without sorting them all (a full sort of 100k similarities
-            # took 8 of a hybrid search's 20 ms)
+            # the best few hundred without sorting them all (a full sort was a large share of a
+            # hybrid search: bench/README.md#ranking)
             top = np.argpartition(-by, wanted_top - 1)[:wanted_top]
             for i in top:
                 if by[i] >= scale.candidate or int(keys[i]) in target:

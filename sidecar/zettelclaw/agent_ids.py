@@ -8,8 +8,8 @@ Kelvin sign (U+212A) to ``k``, so ``"wor\u212a"`` named agent ``work`` once
 (tests/test_issue28_small.py).
 
 A session key that starts ``agent:`` must be ``agent:<agentId>:<rest>`` exactly: ``agent:work``,
-``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused;
-at caac987 each fell back to ``main``'s memory.
+``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused,
+never read as ``main``'s memory (tests/test_agent_ids.py).
 """
 
 from __future__ import annotations

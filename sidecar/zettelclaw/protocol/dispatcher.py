@@ -150,9 +150,9 @@ class Dispatcher:
         """The response line, at most ``max_response_bytes``: when the answers do not fit, the
         largest are replaced by a -32015 error for their id (ties: the later first) until they
         do; if even every answer as its error would not fit (a long batch under a small limit),
-        the line is one -32015 error with id null. At caac987 room was kept for an error of
-        300 bytes an answer, so under ``--max-message-bytes 4096`` a batch of 53 small answers
-        all became errors, and that line exceeded the limit itself (tests/test_limits.py)."""
+        the line is one -32015 error with id null. Room is not kept ahead for an error an answer:
+        under a small limit a batch of small answers would all become errors, and that line
+        exceed the limit itself (tests/test_limits.py)."""
         if not responses:
             return None
         limit = self.max_response_bytes

@@ -14,7 +14,7 @@ its memory), then, once every memory's background work had ``--settle`` seconds,
 no model route, so the jobs wait in their spools), stopped and started again: the RSS, peak and
 threads ``--settle`` seconds after the restart, and how many memories it opened.
 
-Issue 28: at caac987 (a model per memory, every memory with waiting jobs opened at start) 20
+At caac987 (a model per memory, every memory with waiting jobs opened at start) 20
 new agents took the sidecar from 281 MB to 3.16 GB, 40 to 5.1 GB, and a restart with 20 waiting
 agents came up at 3.2 GB. Not part of the test suite: run it by hand on a quiet machine.
 """

@@ -1,4 +1,4 @@
-"""Figures for issue 31's forget, receipts and trace (bench/README.md, "Forget").
+"""Figures for forget, receipts and the injection trace (bench/README.md#forget).
 
     .venv/bin/python bench/forget.py [--entries 10000] [--samples 2000]
 

@@ -2,7 +2,7 @@
 
     python bench/generate.py 1000000 bench/out/gen-1m [--seed 7]
 
-What the log looks like (spec §3):
+What the log looks like (docs/03-log.md):
 
 - sessions of 5-20 entries, each ending with exactly one handoff;
 - facts and decisions most common, then tasks (open or done), then questions;
@@ -45,8 +45,9 @@ SPAN = 2 * 365 * 86_400  # about two years
 ZIPF_S = 1.0
 
 # The keyword the benchmark searches for (and greps with rg): a noun of mid rank in NOUNS, in
-# about 1% of the entries (the spec's own example, §3.4). It is a substring of no other word of
-# the vocabulary or of a slug, so ``rg KEYWORD`` and the FTS query look for the same thing.
+# about 1% of the entries, a topic a person comes back to now and then. It is a substring of no
+# other word of the vocabulary or of a slug, so ``rg KEYWORD`` and the FTS query look for the
+# same thing.
 KEYWORD = "webhook"
 
 # Ranked banks: earlier words are drawn more often (Zipf, s = 1).

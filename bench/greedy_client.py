@@ -1,4 +1,4 @@
-"""A client that writes and never reads (issue 28 item 3): the sidecar's RSS under it.
+"""A client that writes and never reads: the sidecar's RSS under it.
 
 Starts ``zettelclaw serve`` on a fresh data directory whose workspace holds one 512 KiB memory
 file, connects ``--clients`` times, and on each writes ``--lines`` lines, each a batch of 64

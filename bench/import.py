@@ -1,4 +1,4 @@
-"""Import speed and the token estimate's accuracy (issue 33).
+"""Import speed and the token estimate's accuracy.
 
     python bench/import.py [--conversations 200] [--notes 20000] [--prefill 0] [--json]
 

@@ -1,4 +1,4 @@
-"""Reading speed and memory of the import source readers (issue 33) on generated exports.
+"""Reading speed and memory of the import source readers on generated exports.
 
     .venv/bin/python bench/import_sources.py [--conversations 5000] [--turns 8] [--json]
 

@@ -20,9 +20,9 @@ progress on stderr). Two runs:
 
 ``--writers N``: during the first run, N other processes append to the log, one entry each
 every ``--write-every`` seconds, under the data lock as every writer does (an ``echo >>``, the
-CLI, another tool): the catch-ups of outside appends under load (issue 28).
+CLI, another tool): the catch-ups of outside appends under load.
 
-Targets (issue 12): the hook's p99 under load at most 10 ms; no client waiting behind another's
+Targets: the hook's p99 under load at most 10 ms; no client waiting behind another's
 batch by more than 100 ms. Not part of the test suite: run it by hand on a quiet machine.
 """
 

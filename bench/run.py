@@ -74,14 +74,16 @@ WARMUP = {"hook": 300, "filter": 50, "keyword": 20}
 
 # Targets (at 1M entries).
 HOOK_P99_TARGET_MS = 1.0
-# issue 15's hard case: words in that share of the entries, as a project's name in a real log
+# The hard case (bench/README.md#targets): words in that share of the entries, as a project's
+# name in a real log
 COMMON = "atlas=0.35,deploy=0.3"
-# issue 15's targets at 1M entries, against `rg -c` on the same file in the same run
+# The targets at 1M entries (bench/README.md#targets), against `rg -c` on the same file in the
+# same run
 RARE_VS_RG = 20.0
 COMMON_VS_RG = 10.0
 FILTER_P50_TARGET_MS = 1.0
-BUILD_TARGET_S = 20.0  # issue 15: cold index build at 1M, ready line -> built
-WARM_TARGET_S = 0.5  # issue 15: warm restart to the first answer
+BUILD_TARGET_S = 20.0  # cold index build at 1M, ready line -> built
+WARM_TARGET_S = 0.5  # warm restart to the first answer
 
 
 def _tool(name: str) -> str:

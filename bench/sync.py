@@ -1,4 +1,4 @@
-"""Figures for sync through git (docs/14-sync.md; bench/README.md, "Sync").
+"""Figures for sync through git (docs/14-sync.md; bench/README.md#sync).
 
     .venv/bin/python bench/sync.py [--behind 100000] [--samples 20] [--bytes-entries 10000]
 

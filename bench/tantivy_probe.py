@@ -1,4 +1,4 @@
-"""Would tantivy meet issue 15's keyword targets? A probe, before building on it.
+"""Would tantivy meet the keyword targets (bench/README.md#targets)? A probe, before building on it.
 
     .venv/bin/pip install tantivy
     .venv/bin/python bench/generate.py 1000000 /tmp/gen1m

@@ -17,7 +17,8 @@ def search_result(answer: Answer) -> SearchResult:
 
 
 class Resolver:
-    """The forward-pass ``Map<id, replacedById>`` of the spec, built incrementally."""
+    """The forward-pass ``Map<id, replacedById>``, built incrementally (the rule:
+    docs/03-log.md#corrections-replaces)."""
 
     def __init__(self) -> None:
         self.order: list[str] = []

@@ -31,7 +31,7 @@ def test_the_agent_part_of_a_session_key(key: str | None, agent: str | None) -> 
 def test_a_key_of_the_agent_shape_with_a_bad_agent_part_is_refused() -> None:
     with pytest.raises(AgentIdError):
         agent_of_key("agent:..:main")
-    for key in ("agent:x", "agent:x:", " agent:x:main", "agent:x\nmain"):  # issue 28 item 7
+    for key in ("agent:x", "agent:x:", " agent:x:main", "agent:x\nmain"):
         with pytest.raises(AgentIdError):
             agent_of_key(key)
 

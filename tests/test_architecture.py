@@ -261,7 +261,7 @@ def test_the_checks_see_what_they_look_for() -> None:
     assert edges["app"]["index"].startswith("app.py:")
     assert cycles({"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}}) == [["a", "b", "c"]]
     assert module_graph()["search.semantic"]["search.matrix"].startswith("search/semantic.py:")
-    assert "protocol" not in MAY_IMPORT["domain"]  # llm/ imported protocol/ until issue 30
+    assert "protocol" not in MAY_IMPORT["domain"]  # llm/ once imported protocol/
     assert "index" not in MAY_IMPORT["protocol"]
     assert "server" not in MAY_IMPORT["agents"]
     assert SQL.search("SELECT e.* FROM entries e WHERE x")

@@ -1,5 +1,6 @@
-"""artifacts.list (artifacts/, issue 34): a memory's public artifacts (the briefing, the vault's
-pages, an export of the log), each a file inside its root; off unless the owner publishes them."""
+"""artifacts.list (artifacts/, docs/12-openclaw-surfaces.md): a memory's public artifacts (the
+briefing, the vault's pages, an export of the log), each a file inside its root; off unless the
+owner publishes them."""
 
 from __future__ import annotations
 

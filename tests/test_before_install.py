@@ -1,6 +1,6 @@
 """The memory's start (state.json ``since``) and the gateway's sweep: a session the memory has
 never seen whose last activity is older than the start is left out, counted, and named as
-``zettelclaw import openclaw``'s (issue 33, docs/13-import.md)."""
+``zettelclaw import openclaw``'s (docs/13-import.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """.ci/run runs README.md's two commands in the README's order: scripts/serve until it is ready
-(on a new HOME), stopped with SIGTERM, then scripts/test (issue 27: CI ran only scripts/test, so
+(on a new HOME), stopped with SIGTERM, then scripts/test (CI once ran only scripts/test, so
 `scripts/serve` then `scripts/test` on a fresh clone, what a newcomer does, never ran).
 
 The two scripts are stand-ins that record what they were run with; .ci/run is the real one.

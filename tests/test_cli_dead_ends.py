@@ -1,4 +1,4 @@
-"""The CLI's small lies and dead ends of issue 27 (#7, #8), each run in this process.
+"""The CLI's small lies and dead ends, each run in this process.
 
 ``get`` of a word that is no id nor file (exit 3, "no entry with id"), ``get --from`` past the
 end (said, exit 1); ``serve`` refusing a bad ``--set`` with exit 2 before it creates anything;

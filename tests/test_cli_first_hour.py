@@ -1,4 +1,4 @@
-"""A newcomer's first hour with the ``zettelclaw`` command (issue 10): each test is a stumble
+"""A newcomer's first hour with the ``zettelclaw`` command: each test is a stumble
 found at c7e1242, run as a subprocess in both modes (files, and a running sidecar)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which socket the CLI asks (issue 27 #6): the one the OpenClaw plugin's sidecar listens on.
+"""Which socket the CLI asks: the one the OpenClaw plugin's sidecar listens on.
 
 Precedence, first found: --socket, $ZETTELCLAW_SOCKET, the plugin's socketPath in openclaw.json
 (unless --home names another data directory than the gateway's), HOME/sidecar.sock. And the

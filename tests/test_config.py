@@ -88,7 +88,7 @@ def test_environment_variables_in_upper_snake(home: Home) -> None:
 
 
 def test_the_agents_section_comes_from_the_environment_too(home: Home) -> None:
-    """Issue 27 #8: ZETTELCLAW_AGENTS_* were ignored (the pattern listed four sections)."""
+    """ZETTELCLAW_AGENTS_* were ignored (the pattern listed four sections)."""
     config = load_config(home, env={"ZETTELCLAW_AGENTS_SHARE": "phone:main,tablet:main",
                                     "ZETTELCLAW_AGENTS_IDLE_SECONDS": "90"})
     assert config.agents.share == {"phone": "main", "tablet": "main"}
@@ -117,7 +117,7 @@ def test_an_unknown_zettelclaw_variable_is_reported_not_refused(home: Home) -> N
 
 
 def test_a_bad_setting_is_bad_input_exit_2(home: Home) -> None:
-    """Issue 27 #7: `serve --set nosuch.key=1` exited 5 ("data directory unusable")."""
+    """`serve --set nosuch.key=1` exited 5 ("data directory unusable")."""
     for overrides in (["nosuch.key=1"], ["extraction.model"], ["extraction.modle=x"]):
         with pytest.raises(DataDirError) as info:
             load_config(home, env={}, overrides=overrides)

@@ -1,4 +1,4 @@
-"""Derived indexes under a running sidecar (issue 28 item 5): the term index deleted, or a file,
+"""Derived indexes under a running sidecar: the term index deleted, or a file,
 a link or a directory where it or its lock should be. At caac987, deleting ``HOME/terms/`` made
 every search and rebuild answer -32603 until a restart; a file at ``terms/`` or a directory at
 ``terms.lock`` stopped the sidecar at start; a link at ``terms/`` was followed out of HOME."""

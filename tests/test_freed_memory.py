@@ -87,7 +87,7 @@ libc.malloc_stats()  # one "Arena N:" block per arena, on stderr
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
 @pytest.mark.parametrize("mode", ["limited", "default"])
 def test_serve_limits_glibcs_malloc_arenas(mode: str) -> None:
-    """Issue 28: threads of many memories, an arena each (64 MB of address space each)."""
+    """Threads of many memories, an arena each (64 MB of address space each)."""
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
     done = subprocess.run([sys.executable, "-c", ARENAS_SCRIPT, mode], env=env,
                           capture_output=True, text=True, timeout=scaled(60), check=True)

@@ -1,4 +1,4 @@
-"""A full disk (issue 12): a real tmpfs of 4 MiB as the data directory, filled up. Writes answer
+"""A full disk: a real tmpfs of 4 MiB as the data directory, filled up. Writes answer
 -32010 naming the cause (c7e1242: -32603), nothing half-written is left, reads go on, and once
 there is room again the same calls succeed. Needs root to mount; skipped, saying so, elsewhere."""
 
@@ -108,7 +108,7 @@ def test_a_full_disk_is_answered_minus_32010_and_nothing_is_lost(tmpfs: Path,
 
 def test_a_memory_file_changed_on_a_full_disk_leaves_searches_answered_saying_so(
         tmpfs: Path, short_dir: Path) -> None:
-    """Issue 28 item 6: at caac987 a full disk and any change to MEMORY.md (the nightly
+    """At caac987 a full disk and any change to MEMORY.md (the nightly
     briefing is one) made every memory.search answer -32010, of the log alone and filters too.
     They are answered from the index there is, with ``stale`` saying why."""
     home, sock, ws = tmpfs / "home", short_dir / "s.sock", short_dir / "ws"

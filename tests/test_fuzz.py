@@ -1,4 +1,4 @@
-"""Fuzzing the framing and the dispatcher (issue 12): over 10,000 generated messages, none may
+"""Fuzzing the framing and the dispatcher: over 10,000 generated messages, none may
 escape as an exception, and each answer must be a well-formed JSON-RPC response with a code that
 fits (never -32603, which means a bug).
 

@@ -1,6 +1,6 @@
-"""recall.handoff.format_handoff: the context injected before a turn (spec §6.1, §6.2).
+"""recall.handoff.format_handoff: the context injected before a turn (docs/05-recall.md).
 
-Covers: the §6.1 header lines (title, session and timestamp, content, detail), the subject,
+Covers: the header lines (title, session and timestamp, content, detail), the subject,
 the open tasks and decisions of the handoff's session with their ids (and a decision's why),
 white space folded so an entry cannot add lines, and bounds: at most MAX_ITEMS tasks and
 decisions each (the latest ones), and clipped texts however long the entries are.

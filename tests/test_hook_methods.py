@@ -77,7 +77,7 @@ async def test_a_sweep_is_logged_per_agent_with_what_it_answered(
 
 async def test_a_sweep_says_its_failed_jobs_are_due_again_not_retried_while_no_model(
         pool: Agents, caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 27 #7: "1 failed job(s) retried" while no model could be asked: the count is of
+    """Once "1 failed job(s) retried" while no model could be asked: the count is of
     failed jobs made due again (extraction/service.py, sweep), which then wait for a model."""
     async with pool.lease("main") as app:
         app.extraction.spool.save(Job.model_validate({
@@ -137,7 +137,7 @@ async def test_the_sweep_leaves_out_a_session_read_since_its_last_activity(pool:
 
 async def test_a_malformed_session_id_is_skipped_by_name_and_the_good_ones_are_listed(
         pool: Agents, home: Home) -> None:
-    """Issue 28 item 7: at caac987 one bad sessionId failed the agent's whole sweep (its good
+    """At caac987 one bad sessionId failed the agent's whole sweep (its good
     sessions were not listed, and the plugin retried forever)."""
     started(home)
     params = GatewayStartParams.model_validate({"sessions": [

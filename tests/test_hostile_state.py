@@ -1,6 +1,5 @@
-"""States of the machine and the data directory that once crashed the sidecar (issue 12,
-items 2, 3, 4 and 12, and the data directory's owner and log link): each is now survived or
-refused with one clear line."""
+"""States of the machine and the data directory (its owner, a log that is a link) that once
+crashed the sidecar: each is now survived or refused with one clear line."""
 
 from __future__ import annotations
 

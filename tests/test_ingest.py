@@ -228,7 +228,7 @@ def test_a_line_continued_after_its_entry_was_read_matches_a_fresh_build(
     """Another tool appends right after a hand-written entry that had no newline: the two run
     together into one line that is not an entry. The index must say so, as a fresh build does,
     rather than keep the first entry and silently lose the second: it keeps the entry that ends
-    the line and reports the bytes before it (issue 28 item 7)."""
+    the line and reports the bytes before it."""
     hand = entry(content="typed by hand, no newline")
     write_log(line(hand)[:-1])
     ingester.catch_up()

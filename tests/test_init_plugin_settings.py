@@ -1,4 +1,4 @@
-"""`zettelclaw init` and the plugin's own settings (issue 27 #5).
+"""`zettelclaw init` and the plugin's own settings.
 
 A misspelt key in ``plugins.entries.zettelclaw.config`` (``timeoutMS``) made OpenClaw refuse to
 start the gateway, ``openclaw doctor --fix`` then turned the plugin off, and ``zettelclaw init``

@@ -1,4 +1,4 @@
-"""Issue 28's attacks at full size, as processes (marked ``hostile``: seconds each; part of the
+"""Hostile attacks at full size, as processes (marked ``hostile``: seconds each; part of the
 default run and of CI)."""
 
 from __future__ import annotations

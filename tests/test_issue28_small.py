@@ -1,4 +1,4 @@
-"""Issue 28 item 7: the smaller ones, each found by a hostile attack at caac987."""
+"""The smaller ones, each found by a hostile attack at caac987."""
 
 from __future__ import annotations
 

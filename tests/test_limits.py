@@ -1,6 +1,6 @@
 """What one message may be: depth, batch length, response size, exact ids; and on a connection,
 the time a message may take, the bytes held for unfinished ones, and a client that never reads.
-Issue 12 items 1 and 10: each of these once crashed the process or held it up."""
+Each of these once crashed the process or held it up."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ async def test_an_answer_past_the_response_limit_becomes_its_own_error() -> None
 
 
 async def test_a_long_batch_of_small_answers_under_a_small_limit_is_answered() -> None:
-    """Issue 28 item 7: at caac987, under --max-message-bytes 4096, a batch of 53 small answers
+    """At caac987, under --max-message-bytes 4096, a batch of 53 small answers
     all became -32015 (room was kept for a 300-byte error each) and that line, 53 errors long,
     exceeded the limit itself."""
     dispatcher = Dispatcher(Gate().methods(), max_response_bytes=4096)
@@ -222,7 +222,7 @@ async def test_a_client_that_does_not_read_is_cut_off(
 
 async def test_a_client_that_writes_and_never_reads_is_held_to_its_output_budget(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 28 item 3: 64 lines, each asking for 32 MiB, sent without reading the answers,
+    """64 lines, each asking for 32 MiB, sent without reading the answers,
     made the server hold 2 GB for that one client. Now reading stops while the connection's
     answers (made or being made) are over its budget; another client is still served."""
     monkeypatch.setattr(connection, "ANSWER_ESTIMATE", 300_000)

@@ -273,7 +273,7 @@ def test_open_tail_followed_by_more_bytes_on_the_same_line_is_refused(log: Growi
     """The incremental reader cannot take back the entry it yielded for an open tail that went
     on: it refuses to resume (the index then reads from the start) instead of silently dropping
     the rest of the line, and a one-pass read sees one line: the entry that ends it, the bytes
-    before it reported (issue 28 item 7: at caac987 both entries were lost)."""
+    before it reported (at caac987 both entries were lost)."""
     a, b = line(entry()), line(entry())
     log.append(a[:-1])  # printf '{...}' >> log.jsonl
     first = log.read()

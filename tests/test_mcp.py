@@ -1,4 +1,4 @@
-"""`zettelclaw mcp` (issue 34): one agent's memory as an MCP server over stdio, driven here by
+"""`zettelclaw mcp`: one agent's memory as an MCP server over stdio, driven here by
 the official MCP SDK's own client, which starts `zettelclaw mcp` as its subprocess."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Other programs append to the log (README: ``echo ... >> log.jsonl``) without the sidecar's
-lock. Nothing they append may be lost: not during a subject rename (issue 12 item 5: 1,849 of
-6,350 appends were lost over 53 renames at c7e1242), not after a torn last line (item 6), and a
-crash mid-rename leaves no temp file behind for good (item 7)."""
+lock. Nothing they append may be lost: not during a subject rename (1,849 of
+6,350 appends were lost over 53 renames at c7e1242), not after a torn last line, and a
+crash mid-rename leaves no temp file behind for good."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Rust panics (pyo3's PanicException, a BaseException) answer the call they happen in with
--32603 and leave the server up (issue 28, item 2): a memory whose term index could not make its
+-32603 and leave the server up: a memory whose term index could not make its
 watcher thread ("Failed to spawn meta file watcher thread") used to end the process, exit 1 for
 every client. KeyboardInterrupt still goes through."""
 

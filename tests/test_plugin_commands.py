@@ -1,4 +1,4 @@
-"""`openclaw zettelclaw <command>` offers every `zettelclaw` command (issue 27 #7).
+"""`openclaw zettelclaw <command>` offers every `zettelclaw` command.
 
 The plugin's list (clients/openclaw/src/cli_commands.ts) is generated from the CLI's parser
 (zettelclaw/cli/plugin_commands.py); here it must be what the generator makes now, so a command

@@ -127,7 +127,7 @@ def _give_work(app: App, agent: str) -> None:
 
 async def test_open_memories_are_bounded_closing_the_least_recently_used(
         home: Home, workspace: Path) -> None:
-    """Issue 28: every open memory costs threads and memory, and nothing bounded them."""
+    """Every open memory costs threads and memory, and nothing bounded them."""
     settings = load_config(home, env={}, overrides=["agents.maxOpen=3"])
     pool = open_pool(home, workspace, settings=settings)
     async with pool.lease(MAIN):
@@ -156,7 +156,7 @@ async def test_open_memories_are_bounded_closing_the_least_recently_used(
 
 async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at_a_time(
         home: Home, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 28: a restart with 20 agents with waiting jobs opened all 20 at once (3.2 GB)."""
+    """A restart with 20 agents with waiting jobs opened all 20 at once (3.2 GB)."""
     first = open_pool(home, workspace)
     busy = [f"busy{i}" for i in range(5)]
     for agent in busy:

@@ -109,7 +109,7 @@ def test_fresh_clone_is_read() -> None:
 
 
 def test_install_without_a_clone_runs_from_a_clone_without_the_venv() -> None:
-    """The block must work in a clone where nothing made .venv (issue 27, finding 3: it began
+    """The block must work in a clone where nothing made .venv (it once began
     with `.venv/bin/pip`, which only the README test's own earlier scripts/serve had made)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
     start = text[:text.index("\n## Install without a clone\n")].count("\n") + 2

@@ -1,4 +1,4 @@
-"""The subject registry, subjects.json (spec §3.1, ``zettelclaw.subjects.registry``).
+"""The subject registry, subjects.json (docs/03-log.md, ``zettelclaw.subjects.registry``).
 
 Covers adding a subject (and SubjectExistsError, with data, for one already there), loading
 (entries with a bad slug or shape are skipped with a warning), ``ensure_locked`` (only missing
@@ -66,7 +66,7 @@ def test_add_registers_with_title_case_display_and_project_type(
 def test_add_with_type_and_display(registry: SubjectRegistry, home: Home) -> None:
     registry.add("whisper-stt", type="system", display="Whisper STT")
     registry.add("max", type="person")
-    assert on_disk(home) == {  # the spec's example registry
+    assert on_disk(home) == {  # a person and a system
         "max": {"display": "Max", "type": "person"},
         "whisper-stt": {"display": "Whisper STT", "type": "system"},
     }

@@ -184,7 +184,7 @@ def test_a_log_that_changes_while_being_rewritten_is_left_alone(
 
 def test_an_entry_after_torn_bytes_is_renamed_and_the_torn_bytes_kept(
         home: Home, write_log: WriteLog, rename: Callable[[str, str], RewriteResult]) -> None:
-    """Issue 28 item 7: such a line is read as its entry (log/lines.py); the rename rewrites
+    """Such a line is read as its entry (log/lines.py); the rename rewrites
     that entry in place, the bytes before it as they were."""
     torn = b'{"id":"e99999999990","subject":"auth","content":"torn'
     write_log(torn + line(entry(subject="auth", content="after the crash")))

@@ -1,9 +1,10 @@
-"""Replacement resolution (spec §3.3, ``log/resolve.py``, and its oracle in tests/oracles.py).
+"""Replacement resolution (``log/resolve.py``, and its oracle in tests/oracles.py).
 
-Examples from the spec (A replaced by B replaced by C resolves to C) and the edge cases, then
-properties over arbitrary sequences of (id, replaces) where replaces may name an earlier, a later,
-an unknown or the entry's own id and ids may repeat: checked against the rule itself ("an entry
-is current iff no later entry replaces it"), not against a copy of the implementation.
+Examples (A replaced by B replaced by C resolves to C; docs/03-log.md#corrections-replaces) and
+the edge cases, then properties over arbitrary sequences of (id, replaces) where replaces may
+name an earlier, a later, an unknown or the entry's own id and ids may repeat: checked against
+the rule itself ("an entry is current iff no later entry replaces it"), not against a copy of
+the implementation.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The entry schema (spec §3.3): what validates, what is rejected and why, and the line form.
+"""The entry schema (docs/03-log.md): what validates, what is rejected and why, the line form.
 
 Covers the five types, the task-only ``status``, unknown types and fields, the shapes of ``id``,
 ``subject``, ``timestamp`` and ``content``, ``new_id``, the one-line rejection reasons, and the
@@ -37,7 +37,7 @@ from zettelclaw.log.schema import (
     validate_entry,
 )
 
-# The example lines of spec §3.3, verbatim: one per type.
+# Example lines, one per type, as a person would write them.
 SPEC_LINES = {
     "fact": '{"id":"r7Wp3nKx_mZe","timestamp":"2026-02-20T14:35:00Z","type":"fact","content":"Exponential backoff caps at 3 retries with intervals 1s, 5s, 15s — total ~30s","subject":"auth-migration","session":"abc12345"}',  # noqa: E501
     "decision": '{"id":"a3k9x_BmQ2yT","timestamp":"2026-02-20T14:20:00Z","type":"decision","content":"Queue-based retries for webhook delivery instead of synchronous","detail":"Synchronous retries were cascading under load during the February auth outage","subject":"auth-migration","session":"abc12345"}',  # noqa: E501
@@ -64,8 +64,8 @@ def test_spec_example_lines_validate_and_are_written_back_byte_for_byte(name: st
     raw = SPEC_LINES[name].encode()
     parsed = parse_entry_json(raw)
     assert parsed.type == orjson.loads(raw)["type"]
-    # The line form puts fields in the spec's order, so a line the sidecar writes reads the same
-    # as the spec's (and a person's) lines.
+    # The line form puts fields in the examples' order, so a line the sidecar writes reads the
+    # same as these (and a person's) lines.
     assert entry_to_line(parsed) == raw + b"\n"
 
 

@@ -276,7 +276,7 @@ async def handoff_once_caught_up(client: AsyncClient, text: str) -> str:
 
 async def test_the_hook_does_not_wait_for_a_catch_up_of_an_outside_append(
         server: Ready, server_config: ServerConfig, write_log: WriteLog) -> None:
-    """Issue 28: with other processes appending, the hook caught up itself and waited for the
+    """With other processes appending, the hook caught up itself and waited for the
     index (a search's connection, another process's write): p99 0.6-1.1 s under load."""
     write_log(entry("handoff", "the old handoff", session="s-old"))
     hook = {"sessionKey": "agent:main:main"}

@@ -1,5 +1,5 @@
 """search/local_model.py's ``shared``: one embedding model per process, whatever the number of
-memories (issue 28, item 1). Each memory kept its own session and background thread before:
+memories. Each memory kept its own session and background thread before:
 ~120-145 MB and ~6 threads per agent. Each memory keeps its own vectors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Markdown view (vault/, issue 32): `vault build` renders the log into an Obsidian vault,
+"""The Markdown view (docs/09-vault.md): `vault build` renders the log into an Obsidian vault,
 append-only, keeping what the person changed; `vault sync` turns their edits of rendered lines
 into corrections appended to the log."""
 

@@ -1,4 +1,4 @@
-"""The vault kept in step under a running sidecar (issue 32, vault/watch.py): an edited page is
+"""The vault kept in step under a running sidecar (docs/09-vault.md): an edited page is
 synced once it stops changing, and the vault is rebuilt when the log grows."""
 
 from __future__ import annotations

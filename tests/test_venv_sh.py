@@ -2,7 +2,7 @@
 
 The install runs against a fake `.venv/bin/python` that records what pip was asked for, so these
 tests take well under a second and need no network. README.md's first two commands,
-`scripts/serve` then `scripts/test`, are the first case (issue 27, finding 2).
+`scripts/serve` then `scripts/test`, are the first case.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_the_extras_are_kept_across_installs(project: Path) -> None:
 
 
 def test_an_old_stamp_is_not_read_as_extras(project: Path) -> None:
-    """The stamp before issue 27 wrote `-` for "no extras": it must never reach pip."""
+    """The stamp once wrote `-` for "no extras": it must never reach pip."""
     (project / ".venv" / "bin" / "zettelclaw").write_text("#!/bin/sh\n")
     (project / ".venv" / "bin" / "zettelclaw").chmod(0o755)
     (project / ".venv" / ".zettelclaw-stamp").write_text("0123456789abcdef -\n")

@@ -1,4 +1,4 @@
-"""Isolation needs distinct workspaces (issue 28 item 4). At caac987 nothing checked it: two
+"""Isolation needs distinct workspaces. At caac987 nothing checked it: two
 agents registered with the same workspace read each other's MEMORY.md, a workspace inside
 another's memory/ made one agent's briefing searchable by the other, a hook for a new agent
 naming main's workspace read main's notes, and ``briefing.generate`` for ``work`` with main's

@@ -1,4 +1,4 @@
-"""The workspace's memory files under attack (issue 12 items 8 and 9): a file swapped for a link
+"""The workspace's memory files under attack: a file swapped for a link
 to a secret or for a FIFO between the check and the read, and a huge sparse file."""
 
 from __future__ import annotations

@@ -4,12 +4,12 @@ An id is what OpenClaw's ``normalizeAgentId`` accepts as canonical: 1-64 charact
 ``[a-z0-9_-]``, starting with a letter or digit, lower-cased. It becomes a directory name, so
 anything else is refused, never repaired: a malformed id must not fall back to another agent's
 memory (and never to "all agents"). Only ASCII is lower-cased: Python's ``lower`` folds the
-Kelvin sign (U+212A) to ``k``, so ``"wor\u212a"`` named agent ``work`` at caac987 (issue 28
-item 7).
+Kelvin sign (U+212A) to ``k``, so ``"wor\u212a"`` named agent ``work`` once
+(tests/test_issue28_small.py).
 
 A session key that starts ``agent:`` must be ``agent:<agentId>:<rest>`` exactly: ``agent:work``,
-``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused;
-at caac987 each fell back to ``main``'s memory.
+``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused,
+never read as ``main``'s memory (tests/test_agent_ids.py).
 """
 
 from __future__ import annotations

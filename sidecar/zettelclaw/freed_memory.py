@@ -2,10 +2,10 @@
 
 glibc's allocator keeps what Python frees in its heap for reuse, and returns the top of the
 heap only: after a cold index build, the build's transient objects (lines, dicts, rows) stay in
-the sidecar's resident size for as long as it runs, although nothing uses them (bench/README.md,
-"Memory"). ``give_back`` asks glibc to
-return every free page; it is called after work that freed a lot (a large catch-up, a rebuild,
-a pass of the embedding model over what had no vector). Elsewhere (musl, macOS) it does nothing.
+the sidecar's resident size for as long as it runs, although nothing uses them
+(bench/README.md#memory). ``give_back`` asks glibc to return every free page; it is called
+after work that freed a lot (a large catch-up, a rebuild, a pass of the embedding model over
+what had no vector). Elsewhere (musl, macOS) it does nothing.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ import sys
 from collections.abc import Callable
 
 # A catch-up that indexed this many entries is worth a trim: below it the allocator's time to
-# trim buys back little (bench/README.md, "Memory").
+# trim buys back little (bench/README.md#memory).
 AFTER_ENTRIES = 10_000
 # glibc's malloc arenas at most (mallopt M_ARENA_MAX), for ``serve``. By default glibc gives
 # threads up to 8 per core, each reserving 64 MB of address space and keeping its own free
-# pages: with every memory's threads (tantivy's, onnxruntime's, trio's workers) 40 agents took
-# 535 MB, and under ``prlimit --as=1300000000`` the sidecar was out of address space after ~10
-# agents (a Rust allocation failing aborts the process). With 2: 314 MB, and 200 agents under
-# that limit (issue 28, bench/README.md "Agents with the default install").
+# pages, so every memory's threads (tantivy's, onnxruntime's, trio's workers) ran a sidecar of
+# many agents out of address space, where a Rust allocation failing aborts the process
+# (bench/README.md#agents).
 ARENAS = 2
 M_ARENA_MAX = -8  # glibc's malloc.h
 

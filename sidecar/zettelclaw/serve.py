@@ -142,7 +142,7 @@ async def _serve(config: ServerConfig, agents: Agents, listener: trio.SocketList
 # How long a thread holds the GIL when another wants it. Indexing and embedding run in worker
 # threads, and the hook, on the event loop, waits behind them for up to a whole interval: at
 # Python's default that was the hook's tail while the log was embedded; a tenth of it keeps the
-# hook near its idle time (bench/README.md, "A 100 ms stall").
+# hook near its idle time (bench/README.md#search-at-a-million-entries).
 GIL_SWITCH_SECONDS = 0.0005
 
 

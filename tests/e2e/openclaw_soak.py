@@ -3,7 +3,7 @@
 Run by ``tests/e2e/run.sh`` after the end-to-end checks (same arguments, its own sandbox). The
 extraction goes through the host's model (no Anthropic key anywhere: the plugin's
 ``llm.complete``, answered by the fake OpenAI-compatible model), the path a hot reload broke
-(issue 27: the plugin kept a handle OpenClaw had retired, and jobs were marked failed). Rounds:
+(once the plugin kept a handle OpenClaw had retired, and jobs were marked failed). Rounds:
 
 1. a fact, nothing else (the baseline);
 2. ``openclaw config set plugins.entries.zettelclaw.config.timeoutMs``: OpenClaw hot-reloads

@@ -24,7 +24,7 @@ with them the figures, do not drift with the date the evaluation runs.
 ``--seed N`` draws the corpus from another seed (the default is ``generate.SEED``): the same
 planted targets among other distractors, a check on a corpus no constant was tuned on. Given
 more than once, every seed is run and the figures are given per seed and as their mean: one
-draw can be kinder than the rest (bench/README.md, LoCoMo round 8).
+draw can be kinder than the rest (bench/README.md#ranking).
 """
 
 from __future__ import annotations

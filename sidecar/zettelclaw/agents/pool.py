@@ -7,12 +7,13 @@ catch-up, the extraction loop, the vectorizer, the tail mender, the vault watche
 pool's nursery. A
 memory that no call has used for ``agents.idleSeconds`` and that has no extraction work to do
 now is closed: its background work cancelled, its index closed. So fifty agents with small logs
-cost what the few in use cost (bench/README.md, "Agents"). ``main`` stays open.
+cost what the few in use cost (bench/README.md#agents). ``main`` stays open.
 
 Open memories are bounded: opening one when ``agents.maxOpen`` are open first closes the one
 used least recently that no call holds and whose extraction is not running a job (even with
 jobs waiting). Every open memory costs threads (tantivy's, one per term shard) and memory; 1,970
-agents once meant 7,904 threads, and the process died when no more could be made (issue 28).
+agents once meant 7,904 threads, and the process died when no more could be made
+(tests/test_pool.py).
 
 Extraction jobs are the pool's to schedule across memories: a closed memory with jobs in its
 spool (after a restart, or closed as above) is remembered with the time its first job is due,

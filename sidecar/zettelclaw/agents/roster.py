@@ -38,8 +38,8 @@ logger = logging.getLogger(__name__)
 
 AGENTS_DIR = "agents"
 REGISTRY_FILE = "agents.json"
-# agents whose workspace the host may register: at caac987 there was no bound, and 10,000 made
-# status 2.1 MB; one past it is refused (an agent already registered may still move)
+# agents whose workspace the host may register, since without a bound a host's 10,000 made
+# status megabytes long; one past it is refused (an agent already registered may still move)
 MAX_REGISTERED = 1000
 
 

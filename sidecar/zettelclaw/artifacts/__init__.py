@@ -1,4 +1,4 @@
-"""A memory's public artifacts (issue 34): the files a host's companion plugins may read (the
+"""A memory's public artifacts: the files a host's companion plugins may read (the
 bundled memory-wiki of OpenClaw, in bridge mode): the briefing (the workspace's MEMORY.md), the
 vault's pages (``vault/``), and an export of the log's current entries (JSON). Listed by
 ``artifacts.list``; off unless the owner turns ``artifacts.publish`` on, since what a companion

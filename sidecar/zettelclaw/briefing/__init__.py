@@ -1,4 +1,6 @@
-"""The briefing: the generated block of the workspace's MEMORY.md (spec §5), and its schedule.
+"""The briefing: the generated block of the workspace's MEMORY.md, and its schedule.
+
+What it holds and when it is written: docs/05-recall.md#the-briefing-in-detail.
 
 - ``sections``: what the block says, computed from the index (``index/digest.py``), no model;
 - ``summaries``: the optional model step (Active summaries, contradiction flags);

@@ -1,6 +1,6 @@
 """The block's lines: the sections as Markdown, within a line budget.
 
-Sections in the spec's order (Active, Recent Decisions, Pending, Open Questions, Stale,
+Sections in docs/05-recall.md's order (Active, Recent Decisions, Pending, Open Questions, Stale,
 Contradictions), a ``## `` heading each, a blank line between them; empty sections are left out.
 Every item is one line: text is put on one line, clipped, and a marker-like ``<!--``/``-->`` in
 it is escaped so no entry can end the block early.

@@ -1,4 +1,4 @@
-"""What the briefing says, computed from the index with no model (spec §5.2).
+"""What the briefing says, computed from the index with no model (docs/05-recall.md).
 
 Only current entries count: a replaced entry never appears, and never makes a subject active.
 Windows are measured back from ``now`` in whole days of 24 hours:
@@ -33,7 +33,7 @@ from zettelclaw.index import digest
 from zettelclaw.index.digest import Item
 
 DAY = 86_400.0
-REFERENCE_DAYS = 7  # Stale: "referenced in the last 7 days" (spec §5.2)
+REFERENCE_DAYS = 7  # Stale: "referenced in the last 7 days" (docs/05-recall.md)
 MAX_ITEMS = 200  # more than any block can show (maxLines is at most 190)
 MODEL_SUBJECTS = 30  # active subjects shown to the model (the most recently active)
 MAX_RECENT_PER_SUBJECT = 12  # entries of an active subject shown to the model

@@ -1,4 +1,4 @@
-"""What state.json records about sessions (spec §4.1.1), updated under the data lock.
+"""What state.json records about sessions, updated under the data lock (docs/04-extraction.md).
 
 ``extractedSessions`` (per session: when, how many entries, how many jobs), ``failedSessions``
 (the last permanent failure) and ``skippedSessions`` (why a session was not extracted). Records

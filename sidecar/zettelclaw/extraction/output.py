@@ -1,4 +1,4 @@
-"""Turning the model's reply into entries (spec §4.2.1). Pure: text in, entries out.
+"""Turning the model's reply into entries (docs/04-extraction.md). Pure: text in, entries out.
 
 The model is asked for one JSON object per line. What comes back is taken generously (code
 fences, commentary, numbered or bulleted lines, a JSON array) and checked strictly: each object

@@ -1,4 +1,6 @@
-"""The conversations entries came from (spec §9.3), kept by the sidecar whatever the host does.
+"""The conversations entries came from, kept by the sidecar whatever the host does.
+
+What is kept and for how long: docs/04-extraction.md#what-is-kept-and-for-how-long.
 
 Each stretch of transcript a hook delivers is appended to ``HOME/transcripts/<sessionId>.jsonl``
 (user and assistant text only, one message per line, fsynced). It is also what tells a new

@@ -48,7 +48,7 @@ from zettelclaw.workspace.memory_files import FileSlice
 
 logger = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 2  # the first call and one retry (appendix A #15)
+MAX_ATTEMPTS = 2  # the first call and one retry (docs/04-extraction.md#the-model)
 IMPORT_HINT = "zettelclaw import openclaw (see its plan first; --apply extracts them)"
 BEFORE_INSTALL = ("before this memory's start (its last activity is older than Zettelclaw's "
                   "install): `zettelclaw import openclaw` takes it, with a plan and a budget")

@@ -180,7 +180,8 @@ def read_jsonl(path: Path) -> Iterator[Any]:
 
 
 def transcript_file(path: Path) -> Path | None:
-    """``path``, or when it is gone, its newest ``.reset.*`` rotation (spec §4.3)."""
+    """``path``, or when it is gone, its newest ``.reset.*`` rotation
+    (docs/04-extraction.md#transcripts)."""
     if path.is_file():
         return path
     rotated = sorted(path.parent.glob(f"{path.name}.reset.*"), key=lambda p: p.stat().st_mtime)

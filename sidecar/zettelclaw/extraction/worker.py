@@ -106,7 +106,7 @@ class Worker:
             # Only the Anthropic route needs the SDK. Without a key (the OpenClaw plugin's host
             # model) its import would cost CPU, memory and a stall of the event loop: the import
             # holds the GIL for long stretches, and a hook soon after start waited behind it
-            # (bench/README.md, "A 100 ms stall").
+            # (bench/README.md#search-at-a-million-entries).
             return
         if self._preload_after is not None:
             await self._preload_after.wait()

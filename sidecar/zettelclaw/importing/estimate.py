@@ -5,7 +5,7 @@ prompt's template (``prompts/extraction.md``) with the conversation rendered int
 ``extraction.maxTranscriptChars`` as extraction cuts it), the subjects and the related entries
 it lists (``extraction.relevantEntries`` of them at most, as many as the memory holds, a line
 each), and an allowance for the reply; characters / 4 (``llm/usage.estimate_tokens``, the rule
-the router counts a route by when it gives no count). bench/README.md ("Import") compares it
+the router counts a route by when it gives no count). bench/README.md#import compares it
 with what the prompts sent came to.
 
 Prices (US dollars per million tokens, input / output) are Anthropic's list prices for the

@@ -78,7 +78,7 @@ class Ingester:
         self.log_path = log_path
         # the subjects' display names as they are now (searched with the entries' words), asked
         # once per batch: a stat of subjects.json per subject per batch was a visible share of a
-        # large build (bench/README.md, "The thread hand-off")
+        # large build (bench/README.md#search-at-a-million-entries)
         self.names = names
         self._dropped = False  # the deferrable indexes, by a large build not finished yet
         self._ids: tuple[dict[str, int], int] | None = None  # its ids, and the offset they reach

@@ -1,11 +1,11 @@
 """How results are ordered: relevance, then what kind of entry it is and how recent. Pure.
 
 A match's quality (in [0, 1], from ``search.keyword``: share of the query's words times BM25
-relative to the query's best) is weighted by the spec's implicit priority signals (§3.5):
-decisions, open questions and open tasks count a little more than facts and handoffs; recent
-entries count more than old ones, but decay is gentle (a year-old entry keeps over 60 % of its
-weight, a decision over 90 %: it holds until replaced), because the log never forgets and
-search must still find old things. Semantic
+relative to the query's best) is weighted by the log's implicit priority signals
+(docs/07-search.md#priority-signals): decisions, open questions and open tasks count a little
+more than facts and handoffs; recent entries count more than old ones, but decay is gentle (a
+year-old entry keeps over 60 % of its weight, a decision over 90 %: it holds until replaced),
+because the log never forgets and search must still find old things. Semantic
 similarity, when there is one, is made relative to the query's closest text (as keyword quality
 is relative to its best BM25) and fused with keyword quality by a weighted sum, never below
 KEYWORD_ALONE of the keyword quality alone; the keyword part weighs more when the query's best
@@ -18,14 +18,13 @@ damped when it holds few words (``damped_similarity``) and when it ends by askin
 Why the floor under the keyword part generalises: a cosine similarity says how close two texts
 are in meaning, not how much of the question a text holds. A text of a few words (a greeting, a
 reply) is close to any question that names the same person or thing, because the name is most
-of its vector; a weighted sum that gives meaning 0.7 then ranks such texts above the entry that
-holds the question's words (LoCoMo, bench/README.md: the answering turn fell from 1st to 58th).
-The floor lets a strong keyword match keep its place whatever the semantic side says, and costs
-paraphrases nothing: their best keyword match covers a small share of the query (tests/quality:
-0.12-0.35), so KEYWORD_ALONE times it stays below the closest meaning's 1 - KEYWORD_SHARE.
-Raising KEYWORD_SHARE instead (0.3 -> 0.4-0.7) helped LoCoMo more but cost tests/quality's
-paraphrases (MRR 0.613 -> 0.574 at 0.4, recall@5 0.821 -> 0.795 at 0.5): not taken. The same
-reasoning for the query side is in ``search/engine.py`` (``Engine._model_query``).
+of its vector; a weighted sum that gives meaning most of the weight then ranks such texts above
+the entry that holds the question's words. The floor lets a strong keyword match keep its place
+whatever the semantic side says, and costs paraphrases nothing: their best keyword match covers
+a small share of the query, so KEYWORD_ALONE times it stays below the closest meaning's
+1 - KEYWORD_SHARE. Raising KEYWORD_SHARE instead helped long conversations but cost paraphrases:
+not taken. What each constant was chosen on, and its figures: bench/README.md#ranking. The
+same reasoning for the query side is in ``search/engine.py`` (``Engine._model_query``).
 """
 
 from __future__ import annotations
@@ -34,9 +33,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-# Narrow on purpose: these break ties between matches of similar quality; wider weights made
-# a recent decision that shares one word outrank the entry a question is about (measured with
-# tests/quality: recall@5 on paraphrases 0.51 -> 0.62 when narrowed from 0.85-1.3).
+# Narrow on purpose: these break ties between matches of similar quality, and wider weights made
+# a recent decision that shares one word outrank the entry a question is about
+# (bench/README.md#ranking).
 TYPE_WEIGHT = {
     "decision": 1.1,
     "question": 1.08,  # an unreplaced question is an open loop
@@ -48,77 +47,54 @@ TYPE_WEIGHT = {
 MAX_TYPE_WEIGHT = max(TYPE_WEIGHT.values())
 HALF_LIFE_DAYS = 180.0
 RECENCY_FLOOR = 0.6
-# A decision's floor: it stands until a later one replaces it (the spec's corrections are new
-# decisions, `replaces`), so a year-old decision nobody revisited is what holds now, as much as
-# last week's; the recency left breaks a tie between two that match alike (the newer first). A
-# fact, a task, a question or a handoff says how things stood when it was logged, and the world
-# moves on without a new entry saying so. Measured on tests/quality only: LoCoMo's turns are
-# all facts (bench/README.md, round 9: chosen on six draws of it, reported on ten others).
+# A decision's floor: it stands until a later one replaces it (corrections are new decisions
+# with `replaces`, docs/03-log.md), so a year-old decision nobody revisited is what holds now, as
+# much as last week's; the recency left breaks a tie between two that match alike (the newer
+# first). A fact, a task, a question or a handoff says how things stood when it was logged, and
+# the world moves on without a new entry saying so (bench/README.md#ranking).
 DECISION_RECENCY_FLOOR = 0.9
-# In hybrid fusion; the rest is semantic similarity. 0.3 (was 0.4) with candidates from a
-# similarity of 0.25 (was 0.3; SHIPPED_SCALE): paraphrase recall@5 0.641 -> 0.718, keyword
-# queries still 1.000 (MRR 0.987 -> 0.957), measured with tests/quality for the int8 and the
-# torch model alike (a sweep of both knobs; tuned on that corpus, so the next corpus may move
-# it).
+# In hybrid fusion; the rest is semantic similarity: low, so that a paraphrase sharing no word
+# with its target is found by meaning (bench/README.md#ranking).
 KEYWORD_SHARE = 0.3
 # ... when the query's best keyword match holds at most this much of it (its keyword quality:
 # the IDF-weighted share of the query's words it holds, times its BM25 relative to the best);
-# above, the share rises in proportion, to KEYWORD_SHARE_MOST for a match of every word. How
-# much of the query the words found is evidence of how far to trust them, per query: a
-# paraphrase's best keyword match holds 0.12-0.35 of it (tests/quality) and keeps 0.3, while a
-# question whose words an entry holds gets its keyword matches ordered more by their words
-# than by a slightly closer meaning. LoCoMo tuning half: MRR 0.492 -> 0.508, recall@5 0.602 ->
-# 0.604; tests/quality unchanged (0.821 / 0.616); from 0.4 instead of 0.5 it cost the
-# paraphrases' MRR (0.616 -> 0.601); KEYWORD_SHARE 0.4-0.5 for every query cost them more
-# (bench/README.md, LoCoMo round 3).
+# above, the share rises in proportion, to KEYWORD_SHARE_MOST for a match of every word, since
+# how much of the query the words found is evidence of how far to trust them, per query
+# (bench/README.md#ranking).
 KEYWORD_TRUSTED_FROM = 0.5
 KEYWORD_SHARE_MOST = 0.6
 # A match's hybrid quality is at least this much of its keyword quality alone: an entry that
 # holds the query's words (the best BM25, every word) stays near the top however close in
-# meaning a short text is that shares none of them ("Joanna: Later, take care!" has cosine
-# ~0.63 with any question naming Joanna; the answer 0.43). See the module's docstring.
+# meaning a short text is that shares none of them ("Joanna: Later, take care!" is close to any
+# question naming Joanna). See the module's docstring and bench/README.md#ranking.
 KEYWORD_ALONE = 0.9
 # A similarity enters the fusion relative to the query's best one: 1 for the closest text, 0 at
-# SIMILARITY_FLOOR, where all-MiniLM-L6-v2 puts unrelated sentences. Raw cosines of a good match
-# run from ~0.3 for a question worded unlike its answer to ~0.7 for a near copy, so a fixed
-# scale gave the words a query shares with a recent, wrong entry more weight than the closest
-# meaning had; keyword quality is already relative to the query's best BM25 (tests/quality:
-# paraphrases recall@5 0.718 -> 0.821, MRR 0.525 -> 0.613 with the memory files' lines compared
-# on their own, search/pieces.py; keyword queries 1.000 either way; bench/README.md). The span
-# has a least width, so that when nothing is close (a best of 0.25) nothing counts as a perfect
-# match.
+# SIMILARITY_FLOOR, where all-MiniLM-L6-v2 puts unrelated sentences, because raw cosines of a good
+# match vary too much between queries for a fixed scale (bench/README.md#ranking). The span
+# has a least width, so that when nothing is close nothing counts as a perfect match.
 SIMILARITY_FLOOR = 0.2
 SIMILARITY_LEAST_SPAN = 0.2
 # A text of fewer words than this (not counting stopwords) has its similarity brought towards the
-# floor in proportion: mean pooling over a few word pieces makes a vector that is mostly the
-# one name or greeting it holds, close to any question with that name ("Joanna: See ya Nate!",
-# cosine 0.67 with "What do Joanna and Nate appreciate the beauty of?"). LoCoMo tuning half:
-# recall@5 0.564 -> 0.575 (4-12 all helped; 8 best), tests/quality unchanged (bench/README.md).
+# floor in proportion, because mean pooling over a few word pieces makes a vector that is mostly
+# the one name or greeting it holds, close to any question with that name
+# (bench/README.md#ranking).
 FULL_WORDS = 8
 # A log entry that ends by asking, other than a question entry, keeps this much of its
-# similarity above the floor. A question is close to another question on its topic by its form
-# and its words ("What made you combine clothing biz and dance?" is closer than any answer to
-# "Why did Gina combine her clothing business with dance?"), yet it holds no answer: in a
-# conversation the turn that asks is followed by the one that answers. Its words still count
-# in full (the keyword side). A question entry is not damped: it is an open loop the user keeps
-# so that it is found (spec §3.5; TYPE_WEIGHT), and tests/quality's paraphrases of a stored
-# question lost a rank each when it was (bench/README.md, LoCoMo round 7). Nor is a memory
-# file's line: it has no type to say whether it is the user's open question. LoCoMo tuning
-# half: 0.9 / 0.8 / 0.7 / 0.6 / 0.5 all helped (MRR 0.527 -> 0.537-0.548), 0.7 most;
-# tests/quality unchanged.
+# similarity above the floor: a question is close to another question on its topic by its form
+# and its words, yet holds no answer (in a conversation the turn that answers follows it). Its
+# words still count in full (the keyword side). A question entry is not damped: it is an open
+# loop the user keeps so that it is found (TYPE_WEIGHT); nor is a memory file's line, which has
+# no type to say whether it is the user's open question (bench/README.md#ranking).
 ASKING = 0.7
 DAY = 86_400.0
 # When a query names a time ("in May 2023", "last Friday": search/dates.py), what lies outside it
-# counts this much: LoCoMo tuning half, recall@5 0.575 -> 0.580 / 0.587 / 0.589 / 0.596 at
-# 0.9 / 0.8 / 0.67 / 0.5 (82 of its 1,000 questions name a month or a year); tests/quality has
-# no query that names a time. Weighs, does not filter: a person's "last week" is approximate.
+# counts this much; it weighs and does not filter, since a person's "last week" is approximate
+# (bench/README.md#ranking).
 OUTSIDE_TIME_ASKED = 0.5
 # When a query asks for a time ("When did Caroline go to the support group?": search/dates.py,
-# asks_when), a text that names none (names_time) counts this much: the turn that answers a
-# "when" says when ("I went to a LGBTQ support group yesterday"). In LoCoMo, 71% of the turns
-# that answer its temporal questions name a time against 10% of all turns. Tuning half:
-# temporal MRR 0.721 -> 0.742 / 0.751 / 0.759 / 0.760 at 0.9 / 0.8 / 0.7 / 0.6 (offline, round
-# 8), nothing else moved. Weighs, does not filter: the time may be the entry's own date.
+# asks_when), a text that names none (names_time) counts this much, because the turn that
+# answers a "when" says when; it weighs and does not filter, since the time may be the entry's
+# own date (bench/README.md#ranking).
 NO_TIME_WHEN_ASKED = 0.7
 
 

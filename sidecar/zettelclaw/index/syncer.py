@@ -6,8 +6,7 @@ memory's watcher (``watch``) looks at the log every ``WATCH_SECONDS`` and catche
 background, so an entry another process appends reaches the hook within about that long, with
 no call waiting for it. A catch-up of another process's appends waits for
 the index's connection (held by a search for up to hundreds of ms under load) and for the data
-lock (held by that writer): the hook that did it itself took 0.6-1.1 s at p99 under
-bench/load.py with outside writers (issue 28).
+lock (held by that writer), which a hook cannot afford (bench/README.md#load).
 """
 
 from __future__ import annotations

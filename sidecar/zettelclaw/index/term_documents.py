@@ -101,7 +101,7 @@ def document(row: Row | sqlite3.Row) -> str:
     (line, kind, status, subject, session, ts, content, detail, subject_name, replaced) = row
     # content and subject name twice, detail once: BM25 weighs a word of the content about 1.4
     # times one of the detail (FTS5 weighed the columns 1 : 0.5). One field, not three: a query
-    # of common words over three fields is slower (bench/README.md, "The thread hand-off").
+    # of common words over three fields is slower (bench/README.md#search-at-a-million-entries).
     fields: dict[str, object] = {
         "line": line, "type": kind, "session": session, "ts": float(ts),
         "replaced": bool(replaced), "stamp": stamp(ts, _KIND_NUMBER[kind, status]),

@@ -4,8 +4,8 @@ Each shard's BM25 would weigh a word by the shard's own document frequency; the 
 each word in each shard by the ratio of the whole index's IDF to the shard's (``boosts``), so
 scores are those of one index (but for each shard's average length, which a split by line keeps
 all but equal). A single word with no filter is asked as a bare term, which tantivy prunes
-(block-max WAND) where a boolean query of one clause is scored in full (bench/README.md, "Two
-common words"); its boost is then a factor of every score.
+(block-max WAND) where a boolean query of one clause is scored in full
+(bench/README.md#search-at-a-million-entries); its boost is then a factor of every score.
 """
 
 from __future__ import annotations

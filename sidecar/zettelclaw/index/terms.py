@@ -5,20 +5,20 @@ follows the log), lives in its own directory (``HOME/terms/``) and can be delete
 Why tantivy rather than SQLite FTS5: FTS5 computes BM25 for every row that matches, so a query of
 two words found in a third of the entries scores a hundred thousand rows; tantivy skips blocks of
 postings that cannot reach the top k, and answers the same query over a million entries in a
-few milliseconds (bench/README.md, "Search at a million entries").
+few milliseconds (bench/README.md#search-at-a-million-entries).
 
 The documents (``index/term_documents.py``) are split by line over ``SHARDS`` tantivy indexes
 (``index/term_shard.py``), searched side by side: tantivy scores an intersection of two common
 words in full (block-max pruning serves single words and unions only), so the one way to answer
 it faster is to share it between cores; the Python bindings search one index on one thread.
-Two shards on this 2-core machine: two words each in a third of a million entries, 7.9 -> 3.9
-ms. Scores are those of one index of the entries searched (``index/term_query.py``: each word
+Two shards halve such a search on a 2-core machine (bench/README.md#search-at-a-million-entries).
+Scores are those of one index of the entries searched (``index/term_query.py``: each word
 boosted by its IDF over all the shards searched).
 
 Entries a later one replaced live in shards of their own (``replaced``, by the same split),
 searched only when a search asks for them: a search of current entries needs no clause to leave
 them out, and such a clause (MustNot) takes tantivy off its pruned path for a single word, which
-then costs about twice as much (bench/README.md, "Two common words").
+then costs about twice as much (bench/README.md#search-at-a-million-entries).
 
 Each shard's marker document (line 0) holds the ``terms_epoch`` of the SQLite index it was built
 from and how far it was fed: a rebuilt SQLite index has a new epoch, and the shards start over in
@@ -29,12 +29,12 @@ renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the next update
 Writers are one at a time across threads and processes (``HOME/terms.lock``), and tantivy's own
 lock backs that up.
 
-Deleted or damaged under a running sidecar, it heals (issue 28 item 5): ``intact`` (two lstats)
-tells the freshness check that the directory is gone or is not the one opened, and the next
-update opens it again, empty, and feeds it from SQLite. What stands where the directory should be
-is never followed: a symbolic link or a file at ``terms/`` or ``terms/vN`` is removed (the link,
-not what it points to) and a directory made; an empty directory at ``terms.lock`` is removed,
-anything else there is refused with a line that names it.
+Deleted or damaged under a running sidecar, it heals (tests/test_derived_heal.py): ``intact``
+(two lstats) tells the freshness check that the directory is gone or is not the one opened, and
+the next update opens it again, empty, and feeds it from SQLite. What stands where the directory
+should be is never followed: a symbolic link or a file at ``terms/`` or ``terms/vN`` is removed
+(the link, not what it points to) and a directory made; an empty directory at ``terms.lock`` is
+removed, anything else there is refused with a line that names it.
 """
 
 from __future__ import annotations
@@ -199,8 +199,8 @@ class TermIndex:
     def held(self, weights: Mapping[str, float], lines: Sequence[int], *, replaced: bool
              ) -> dict[int, float]:
         """For each of ``lines``, the sum of the ``weights`` of the tokens it holds: one search
-        a shard, each token a constant score (a search per token and shard cost 12 of a
-        LoCoMo search's 37 ms)."""
+        a shard, each token a constant score (a search per token and shard cost a third of a
+        search: bench/README.md#ranking)."""
         found: dict[int, float] = {}
         parts = self.shards + (self.replaced if replaced else ())
         for number, shard in enumerate(parts):

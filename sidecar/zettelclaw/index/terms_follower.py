@@ -36,7 +36,7 @@ POLL_SECONDS = 0.1  # how often the child looks for newly committed rows
 # The child and tantivy's threads yield the cores to the parent, whose parse-and-insert is the
 # build's critical path: at the same priority their three threads took a share of the parent's
 # core and lengthened the build; lower, the child still ends soon after the parent
-# (bench/README.md, "The cold build").
+# (bench/README.md#search-at-a-million-entries).
 # A request the sidecar answers meanwhile comes first too.
 FOLLOWER_NICE = 10
 FINISH_SECONDS = 600.0  # the child's last pull and commit; far more than a million entries take

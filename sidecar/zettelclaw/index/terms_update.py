@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 # when its heap is full, in the background while it is fed, and what is left at its commit. The
 # commits run side by side, which ends a cold build's follower sooner than one after the other;
 # the heap is large enough for few segments a shard, since each segment adds to a rare word's
-# search (bench/README.md, "Two common words").
+# search (bench/README.md#search-at-a-million-entries).
 WRITER_HEAP = 200_000_000
 REPLACED_HEAP = 20_000_000  # a replaced shard's writer: few documents (just over tantivy's least)
 FEED_BATCH = 20_000

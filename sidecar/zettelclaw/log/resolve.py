@@ -1,4 +1,6 @@
-"""Replacement resolution (spec §3.3): which entries are current, which were replaced.
+"""Replacement resolution: which entries are current, which were replaced.
+
+Why by reference: docs/03-log.md#corrections-replaces.
 
 The rule, in one place: an entry replaces the entry named by its ``replaces`` only when that
 entry appears EARLIER in the log and is not the entry itself. Edges therefore always point back

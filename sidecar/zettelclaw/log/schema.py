@@ -1,4 +1,4 @@
-"""The entry schema (spec §3.3) as pydantic models, and the entry's line form.
+"""The entry schema (docs/03-log.md#entries) as pydantic models, and the entry's line form.
 
 Five types; every entry has ``id``, ``timestamp``, ``type``, ``content`` and ``session``; a task
 also has ``status`` (open|done). Unknown types and unknown fields are rejected, so a typo in a
@@ -163,8 +163,8 @@ RECORD_ADAPTER: TypeAdapter[Any] = TypeAdapter(Annotated[  # type: ignore[arg-ty
     Union[tuple(_record_type(model) for model in get_args(get_args(Entry)[0]))],  # noqa: UP007
     Field(discriminator="type")])
 
-# The order fields take in a line: the spec's examples, so that log lines read the same whether
-# a person, the sidecar or another tool wrote them.
+# The order fields take in a line: docs/03-log.md's examples, so that log lines read the same
+# whether a person, the sidecar or another tool wrote them.
 FIELD_ORDER = ("id", "timestamp", "type", "content", "status", "detail", "subject", "replaces",
                "session")
 

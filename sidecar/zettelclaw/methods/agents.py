@@ -24,8 +24,8 @@ from zettelclaw.protocol.results import AgentRow, AgentsList, AgentsRegistered, 
 
 logger = logging.getLogger(__name__)
 
-# agents listed in an answer that is not the listing itself (status, agents.register): at
-# caac987 all of them, and 10,000 registered made status 2.1 MB; agents.list lists them all
+# agents listed in an answer that is not the listing itself (status, agents.register), since
+# all of them made status megabytes long; agents.list lists them all
 LISTED_AGENTS = 50
 
 

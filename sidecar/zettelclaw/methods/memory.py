@@ -37,7 +37,7 @@ from zettelclaw.workspace.memory_files import FileSlice, read_slice
 
 # Searches in worker threads, at most one a core. Under load the GIL is what calls wait for: with
 # every call in trio's default pool, a quick memory.get waited its turn among dozens of searches
-# (bench/README.md, "Searches one a core at once"). Searches past the cores wait in trio, where
+# (bench/README.md#load). Searches past the cores wait in trio, where
 # waiting costs nothing, and the other calls' threads get the GIL sooner.
 SEARCH_THREADS = max(2, os.cpu_count() or 2)
 

@@ -1,4 +1,4 @@
-"""``zettelclaw init``: make Zettelclaw OpenClaw's memory (spec §8.3, for OpenClaw 2026.9.6).
+"""``zettelclaw init``: make Zettelclaw OpenClaw's memory (docs/10-openclaw.md; OpenClaw 2026.9.6).
 
 What it does, each step only when needed (a second run changes nothing and says so):
 

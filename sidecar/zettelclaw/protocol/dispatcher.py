@@ -9,8 +9,8 @@ do what the sidecar needs:
   trio coroutines; the ``async_dispatch*`` run a batch's calls with ``asyncio.gather``, which
   fails under trio;
 - they validate the whole message against the request schema at once, so one invalid element
-  turns a whole batch into a single -32600, where JSON-RPC 2.0 §6 asks for one error per
-  element;
+  turns a whole batch into a single -32600, where JSON-RPC 2.0 asks for one error per
+  element (https://www.jsonrpc.org/specification#batch);
 - they take a string (the connection has already parsed each line with orjson, to tell replies
   to the sidecar's own requests from requests) and give methods their params as arguments and
   expect a ``Result`` back, with no place for pydantic params and -32602 field details.
@@ -150,9 +150,9 @@ class Dispatcher:
         """The response line, at most ``max_response_bytes``: when the answers do not fit, the
         largest are replaced by a -32015 error for their id (ties: the later first) until they
         do; if even every answer as its error would not fit (a long batch under a small limit),
-        the line is one -32015 error with id null. At caac987 room was kept for an error of
-        300 bytes an answer, so under ``--max-message-bytes 4096`` a batch of 53 small answers
-        all became errors, and that line exceeded the limit itself (issue 28 item 7)."""
+        the line is one -32015 error with id null. Room is not kept ahead for an error an answer:
+        under a small limit a batch of small answers would all become errors, and that line
+        exceed the limit itself (tests/test_limits.py)."""
         if not responses:
             return None
         limit = self.max_response_bytes

@@ -1,4 +1,4 @@
-"""The handoff context injected before an agent turn (spec §6.1, §6.2).
+"""The handoff context injected before an agent turn (docs/05-recall.md).
 
 The last current handoff, then the open tasks and the decisions of the handoff's session, so the
 agent knows where things stand without a tool call. Bounded, so a chatty session cannot blow up

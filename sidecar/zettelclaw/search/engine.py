@@ -41,9 +41,9 @@ Mode = Literal["hybrid", "keyword", "filter"]
 Order = Literal["time", "log"]
 VECTOR_CANDIDATES = 50
 # A query word in more than this share of the log's entries is left out of what the model
-# reads (``Engine._model_query``); chosen on LoCoMo's tuning half (0.05, 0.1 and 0.2 within
-# 0.005 of each other in recall@5), tests/quality has no such word. Not below this many
-# entries: in a small log every word is in a large share.
+# reads (``Engine._model_query``), since such a word says little of the query's meaning
+# (bench/README.md#ranking). Not below this many entries: in a small log every word is in a
+# large share.
 COMMON_SHARE = 0.1
 COMMON_LEAST_ENTRIES = 50
 
@@ -166,7 +166,7 @@ class Engine:
         holds (COMMON_SHARE), when other words remain. Such a word (the user's name, the
         project's) tells no entry from another, yet it pulls the query's vector towards every
         short text that has it: "What are Joanna's hobbies?" was closest to "Joanna: Later,
-        take care!" (bench/README.md, LoCoMo). Keyword search weighs it down by its IDF;
+        take care!" (bench/README.md#ranking). Keyword search weighs it down by its IDF;
         this is the same for meaning."""
         if plan is None or len(plan.terms) < 2:
             return query
@@ -207,8 +207,8 @@ class Engine:
                 hit = keys[at] == said_keys
                 by[at[hit]] = np.maximum(by[at[hit]], said[hit])
             wanted_top = min(VECTOR_CANDIDATES * 4, len(by))
-            # the best few hundred without sorting them all (a full sort of 100k similarities
-            # took 8 of a hybrid search's 20 ms)
+            # the best few hundred without sorting them all (a full sort was a large share of a
+            # hybrid search: bench/README.md#ranking)
             top = np.argpartition(-by, wanted_top - 1)[:wanted_top]
             for i in top:
                 if by[i] >= scale.candidate or int(keys[i]) in target:

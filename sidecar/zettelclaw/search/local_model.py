@@ -7,8 +7,7 @@ in this package. Nothing is fetched at run time.
 
 The pipeline is sentence-transformers': word pieces up to 256, mean pooling over the attention
 mask, unit length. The vectors agree with the torch model's (tests/quality gives the same
-figures, 0.641 recall@5 on paraphrases for both) at ~200 texts/s on one core of this 2-core
-machine and ~360 on two, against ~90 for torch (bench/README.md, "Semantic search"). The
+figures for both) at several times torch's speed on the CPU (bench/README.md#ranking). The
 background's batches run on threads of a lower priority (``Background``), so that requests come
 first; a query runs on the caller's thread, with the same session.
 Texts are embedded in batches of similar length: padding a batch to its longest text wastes
@@ -16,8 +15,8 @@ less (sorting alone doubled the throughput).
 
 One model per process (``shared``): every open memory embeds with the same session and the
 same background thread (each memory keeps its own vectors, in its own index). A session per
-memory cost ~120-145 MB and ~6 threads each: 20 agents took a sidecar from 281 MB to 3.2 GB
-(issue 28, bench/README.md "Agents").
+memory cost a model's memory and threads per agent, which a sidecar of many agents cannot
+afford (bench/README.md#agents).
 """
 
 from __future__ import annotations
@@ -45,8 +44,7 @@ BATCH = 32  # texts the model reads at once, at most
 # and word pieces (texts x the longest's length), at most: attention's buffers grow with a
 # batch's texts times its length squared, and onnxruntime's arena keeps the largest batch's for
 # good. Capped in pieces, batches of long texts (a memory file's) keep the process small and run
-# no slower; log entries, short, still go many a batch (bench/README.md, "Memory: the model's
-# batches").
+# no slower; log entries, short, still go many a batch (bench/README.md#memory).
 BATCH_PIECES = 512
 BACKGROUND_NICE = 10  # the background embedding yields the cores to requests (CFS: ~1/10 weight)
 T = TypeVar("T")
@@ -93,7 +91,7 @@ def _session(threads: int) -> Any:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # No memory plan per input shape: every batch has a width of its own, and the plans kept
     # for them only held memory; the arena stays: without it batches of long texts ran slower
-    # and freed buffers fragmented the heap, to a higher peak (bench/README.md, "Memory")
+    # and freed buffers fragmented the heap, to a higher peak (bench/README.md#memory)
     options.enable_mem_pattern = False
     return onnxruntime.InferenceSession(str(model_file()), options,
                                         providers=["CPUExecutionProvider"])
@@ -229,7 +227,7 @@ class Background:
     the jobs it is given, which use it. onnxruntime's worker threads are made by the thread that
     makes the session, and inherit its priority (Linux keeps a nice value per thread): so all of
     the background's compute yields to the sidecar's requests: the hook's tail while embedding
-    shrank, the embedding rate unchanged (bench/README.md, "Semantic search without torch"). One
+    shrank, the embedding rate unchanged (bench/README.md#ranking). One
     session only: onnxruntime folds the int8 weights into float32 ones when it optimizes the
     graph, which makes a session large, and without that a query is several times slower."""
 

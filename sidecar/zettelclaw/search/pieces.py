@@ -13,13 +13,11 @@ from zettelclaw.index import fts
 
 # A ~400-token chunk is embedded in pieces, and its similarity is its best piece's: the model
 # reads at most 256 word pieces, and was trained on texts of up to 128, so pieces of ~500
-# characters (~125 word pieces) are what it compares best. tests/quality: MRR@10 on all queries
-# 0.745 -> 0.765 against pieces of 800 characters (recall@5 the same; bench/README.md).
+# characters (~125 word pieces) are what it compares best (bench/README.md#ranking).
 PIECE_CHARS = 500
 # A line of a memory file that says this much is also compared on its own: MEMORY.md is mostly
-# one fact a line, and in a piece of ten such lines one of them weighs little (tests/quality:
-# the three paraphrases asking for one line of a memory file, none in the top 10 before, now
-# first, with the relative fusion of index/ranking.py; bench/README.md). Headings like "# 2
+# one fact a line, and in a piece of ten such lines one of them weighs little
+# (bench/README.md#ranking). Headings like "# 2
 # November 2025" are shorter and say nothing alone.
 LINE_MIN_CHARS = 20
 _MARKER = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
@@ -70,8 +68,7 @@ def compared_texts(text: str) -> list[str]:
 # (index/ranking.py, FULL_WORDS); at most MOST_SENTENCES of an entry are, the first ones. Nor is
 # an entry of fewer words than SENTENCES_FROM_WORDS: the model reads a text that short well
 # enough whole, and most entries extraction writes are that short, so their sentences would
-# double the vectors for nothing. Chosen on LoCoMo's tuning half and tests/quality
-# (bench/README.md, LoCoMo round 6).
+# double the vectors for nothing (bench/README.md#ranking).
 SENTENCE_LEAST_WORDS = 3
 MOST_SENTENCES = 16
 SENTENCES_FROM_WORDS = 12

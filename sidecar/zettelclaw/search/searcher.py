@@ -3,7 +3,7 @@ search when it is on; the memory files are brought up to date before each query.
 
 ``search`` is for a worker thread. ``search_now`` is for the event loop itself, when the search
 is known to be quick: a thread hand-off and the wake-ups around it cost about half of a rare
-word's whole search (bench/README.md, "The thread hand-off"). It answers
+word's whole search (bench/README.md#search-at-a-million-entries). It answers
 only when nothing it needs is busy (the index, the memory files' look), nothing needs walking,
 no semantic part runs, the words have few postings, and its SQLite reads fit a small budget;
 otherwise it answers None, having changed nothing, and the caller runs ``search`` in a thread.
@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 # Postings past which a search is a thread's, not the event loop's: a rare word's, even in a
 # 1M-entry log, stay below it and are quick; a common word's are many times more and take long
-# enough to stall the loop (bench/README.md, "The thread hand-off").
+# enough to stall the loop (bench/README.md#search-at-a-million-entries).
 NOW_POSTINGS = 20_000
 NOW_SQLITE_SECONDS = 0.003  # past it, the loop gives the search to a thread
 
@@ -49,8 +49,8 @@ class Searcher:
 
     def search(self, request: Request) -> Answer:
         """The answer; from the index as it is, saying so (``stale``), when the memory files
-        cannot be indexed again for the machine's sake (a full disk: issue 28 item 6; at
-        caac987 every search then answered -32010, those of the log and filters alone too)."""
+        cannot be indexed again for the machine's sake (a full disk: tests/test_full_disk.py;
+        once every search then answered -32010, those of the log and filters alone too)."""
         stale = None
         try:
             self.files.sync()

@@ -52,10 +52,8 @@ LOADING = "the embedding model is loading"
 # this percentile of its similarities to the log's texts (with fewer texts than
 # OTHER_LEAST_TEXTS, at the least similar one). Nothing else is in a model's units: a text with
 # no word of the query is a candidate above that floor (the best few hundred), and the span
-# from the floor to the query's best has no least width. Chosen with multilingual-e5-small on
-# LoCoMo's tuning half and tests/quality; the 40th and 60th percentiles, candidates from 0.02
-# or 0.05 above the floor and least spans of 0.05-0.2 did as well or worse (bench/README.md,
-# LoCoMo round 5).
+# from the floor to the query's best has no least width, since another model's similarities
+# are in units of its own (bench/README.md#ranking).
 OTHER_FLOOR_PERCENTILE = 50
 OTHER_LEAST_TEXTS = 10
 # An embedding service (a server's, the host's) that failed is not asked by searches for this
@@ -390,7 +388,7 @@ class Semantic:
         with self._lock, self.index.read() as conn:
             # The log's entries are embedded a batch at a time: their vectors cannot change a
             # matrix that had every chunk text's, and making it again after each batch cost the
-            # next hybrid search its lookups again (bench/README.md, "A year of daily notes").
+            # next hybrid search its lookups again (bench/README.md#search-at-a-million-entries).
             now = (vectors.chunks_stamp(conn), self._chunk_vectors_generation,
                    self._vectors_generation)
             made = self._chunks_stamp

@@ -1,4 +1,4 @@
-"""subjects.json: the known subject slugs, each with a display name and a type (spec §3.1).
+"""subjects.json: the known subject slugs, each with a display name and a type (docs/03-log.md).
 
 ``{"auth-migration": {"display": "Auth Migration", "type": "project"}, ...}``
 

@@ -1,7 +1,7 @@
 """Rewriting the log in place: a subject rename (only the ``subject`` field of matching entries
 changes), and a purge's dropped lines (``forget/purge.py``) share it.
 
-The spec's ``sed`` over log.jsonl would also rewrite free text that happens to contain the slug.
+A ``sed`` over log.jsonl would also rewrite free text that happens to contain the slug.
 Instead the rewrite parses each line, changes the field of entries whose subject is the old slug,
 and copies every other byte as it was (invalid lines and a torn tail included).
 

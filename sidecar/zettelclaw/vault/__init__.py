@@ -1,4 +1,4 @@
-"""The Markdown view of one memory (issue 32, spec §7): an Obsidian vault rendered from the log.
+"""The Markdown view of one memory (docs/09-vault.md): an Obsidian vault rendered from the log.
 
 ``build`` appends what is new to daily journals and topic pages and never rewrites a line
 (human edits stay); ``sync`` turns the person's edits of rendered lines into corrections

@@ -1,8 +1,9 @@
 """``vault build``: the log rendered into journals and topic pages, appended to, never rewritten.
 
-Layout (spec §7.4): ``01 Notes/<Subject>.md`` (topic pages), ``03 Journal/<YYYY-MM-DD>.md``
-(daily journals, by the entry's date in UTC), ``Subjects.md`` (the subjects by type), and the
-empty ``00 Inbox/``, ``04 Templates/``, ``05 Attachments/`` for the person's own use.
+Layout (docs/09-vault.md#what-it-holds): ``01 Notes/<Subject>.md`` (topic pages),
+``03 Journal/<YYYY-MM-DD>.md`` (daily journals, by the entry's date in UTC), ``Subjects.md``
+(the subjects by type), and the empty ``00 Inbox/``, ``04 Templates/``, ``05 Attachments/`` for
+the person's own use.
 
 Every line the build writes ends with its entry's block id (``blocks.py``). A rebuild renders
 only the entries past the last line it rendered and inserts them at the end of their sections:

@@ -1,4 +1,4 @@
-"""The vault kept in step while the sidecar serves its memory (issue 32): a person's edit of a
+"""The vault kept in step while the sidecar serves its memory (docs/09-vault.md): an edit of a
 page becomes corrections without ``zettelclaw vault sync``, and what extraction adds to the log
 reaches the pages without ``zettelclaw vault build``.
 

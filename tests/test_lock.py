@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from zettelclaw import lock
 
-with lock.exclusive(Path(sys.argv[1]), timeout=scaled(10)):
+with lock.exclusive(Path(sys.argv[1]), timeout=float(sys.argv[2])):
     print("locked", flush=True)
     sys.stdin.readline()  # hold it until told to let go
 print("released", flush=True)
@@ -38,7 +38,7 @@ print("released", flush=True)
 @contextmanager
 def held_by_another_process(path: Path) -> Iterator[subprocess.Popen[bytes]]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "sidecar")}
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(path), str(scaled(10))], env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None
     assert proc.stdout is not None

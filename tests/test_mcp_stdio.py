@@ -47,10 +47,12 @@ def call(request_id: int, tool: str, arguments: dict[str, Any]) -> bytes:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    """What an MCP client with a short whitelist passes: no ZETTELCLAW_*, no OPENCLAW_*."""
-    (tmp_path / "user").mkdir()
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "user"),
+def env(short_dir: Path) -> dict[str, str]:
+    """What an MCP client with a short whitelist passes: no ZETTELCLAW_*, no OPENCLAW_*. The
+    HOME is short: the default socket below it must fit in a Unix socket's 107 bytes, or the
+    server cannot even ask whether a sidecar answers (pytest's tmp_path can be longer)."""
+    (short_dir / "user").mkdir()
+    return {"PATH": os.environ.get("PATH", ""), "HOME": str(short_dir / "user"),
             "ZETTELCLAW_SEARCH_SEMANTIC": "off"}
 
 

@@ -51,6 +51,9 @@ def check_sidecar(args: argparse.Namespace, backend: Backend, inner: Backend, ho
         return
     if args.command == "briefing":  # it sends its workspace with the call
         explicit_workspace = False
+    if getattr(args, "agent", None) not in (None, "main"):
+        # another agent's workspace is its own (the roster's), not the one --workspace names
+        explicit_workspace = False
     status = backend.call("status")
     served = Path(status["home"]).resolve()
     if explicit_home and served != home.resolve() and home.resolve() not in served.parents:

@@ -447,21 +447,13 @@ async def test_under_a_running_sidecar_a_rename_is_followed_and_an_added_task_ta
         home: Home, workspace: Path, short_dir: Path, write_log: WriteLog) -> None:
     import trio
 
-    from tests.test_vault_watch import eventually
-    from zettelclaw.config import load_config
-    from zettelclaw.serve import ServerConfig, serve
+    from tests.test_vault_watch import built_and_watched, eventually
+    from zettelclaw.serve import serve
 
     home.subjects.write_text('{"auth-migration": {"display": "Auth Migration", "type": '
                              '"project"}}')
     story(write_log)
-    made = open_app(home, workspace)
-    build(made)
-    made.close()
-    root = home.root / "vault"
-    config = ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
-                          max_message_bytes=64 * 1024,
-                          settings=load_config(home, env={}, overrides=[
-                              "search.semantic=off", "vault.watchSeconds=0.05"]))
+    root, config = built_and_watched(home, workspace, short_dir)
     async with trio.open_nursery() as nursery:
         await nursery.start(serve, config)
         rename_like_obsidian(root, AUTH, RENAMED)

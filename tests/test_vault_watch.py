@@ -59,6 +59,19 @@ def tick(page: Path) -> None:
     page.write_text(page.read_text().replace("- [ ] Backfill", "- [x] Backfill"))
 
 
+def built_and_watched(home: Home, workspace: Path, short_dir: Path
+                      ) -> tuple[Path, ServerConfig]:
+    """The vault built from the log as it is, and a sidecar's settings that watch it closely."""
+    made = open_app(home, workspace)
+    build(made)
+    made.close()
+    config = ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
+                          max_message_bytes=64 * 1024,
+                          settings=load_config(home, env={}, overrides=[
+                              "search.semantic=off", "vault.watchSeconds=0.05"]))
+    return home.root / "vault", config
+
+
 async def eventually(condition: Callable[[], bool], bound: float = 20.0) -> None:
     with trio.fail_after(bound):
         while not condition():  # noqa: ASYNC110 (the sidecar's threads write the files)
@@ -126,14 +139,7 @@ async def test_an_edit_under_a_running_sidecar_becomes_a_correction_and_the_vaul
     caplog.set_level(logging.INFO, logger="zettelclaw.vault.watch")
     subjects(home)
     e = story(write_log)
-    made = open_app(home, workspace)
-    build(made)
-    made.close()
-    root = home.root / "vault"
-    config = ServerConfig(home=home, workspace=workspace, socket=short_dir / "s.sock",
-                          max_message_bytes=64 * 1024,
-                          settings=load_config(home, env={}, overrides=[
-                              "search.semantic=off", "vault.watchSeconds=0.05"]))
+    root, config = built_and_watched(home, workspace, short_dir)
     async with trio.open_nursery() as nursery:
         await nursery.start(serve, config)
         tick(root / AUTH)

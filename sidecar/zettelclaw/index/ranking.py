@@ -101,22 +101,33 @@ NO_TIME_WHEN_ASKED = 0.7
 @dataclass(frozen=True, slots=True)
 class SimilarityScale:
     """Where a model puts a query's unrelated texts (``floor``), how far above it a text with
-    no word of the query must be to be a candidate (``candidate``), and the least span
-    between the floor and the query's best (``least_span``). The shipped model's
-    (``SHIPPED_SCALE``) was measured; another model's is read from each query's similarities
-    (``search/semantic.py``)."""
+    no word of the query must be to be a candidate (``candidate``), the least span between
+    the floor and the query's best (``least_span``), and from what similarity a text no
+    keyword found, among the query's closest, keeps a place in the first results
+    (``confident``: CONFIDENT_PLACE). The shipped model's (``SHIPPED_SCALE``) was measured;
+    another model's is read from each query's similarities (``search/semantic.py``)."""
 
     floor: float
     candidate: float
     least_span: float
+    confident: float = math.inf  # unless said: none
 
 
 # A text that shares no word with the query is a candidate from SIMILARITY_FLOOR + this, for the
 # shipped model: below it, all-MiniLM-L6-v2 puts unrelated sentences and loose associations
 # (measured with KEYWORD_SHARE: see there).
 CANDIDATE_ABOVE_FLOOR = 0.05
+# A meaning-only hit is confident from this far above the shipped model's floor: clearly
+# related, not a loose association near the candidate line (bench/README.md#ranking).
+CONFIDENT_ABOVE_FLOOR = 0.15
 SHIPPED_SCALE = SimilarityScale(SIMILARITY_FLOOR, SIMILARITY_FLOOR + CANDIDATE_ABOVE_FLOOR,
-                                SIMILARITY_LEAST_SPAN)
+                                SIMILARITY_LEAST_SPAN, SIMILARITY_FLOOR + CONFIDENT_ABOVE_FLOOR)
+# A text no keyword found and among the query's this many closest in meaning (and confident, as
+# above) is never ranked below CONFIDENT_PLACE: keyword matches on a word the question shares
+# with many texts outweighed it however close it was, since the keyword part's share rises
+# when an entry holds every word (bench/README.md#ranking).
+CONFIDENT_DENSE_RANK = 3
+CONFIDENT_PLACE = 10
 
 
 # (type, status) -> weight: a search weighs a hundred candidates, a tuple key is the cheap one

@@ -251,8 +251,9 @@ class Engine:
                            / ranking.MAX_TYPE_WEIGHT, "file", chunk_id, c))
         if request.query and dates.asks_when(request.query):
             scored = _weigh_when(conn, scored, request.limit)
-        scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
+        scored = _keep_confident(scored, scale)
+        scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         top = scored[:request.limit]
         rows = {kind: rows_by_key(conn, kind, [k for _, kd, k, _ in top if kd == kind])
                 for kind in ("log", "file")}
@@ -270,6 +271,27 @@ class Engine:
                                      snippet([shown["text"]], terms), candidate.keyword,
                                      candidate.semantic))
         return hits
+
+
+def _keep_confident(scored: list[tuple[float, str, int, Candidate]],
+                    scale: ranking.SimilarityScale) -> list[tuple[float, str, int, Candidate]]:
+    """``scored`` (best first) with each confident meaning-only hit at ranking.CONFIDENT_PLACE
+    at the lowest: a text no keyword found, among the query's ranking.CONFIDENT_DENSE_RANK
+    closest in meaning, and clearly above the model's floor (``scale.confident``). Keyword
+    matches on a word the question shares with many texts ("interests" in "That's
+    interesting!") outweighed it however close its meaning was (bench/README.md, LoCoMo round
+    10); it takes the place and the score of the text it passes."""
+    place = ranking.CONFIDENT_PLACE
+    if len(scored) <= place:
+        return scored
+    closest = heapq.nlargest(ranking.CONFIDENT_DENSE_RANK, range(len(scored)),
+                             key=lambda i: scored[i][3].semantic or -1.0)
+    lifted = sorted(i for i in closest if i >= place and scored[i][3].keyword == 0
+                    and (scored[i][3].semantic or -1.0) >= scale.confident)
+    for at, i in enumerate(lifted):
+        _, kind, key, c = scored.pop(i)
+        scored.insert(place - 1 + at, (scored[place - 1 + at][0], kind, key, c))
+    return scored
 
 
 def _weigh_when(conn: sqlite3.Connection, scored: list[tuple[float, str, int, Candidate]],

@@ -320,7 +320,8 @@ class Semantic:
         sims = np.concatenate(found) if len(found) > 1 else found[0]
         floor = float(np.percentile(sims, OTHER_FLOOR_PERCENTILE)
                       if len(sims) >= OTHER_LEAST_TEXTS else sims.min())
-        return ranking.SimilarityScale(floor, candidate=floor, least_span=0.0)
+        # its closest texts' ranks say how confident a meaning-only hit is (no margin known)
+        return ranking.SimilarityScale(floor, candidate=floor, least_span=0.0, confident=floor)
 
     def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(lines, similarities) for every entry that has a vector."""

@@ -52,6 +52,7 @@ _.appended_total  # likewise
 _.last_round  # likewise
 _.rounds  # (sidecar/zettelclaw/replicate/team_task.py): rounds done, for tests and a debugger
 REPLICATE_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py: the documented names)
+TEAM_POINTS  # unused variable (sidecar/zettelclaw/failpoints.py: the documented names; tests/test_team_round.py)
 _._one_key  # unused method (sidecar/zettelclaw/protocol/sync_models.py: a pydantic validator)
 encrypted  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
 unconfirmed  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)

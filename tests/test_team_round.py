@@ -225,7 +225,7 @@ def test_kill_9_in_a_round_loses_and_duplicates_nothing(
         team_of_three: tuple[PgServer, list[Machine]]) -> None:
     server, (alice, bob, _) = team_of_three
     written = alice.write(*(f"note {n}" for n in range(50)))
-    _killed_round(alice, "team-after-push")  # committed there, her cursor not saved
+    _killed_round(alice, failpoints.TEAM_POINTS[0])  # committed there, her cursor not saved
     assert alice.round().pushed == 0  # published again: each already there by id
     _killed_round(bob, "take-after-append")  # in his log, his pull cursor not saved
     assert bob.round().appended == 0  # taken again: each already in his log

@@ -177,3 +177,20 @@ def test_remember_the_same_twice_answers_the_first_and_writes_once(
     rc, third, _ = run(capsys, *said, "--json", *site)
     assert orjson.loads(third)["id"] != first_id
     assert "existing" not in orjson.loads(third) or not orjson.loads(third)["existing"]
+
+
+def test_an_id_that_begins_with_a_dash_is_an_id_not_an_option(
+        capsys: pytest.CaptureFixture[str], site: list[str], tmp_path: Path) -> None:
+    # '-' is one of the id alphabet's symbols: one id in 64 begins with it
+    kept = {**entry("fact", "the spare key is under the blue pot"), "id": "-4xTq9LmZ_a0"}
+    (tmp_path / "data" / "log.jsonl").write_bytes(line(kept))
+    rc, out, err = run(capsys, "get", "-4xTq9LmZ_a0", *site)
+    assert rc == 0, err
+    assert "the spare key is under the blue pot" in out
+    assert run(capsys, "forget", "-4xTq9LmZ_a0", *site)[0] == 0
+    assert run(capsys, "forget", "--undo", "-4xTq9LmZ_a0", *site)[0] == 0
+    # an option the parser knows stays an option; a word after -- is read as it is
+    assert run(capsys, "get", *site, "--", "-4xTq9LmZ_a0")[0] == 0
+    with pytest.raises(SystemExit) as usage:  # not of an id's shape: an unknown option
+        run(capsys, "get", "-x", *site)
+    assert usage.value.code == 2

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zettelclaw.cli import lookup, render, where
+from zettelclaw.cli import dash_ids, lookup, render, where
 from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
     EXIT_NO_RESULTS,
@@ -33,7 +33,9 @@ from zettelclaw.home import Home, ensure_workspace, resolve_home, resolve_worksp
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args, extra = parser.parse_known_args(dash_ids.mask(words, dash_ids.option_strings(parser)))
+    dash_ids.unmask(args)
     if extra or args.command is None:
         return _usage(parser, args, extra)
     verbosity = getattr(args, "verbose", 0)

@@ -1316,9 +1316,13 @@ class E2E:
                          f"in hybrid mode")
 
     def check_17(self) -> None:
+        # this file runs as a script (its folder first on sys.path): the repository is put there
+        # too, and the check is handed this module, so that its helpers and its CheckFailed are
+        # the ones this run catches (an import of tests.e2e.openclaw_e2e would be a second copy)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
         from tests.e2e.sync_gateways import check_17
 
-        check_17(self)
+        check_17(self, sys.modules[__name__])
 
     def run(self) -> None:
         try:

@@ -13,20 +13,23 @@ from __future__ import annotations
 
 import json
 import subprocess
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tests.e2e.openclaw_e2e import E2E, Sandbox
 
 
-def check_17(e2e: E2E) -> None:
-    from tests.e2e.openclaw_e2e import Sandbox, expect, tail, wait_for
+def check_17(e2e: E2E, driver: ModuleType) -> None:
+    """``driver``: the running openclaw_e2e module (its Sandbox, expect, tail and wait_for)."""
+    make_sandbox: type[Sandbox] = driver.Sandbox
+    expect, tail, wait_for = driver.expect, driver.tail, driver.wait_for
 
     box = e2e.box
     with e2e.check(17, "two gateways share one memory through git: a fact told to one is "
                        "found by the other's memory_search after a sync") as notes:
         expect(e2e.fact_id, "no fact id from check 1")
-        second = Sandbox(box.root / "second", box.repo, box.node_bin, box.openclaw_package,
+        second = make_sandbox(box.root / "second", box.repo, box.node_bin, box.openclaw_package,
                          box.sidecar_venv)
         second.env.update({k: box.env[k] for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")})
         config = json.loads((box.state / "openclaw.json").read_text())

@@ -597,6 +597,22 @@ test("a sidecar the service started that dies is started again, with a growing w
   assert.equal(children.length, 3, "a sidecar the service stopped is not started again");
 });
 
+test("a sidecar the service started that someone stops (exit 0, as after SIGTERM) is not started again", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const sidecar = new FakeSidecar();
+  t.after(() => sidecar.dispose());
+  const api = new FakeApi("full", { socketPath: sidecar.socketPath });
+  const children: FakeChild[] = [];
+  createPlugin({ spawnProcess: (() => (children.push(new FakeChild()), children.at(-1))) as never, sessionStore: async () => fakeStore(), restartMs: 1000 }).register(api as never);
+  await api.services[0]!.start({ config: {}, stateDir: "/state", logger: api.logger });
+  children[0]!.emit("exit", 0, null); // `kill PID`: the sidecar finished its writes and exited 0
+  t.mock.timers.tick(600_000);
+  for (let i = 0; i < 50; i += 1) await new Promise((r) => setImmediate(r));
+  assert.equal(children.length, 1, "a stop is a choice, not a death");
+  assert.ok(api.logs.some((l) => /the sidecar was stopped \(code 0\); not starting it again/.test(l)), api.logs.join("\n"));
+  await api.services[0]!.stop!({});
+});
+
 test("a sidecar that died is not started again when another answers by then (a person's zettelclaw serve)", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const sidecar = new FakeSidecar(() => ({ version: "0.1.0" }));

@@ -195,7 +195,7 @@ export function registerService(shim, runSweep, restartFirstMs = RESTART_FIRST_M
         proc.stderr?.on("data", relay);
         const startedAt = Date.now();
         let ended = false;
-        const end = (how) => {
+        const end = (how, clean = false) => {
             if (ended)
                 return;
             ended = true;
@@ -204,16 +204,22 @@ export function registerService(shim, runSweep, restartFirstMs = RESTART_FIRST_M
                 return;
             }
             child = null;
+            if (clean) {
+                // exit 0: someone stopped it (SIGTERM, as `kill` sends): a choice, not a death
+                log.info(`zettelclaw: the sidecar was stopped (${how}); not starting it again until the gateway restarts`);
+                return;
+            }
             restartLater(how, Date.now() - startedAt);
         };
         proc.once("error", (error) => {
             log.error(`zettelclaw: cannot start the sidecar (${command}): ${error.message}`);
             end(`not started: ${error.message}`);
         });
-        proc.once("exit", (code, signal) => end(signal ?? `code ${code}`));
+        proc.once("exit", (code, signal) => end(signal ?? `code ${code}`, signal === null && code === 0));
         return proc;
     }
-    // The sidecar this service started died while the gateway runs: start it again, after a
+    // The sidecar this service started died (killed by a signal, or a non-zero exit) while the
+    // gateway runs: start it again, after a
     // wait that doubles while it keeps dying young. The sidecar that comes up says in its
     // `status` that the one before it died (server.previousExit).
     function restartLater(how, ranMs) {

@@ -14,7 +14,9 @@ extraction goes through the host's model (no Anthropic key anywhere: the plugin'
 4. another config change: a hot reload again, the plugin's restarted sidecar stopped and
    started with it: the reloaded registration must answer on the new connection;
 5. ``zettelclaw init`` again (nothing to change: it must say so and break nothing);
-6. a gateway restart: while it is down, ``status`` names the host's offer as ended.
+6. a gateway restart, with a sidecar started by hand (the plugin's own is stopped, and stays
+   stopped: exit 0 is a choice): while the gateway is down, ``status`` names the host's offer
+   as ended.
 
 After each, a fact is told (a turn, then ``sessions.reset``) and must reach the log. Throughout,
 a sampler asks ``status`` every 0.2 s; no sample may show a failed job, and every sample with
@@ -42,6 +44,7 @@ from tests.e2e.openclaw_e2e import (
     Result,
     Sandbox,
     expect,
+    pid_alive,
     wait_for,
 )
 from zettelclaw.client import SidecarUnavailableError
@@ -179,6 +182,20 @@ class Soak(E2E):
 
     def restart_gateway(self) -> str:
         box = self.box
+        # the sidecar round 3 left is the plugin's, and stops with the gateway; the one asked
+        # while the gateway is down is a person's `zettelclaw serve`: the plugin stops its own
+        # (SIGTERM: a stop, which it does not undo), one is started by hand, the plugin uses it
+        pid = int(box.sidecar_status()["pid"])
+        offered = self.gateway_said("zettelclaw: offered the agent's model")
+        os.kill(pid, signal.SIGTERM)
+        wait_for(lambda: not box.sidecar_answers() and not pid_alive(pid),
+                 "the plugin's sidecar to stop", 30)
+        box.start("sidecar", ["zettelclaw", "serve", "--socket", str(box.socket),
+                              "--workspace", str(box.workspace)])
+        wait_for(box.sidecar_answers, "the sidecar started by hand to answer", 60,
+                 box.processes["sidecar"])
+        wait_for(lambda: self.gateway_said("zettelclaw: offered the agent's model") > offered,
+                 "the plugin to offer the agent's model to the sidecar started by hand", 60)
         box.stop("gateway", grace=30)
         self.withdrawals_due += 1
         wait_for(lambda: "offer ended" in box.sidecar_status()["extraction"]["route"]["reason"],

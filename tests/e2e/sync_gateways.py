@@ -29,9 +29,11 @@ def check_17(e2e: E2E, driver: ModuleType) -> None:
     with e2e.check(17, "two gateways share one memory through git: a fact told to one is "
                        "found by the other's memory_search after a sync") as notes:
         expect(e2e.fact_id, "no fact id from check 1")
-        second = make_sandbox(box.root / "second", box.repo, box.node_bin, box.openclaw_package,
-                         box.sidecar_venv)
-        second.env.update({k: box.env[k] for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")})
+        second = make_sandbox(box.root / "second", box.repo, box.node_bin,
+                              box.openclaw_package, box.sidecar_venv)
+        # the first's model settings, whatever check 8 left of them (it takes the key away)
+        second.env.update({k: box.env[k] for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+                           if k in box.env})
         config = json.loads((box.state / "openclaw.json").read_text())
         fresh = {"gateway": {**config["gateway"], "port": second.gateway_port},
                  "models": config["models"],
@@ -77,7 +79,7 @@ def check_17(e2e: E2E, driver: ModuleType) -> None:
 
 def sync(sandbox: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
     return sandbox.run(["zettelclaw", "sync", *args, "--socket", str(sandbox.socket)],
-                       timeout=300, name=f"sync-{'-'.join(args) or 'run'}")
+                       timeout=300, name=f"sync-{args[0] if args else 'run'}")
 
 
 def _turn(sandbox: Sandbox, message: str, e2e: E2E) -> Any:

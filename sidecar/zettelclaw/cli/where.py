@@ -30,7 +30,10 @@ def reads(args: argparse.Namespace) -> bool:
 def check_missing(args: argparse.Namespace, home: Path, workspace: Path, *,
                   explicit_home: bool, explicit_workspace: bool) -> None:
     """Before the files are opened (no sidecar answered): a read of a given directory that does
-    not exist fails; a write says it creates it."""
+    not exist fails; a write says it creates it. With ``--agent`` of another agent, the
+    workspace given is main's, not the agent's (the roster's): it is not checked."""
+    if getattr(args, "agent", None) not in (None, "main"):
+        explicit_workspace = False
     for given, path, what, flag in ((explicit_home, home, "memory", "--home (or ZETTELCLAW_HOME)"),
                                     (explicit_workspace, workspace, "workspace",
                                      "--workspace (or ZETTELCLAW_WORKSPACE)")):

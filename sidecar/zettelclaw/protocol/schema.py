@@ -5,9 +5,7 @@ the committed file is not what the models generate."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any, get_args
 
@@ -15,6 +13,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from zettelclaw.protocol.contract import CONTRACT
+from zettelclaw.protocol.generated import write_or_print
 
 SCHEMA_FILE = Path(__file__).with_name("protocol.schema.json")
 REF = "#/$defs/{model}"
@@ -49,14 +48,7 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zettelclaw.protocol.schema")
-    parser.add_argument("--write", action="store_true", help=f"write {SCHEMA_FILE}")
-    args = parser.parse_args(argv)
-    if args.write:
-        SCHEMA_FILE.write_text(text())
-    else:
-        sys.stdout.write(text())
-    return 0
+    return write_or_print("python -m zettelclaw.protocol.schema", SCHEMA_FILE, text, argv)
 
 
 if __name__ == "__main__":

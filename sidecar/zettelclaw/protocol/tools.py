@@ -14,9 +14,7 @@ from ``TOOLS`` here. tests/test_tool_schemas.py fails when the committed file is
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -25,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from zettelclaw.protocol.contract import CONTRACT
+from zettelclaw.protocol.generated import write_or_print
 
 TS_FILE = (Path(__file__).resolve().parents[3] / "clients" / "openclaw" / "src"
            / "tool_schemas.ts")
@@ -260,14 +259,7 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zettelclaw.protocol.tools")
-    parser.add_argument("--write", action="store_true", help=f"write {TS_FILE}")
-    args = parser.parse_args(argv)
-    if args.write:
-        TS_FILE.write_text(text())
-    else:
-        sys.stdout.write(text())
-    return 0
+    return write_or_print("python -m zettelclaw.protocol.tools", TS_FILE, text, argv)
 
 
 if __name__ == "__main__":

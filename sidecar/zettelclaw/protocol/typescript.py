@@ -12,13 +12,12 @@ produce is read: objects, arrays, ``anyOf``, ``enum``, ``const``, ``$ref`` and t
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+from zettelclaw.protocol.generated import write_or_print
 from zettelclaw.protocol.schema import SCHEMA_FILE
 
 TS_FILE = (Path(__file__).resolve().parents[3] / "clients" / "openclaw" / "src"
@@ -102,14 +101,7 @@ def text(schema: dict[str, Any] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zettelclaw.protocol.typescript")
-    parser.add_argument("--write", action="store_true", help=f"write {TS_FILE}")
-    args = parser.parse_args(argv)
-    if args.write:
-        TS_FILE.write_text(text())
-    else:
-        sys.stdout.write(text())
-    return 0
+    return write_or_print("python -m zettelclaw.protocol.typescript", TS_FILE, text, argv)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 - Notes without a model: a memory-core workspace of ``--notes`` dated bullet lines (100 a daily
   note) imported in this process (the CLI's files mode): entries per second, plan and apply.
 - Conversations through extraction: an OpenClaw session store (its own table layout,
-  tests/test_import_openclaw_sessions.py) of ``--conversations`` sessions of 12 messages,
+  tests/importing/test_import_openclaw_sessions.py) of ``--conversations`` sessions of 12 messages,
   imported into a real ``zettelclaw serve`` whose model is the fake Messages API on 127.0.0.1
   (answering at once): conversations per minute from the first ``import.apply`` to an empty
   spool (extraction.concurrency 2, the default).
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from tests.conftest import entry, line  # noqa: E402
 from tests.direct import open_app  # noqa: E402
 from tests.fakes.anthropic_api import FakeAnthropic, Reply  # noqa: E402
-from tests.test_import_openclaw_sessions import event, make_store  # noqa: E402
+from tests.importing.test_import_openclaw_sessions import event, make_store  # noqa: E402
 from zettelclaw.client import Client  # noqa: E402
 from zettelclaw.home import Home  # noqa: E402
 from zettelclaw.importing import importer  # noqa: E402

@@ -27,7 +27,7 @@
   ACL 2024; github.com/snap-research/locomo, CC BY-NC 4.0: read, not copied here) are 5,882
   turns of two people's everyday talk: dates, times, prices, addresses, phone numbers. Every
   changed message is a false positive.
-- ``--ours``: the same figures on tests/secrets_corpus.py (seeds 1-3), as bench/scrubber.py.
+- ``--ours``: the same figures on tests/scrub/secrets_corpus.py (seeds 1-3), as bench/scrubber.py.
 - ``--sidecar DIR``: the scrubber of another checkout's ``sidecar/`` (an older commit's, to
   compare); the corpora stay this checkout's.
 """
@@ -194,7 +194,7 @@ def chat(scrub: Scrub, path: Path, show: int) -> dict[str, Any]:
 
 
 def ours(scrub: Scrub) -> dict[str, Any]:
-    from tests.secrets_corpus import lookalikes, secrets
+    from tests.scrub.secrets_corpus import lookalikes, secrets
 
     corpus = [s for seed in (1, 2, 3) for s in secrets(seed, 20)]
     looks = [t for seed in (1, 2, 3) for t in lookalikes(seed + 1000, 20)]
@@ -212,7 +212,7 @@ def main() -> None:
     parser.add_argument("--noseyparker", type=Path, help="Nosey Parker's rules folder")
     parser.add_argument("--text", type=Path, help="a folder of ordinary text and code")
     parser.add_argument("--chat", type=Path, help="a JSON file or folder of chat messages")
-    parser.add_argument("--ours", action="store_true", help="tests/secrets_corpus.py too")
+    parser.add_argument("--ours", action="store_true", help="tests/scrub/secrets_corpus.py too")
     parser.add_argument("--show", type=int, default=10, help="examples listed per figure")
     parser.add_argument("--sidecar", type=Path, default=ROOT / "sidecar",
                         help="the sidecar/ folder whose scrubber runs (default: this one)")

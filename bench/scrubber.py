@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/scrubber.py [--per-kind 20] [--seeds 1,2,3] [--json]
 
-The corpus is ``tests/secrets_corpus.py``: secrets of each kind in their providers' shapes,
+The corpus is ``tests/scrub/secrets_corpus.py``: secrets of each kind in their providers' shapes,
 inside the sentences people write them in, and look-alikes that must survive (UUIDs, git SHAs,
 sha256/md5 digests, version strings, the log's 12-character ids, phone numbers, order numbers
 that fail Luhn or start like no card, base64 images, long words, talk about passwords).
@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "sidecar"), str(ROOT)]
 
-from tests.secrets_corpus import Secret, lookalikes, secrets  # noqa: E402
+from tests.scrub.secrets_corpus import Secret, lookalikes, secrets  # noqa: E402
 from zettelclaw.scrub import MARKER, scrub  # noqa: E402
 
 WORDS = ("the deploy went fine yesterday but the webhook retries still pile up in the queue "

@@ -73,7 +73,7 @@ def line(value: dict[str, Any]) -> bytes:
 def _no_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach a real model API, whatever the developer's environment holds; and
     sidecars started by tests (in-process or as subprocesses) load no embedding model unless
-    the test asks for semantic search (tests/test_semantic.py does)."""
+    the test asks for semantic search (tests/search/test_semantic.py does)."""
     for var in list(os.environ):
         if var.startswith(("ANTHROPIC_", "ZETTELCLAW_")):
             monkeypatch.delenv(var)

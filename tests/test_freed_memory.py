@@ -1,6 +1,6 @@
 """freed_memory.py: the heap's free pages go back to the system (glibc's malloc_trim); and the
 work that frees a lot gives them back: a large catch-up, a rebuild (index/syncer.py). The
-vectorizer's pass: tests/test_vectorizer.py."""
+vectorizer's pass: tests/search/test_vectorizer.py."""
 
 from __future__ import annotations
 

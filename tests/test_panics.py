@@ -15,7 +15,7 @@ import tantivy
 import trio
 from pydantic import BaseModel
 
-from tests.test_server import caught_up
+from tests.server.test_server import caught_up
 from zettelclaw.client import AsyncClient
 from zettelclaw.index import term_shard
 from zettelclaw.panics import is_panic

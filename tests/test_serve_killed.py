@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.test_cli import clean_env
+from tests.cli.test_cli import clean_env
 
 pytestmark = pytest.mark.slow  # `zettelclaw serve` processes
 

@@ -5,7 +5,7 @@ An id is what OpenClaw's ``normalizeAgentId`` accepts as canonical: 1-64 charact
 anything else is refused, never repaired: a malformed id must not fall back to another agent's
 memory (and never to "all agents"). Only ASCII is lower-cased: Python's ``lower`` folds the
 Kelvin sign (U+212A) to ``k``, so ``"wor\u212a"`` named agent ``work`` once
-(tests/test_issue28_small.py).
+(tests/hostile/test_issue28_small.py).
 
 A session key that starts ``agent:`` must be ``agent:<agentId>:<rest>`` exactly: ``agent:work``,
 ``" agent:work:main"`` or a key holding a control character (``"agent:work\nmain"``) is refused,

@@ -14,7 +14,7 @@ Every target is asked about twice, the way a person or an agent would ask:
 - ``paraphrase``: the question shares no content word with the target: after lower-casing,
   stemming and dropping stopwords, no word of the question is a word of the target (its content,
   detail and subject name, or its lines), and no word of it matches the target in the FTS index.
-  tests/test_quality.py enforces this, so keyword search alone cannot find these targets.
+  tests/quality/test_quality.py enforces this, so keyword search alone cannot find these targets.
 
 ``about`` says what the target is: fact, decision, task (open), question, or note (Markdown).
 """

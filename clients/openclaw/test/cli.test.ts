@@ -1,5 +1,5 @@
 // `openclaw zettelclaw <command>`: every `zettelclaw` command (src/cli_commands.ts, generated
-// from the CLI's parser; tests/test_plugin_commands.py keeps it current) is registered and runs
+// from the CLI's parser; tests/cli/test_plugin_commands.py keeps it current) is registered and runs
 // `zettelclaw <command>` with the arguments.
 
 import assert from "node:assert/strict";

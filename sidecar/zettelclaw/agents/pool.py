@@ -13,7 +13,7 @@ Open memories are bounded: opening one when ``agents.maxOpen`` are open first cl
 used least recently that no call holds and whose extraction is not running a job (even with
 jobs waiting). Every open memory costs threads (tantivy's, one per term shard) and memory; 1,970
 agents once meant 7,904 threads, and the process died when no more could be made
-(tests/test_pool.py).
+(tests/agents/test_pool.py).
 
 Extraction jobs are the pool's to schedule across memories: a closed memory with jobs in its
 spool (after a restart, or closed as above) is remembered with the time its first job is due,

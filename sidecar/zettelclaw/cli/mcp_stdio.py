@@ -6,7 +6,7 @@ cancels the requests still running. A client then waits for an answer that never
 line: a line that is not JSON is answered -32700 (``id`` null), JSON that is not a JSON-RPC
 message -32600 (with its ``id`` when it has a usable one); and at the end of stdin it lets the
 requests it passed on finish and writes their answers before the server stops
-(tests/test_mcp_stdio.py).
+(tests/cli/test_mcp_stdio.py).
 
 While it serves, fd 0 reads the null device and fd 1 writes to stderr, as in the SDK's
 transport: output a library prints by mistake cannot corrupt the wire.

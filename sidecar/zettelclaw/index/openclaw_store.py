@@ -2,7 +2,7 @@
 OpenClaw 2026.9), read-only, for the import of sessions that ended before Zettelclaw was
 installed (``importing/sources/openclaw_sessions.py``).
 
-It is here because SQL lives in ``index/`` only (tests/test_architecture.py); it knows nothing
+It is here because SQL lives in ``index/`` only (tests/repo/test_architecture.py); it knows nothing
 of Zettelclaw's index. The database is opened read-only (``mode=ro``), so a running gateway's
 writes are never disturbed; its tables, as OpenClaw creates them: ``session_windows`` (one row
 per session id, with its key and times), ``session_nodes`` (a key's entry and current session)

@@ -90,7 +90,7 @@ def os_errors() -> Iterator[None]:
     """tantivy reports an operating system's error as a ValueError that names its code (``Os {
     code: 24, ...}``): raised here as the OSError it is, so that the machine's state (no file
     descriptors left, a full disk) is answered as such (-32010), not as a bug
-    (tests/test_issue28_small.py: at the fd limit memory.search answered -32603 where every
+    (tests/hostile/test_issue28_small.py: at the fd limit memory.search answered -32603 where every
     other method answered -32010)."""
     try:
         yield

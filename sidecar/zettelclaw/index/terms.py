@@ -29,7 +29,7 @@ renamed) is queued in SQLite's ``terms_dirty`` and re-indexed by the next update
 Writers are one at a time across threads and processes (``HOME/terms.lock``), and tantivy's own
 lock backs that up.
 
-Deleted or damaged under a running sidecar, it heals (tests/test_derived_heal.py): ``intact``
+Deleted or damaged under a running sidecar, it heals (tests/index/test_derived_heal.py): ``intact``
 (two lstats) tells the freshness check that the directory is gone or is not the one opened, and
 the next update opens it again, empty, and feeds it from SQLite. What stands where the directory
 should be is never followed: a symbolic link or a file at ``terms/`` or ``terms/vN`` is removed

@@ -103,8 +103,8 @@ TORN_TRIES = 16  # places a continued entry may start, tried at most
 def _after_torn_bytes(parse: Callable[[bytes], T], data: bytes, reason: str
                       ) -> tuple[T | None, str | None]:
     """A line torn by a crash (or ``printf`` without a newline) and continued by a whole entry
-    before the tail mender ended it (``echo >>`` within its second: tests/test_lines.py): the entry
-    is the longest end of the line that is one, starting at a ``{"``; the bytes before it are
+    before the tail mender ended it (``echo >>`` within its second: tests/log/test_lines.py): the
+    entry is the longest end of the line that is one, starting at a ``{"``; the bytes before it are
     reported as the invalid part. Only when the line is no JSON at all: a JSON object that is
     not an entry stays one invalid line, whatever it holds."""
     found = _entry_after_torn_bytes(parse, data)

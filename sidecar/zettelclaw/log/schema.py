@@ -148,7 +148,7 @@ class EntryRecord(TypedDict):
 
 def _record_type(model: type[_Entry]) -> Any:
     """The TypedDict of ``model``'s fields, with the same constraints and validators: it
-    accepts and rejects the same lines, with the same reasons (tests/test_schema.py checks
+    accepts and rejects the same lines, with the same reasons (tests/log/test_schema.py checks
     it on generated lines), and validates a line in half the time (no model instance)."""
     fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():

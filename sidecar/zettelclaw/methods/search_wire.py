@@ -17,7 +17,7 @@ RESULT_TEXT_CHARS = 16_384
 def search_wire(answer: Answer) -> dict[str, Any]:
     """``memory.search``'s answer as sent: ``SearchResult``'s wire form, built directly (through
     the models it was a sizeable share of a quick search's whole call; bench/README.md).
-    The models stay the contract: tests/test_results.py holds the two equal, key order
+    The models stay the contract: tests/protocol/test_results.py holds the two equal, key order
     included, over generated answers."""
     out: dict[str, Any] = {"results": [
         _log_wire(hit) if isinstance(hit, EntryHit) else _memory_wire(hit)

@@ -1,9 +1,9 @@
 """The methods the sidecar answers, each with its params model and its result model: the
 contract protocol.md documents, in one table.
 
-``methods/`` implements it (tests/test_protocol_schema.py holds every handler's annotations to
-this table), ``schema.py`` writes it out as JSON Schema (``protocol.schema.json``), and
-protocol.md's sections are checked against that file.
+``methods/`` implements it (tests/protocol/test_protocol_schema.py holds every handler's
+annotations to this table), ``schema.py`` writes it out as JSON Schema
+(``protocol.schema.json``), and protocol.md's sections are checked against that file.
 """
 
 from __future__ import annotations

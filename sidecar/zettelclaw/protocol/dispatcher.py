@@ -20,9 +20,9 @@ API: the request JSON schema (``jsonrpcserver.main.schema``, applied here per ba
 ``jsonrpcserver.dispatcher.create_request`` with the ``NOID`` sentinel for notifications
 (``jsonrpcserver.sentinels``, with ``NODATA``), and the response tuples and serializers of
 ``jsonrpcserver.response``. pyproject.toml pins jsonrpcserver exactly so that these cannot change
-under it, and tests/test_jsonrpcserver_parts.py fails loudly, naming the part, if an upgrade
-moves or changes one. On top the module adds orjson, params validated by pydantic models (-32602
-with field-level detail), the domain errors of ``zettelclaw.errors``, and batches run
+under it, and tests/protocol/test_jsonrpcserver_parts.py fails loudly, naming the part, if an
+upgrade moves or changes one. On top the module adds orjson, params validated by pydantic
+models (-32602 with field-level detail), the domain errors of ``zettelclaw.errors``, and batches run
 concurrently in a trio nursery.
 """
 
@@ -77,7 +77,7 @@ _REQUEST_KEYS = frozenset(_element_schema["properties"])
 def plainly_valid(obj: Any) -> bool:
     """A request the schema accepts, told without it: the common case, in a small fraction of
     the schema's time (which was a tenth of a hook's time on the sidecar's thread; protocol.md).
-    Accepts only what the schema accepts (tests/test_dispatcher.py checks it over generated
+    Accepts only what the schema accepts (tests/protocol/test_dispatcher.py checks it over generated
     objects); anything else is left to the schema, which says what is wrong."""
     if type(obj) is not dict or not obj.keys() <= _REQUEST_KEYS:
         return False
@@ -152,7 +152,7 @@ class Dispatcher:
         do; if even every answer as its error would not fit (a long batch under a small limit),
         the line is one -32015 error with id null. Room is not kept ahead for an error an answer:
         under a small limit a batch of small answers would all become errors, and that line
-        exceed the limit itself (tests/test_limits.py)."""
+        exceed the limit itself (tests/protocol/test_limits.py)."""
         if not responses:
             return None
         limit = self.max_response_bytes
@@ -227,7 +227,7 @@ class Dispatcher:
                 return result.wire
             if isinstance(result, BaseModel):  # protocol/results.py: camelCase, unset left out
                 return result.model_dump(by_alias=True, exclude_unset=True)
-            return result  # a test's own table (the sidecar's: tests/test_results.py)
+            return result  # a test's own table (the sidecar's: tests/protocol/test_results.py)
         except ZettelclawError:
             raise
         except (OSError, sqlite3.OperationalError) as exc:

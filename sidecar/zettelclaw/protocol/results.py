@@ -33,7 +33,7 @@ R = TypeVar("R", bound=Result)
 class Wire(Generic[R]):
     """A result's wire form, built directly where going through the model costs too much (a
     quick search: bench/README.md). It stands for the model ``model``, which stays the
-    contract; tests/test_results.py holds the two equal over generated answers."""
+    contract; tests/protocol/test_results.py holds the two equal over generated answers."""
 
     model: type[R]
     wire: dict[str, Any]

@@ -1,7 +1,7 @@
 """The JSON Schema of every method's params and result, generated from the pydantic models of
 ``contract.py``: ``python -m zettelclaw.protocol.schema --write`` writes ``protocol.schema.json``
-(beside this module); without ``--write`` it prints it. tests/test_protocol_schema.py fails when
-the committed file is not what the models generate."""
+(beside this module); without ``--write`` it prints it. tests/protocol/test_protocol_schema.py
+fails when the committed file is not what the models generate."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ A tool may have an argument of its own that chooses another method (``undo``).
 
 ``python -m zettelclaw.protocol.tools --write`` writes the plugin's
 ``clients/openclaw/src/tool_schemas.ts``; the MCP server (cli/mcp_server.py) builds its tools
-from ``TOOLS`` here. tests/test_tool_schemas.py fails when the committed file is stale.
+from ``TOOLS`` here. tests/protocol/test_tool_schemas.py fails when the committed file is stale.
 """
 
 from __future__ import annotations
@@ -229,9 +229,10 @@ def spec(tool: AgentTool) -> dict[str, Any]:
 
 HEADER = """\
 // Generated from sidecar/zettelclaw/protocol/tools.py by
-// `python -m zettelclaw.protocol.tools --write`: do not edit (tests/test_tool_schemas.py fails
-// when this file is not what the definition generates). Each tool's parameters are its method's
-// params (protocol/params.py), as the sidecar validates them; the MCP server's tools are the same.
+// `python -m zettelclaw.protocol.tools --write`: do not edit
+// (tests/protocol/test_tool_schemas.py fails when this file is not what the definition
+// generates). Each tool's parameters are its method's params (protocol/params.py), as the
+// sidecar validates them; the MCP server's tools are the same.
 
 import type { MethodName } from "./protocol_types.ts";
 

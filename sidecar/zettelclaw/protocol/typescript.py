@@ -1,8 +1,8 @@
 """The plugin's TypeScript types of the protocol, generated from ``protocol.schema.json``:
 ``python -m zettelclaw.protocol.typescript --write`` writes
 ``clients/openclaw/src/protocol_types.ts``; without ``--write`` it prints it.
-tests/test_typescript.py fails when the committed file is not what the schema generates, as
-tests/test_protocol_schema.py does for the schema itself.
+tests/protocol/test_typescript.py fails when the committed file is not what the schema generates, as
+tests/protocol/test_protocol_schema.py does for the schema itself.
 
 One type per model (``$defs``), as the wire spells it: params as accepted (a field with a default
 is optional), results as sent (a field that may be left out is optional); and ``Methods``, each
@@ -27,9 +27,10 @@ SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean
            "null": "null"}
 HEADER = """\
 // Generated from sidecar/zettelclaw/protocol/protocol.schema.json by
-// `python -m zettelclaw.protocol.typescript --write`: do not edit (tests/test_typescript.py
-// fails when this file is not what the schema generates). The sidecar's pydantic models are the
-// source: protocol/params.py and protocol/results.py, paired by protocol/contract.py.
+// `python -m zettelclaw.protocol.typescript --write`: do not edit
+// (tests/protocol/test_typescript.py fails when this file is not what the schema generates).
+// The sidecar's pydantic models are the source: protocol/params.py and protocol/results.py,
+// paired by protocol/contract.py.
 """
 
 

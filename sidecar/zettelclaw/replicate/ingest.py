@@ -13,13 +13,13 @@ Postgres) moves lines between machines; this module is all it needs of the log:
   saving the cursor, or after the log was rewritten (a purge, a subject rename), lines already
   published come again.
 
-Crash safety (kill -9 anywhere; tests/test_replicate_ingest.py): a received line's id is written
-to ``HOME/replicate/received`` (fsynced) before the line reaches the log, so a line in the log
-is never mistaken for this machine's own and published again under its id; a kill between the
-two leaves an id in ``received`` and not in the log, and the next ``take_foreign`` of the same
-line appends it (it dedups by the log, not by ``received``). A batch torn by a kill leaves its
-whole lines (skipped next time: they are in the log) and one torn line (reported as invalid, as
-any torn line of the log).
+Crash safety (kill -9 anywhere; tests/replicate/test_replicate_ingest.py): a received line's id is
+written to ``HOME/replicate/received`` (fsynced) before the line reaches the log, so a line in the
+log is never mistaken for this machine's own and published again under its id; a kill between the
+two leaves an id in ``received`` and not in the log, and the next ``take_foreign`` of the same line
+appends it (it dedups by the log, not by ``received``). A batch torn by a kill leaves its whole
+lines (skipped next time: they are in the log) and one torn line (reported as invalid, as any torn
+line of the log).
 
 Ids purged here (``add_purged``) are never taken again: a machine that was offline during the
 purge cannot bring them back.

@@ -49,8 +49,9 @@ class Searcher:
 
     def search(self, request: Request) -> Answer:
         """The answer; from the index as it is, saying so (``stale``), when the memory files
-        cannot be indexed again for the machine's sake (a full disk: tests/test_full_disk.py;
-        once every search then answered -32010, those of the log and filters alone too)."""
+        cannot be indexed again for the machine's sake (a full disk:
+        tests/hostile/test_full_disk.py; once every search then answered -32010, those of the
+        log and filters alone too)."""
         stale = None
         try:
             self.files.sync()

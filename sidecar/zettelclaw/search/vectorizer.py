@@ -117,8 +117,8 @@ class Vectorizer:
             # Waited for, even on cancel (a shutdown waits for the rest of the load, seconds at
             # most): abandoned, its thread went on inside onnxruntime while the process exited,
             # and the exit died in onnxruntime's teardown ("terminate called without an active
-            # exception", 134; or 139) in 6 of 20 SIGTERMs (tests/test_issue28_hostile.py). Once
-            # loaded, the memory's close closes the model (App.close -> Semantic.close).
+            # exception", 134; or 139) in 6 of 20 SIGTERMs (tests/hostile/test_issue28_hostile.py).
+            # Once loaded, the memory's close closes the model (App.close -> Semantic.close).
             await trio.to_thread.run_sync(self.semantic.load)
         except EmbeddingError as exc:
             if self.semantic.config.embeddings != "host":

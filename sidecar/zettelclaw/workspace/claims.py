@@ -1,5 +1,5 @@
 """Whose workspace is whose: isolation needs distinct workspaces, none inside another
-(tests/test_workspace_claims.py).
+(tests/workspace/test_workspace_claims.py).
 
 An agent's workspace is where its ``MEMORY.md`` is written and its ``memory/**/*.md`` indexed.
 Two memories with the same workspace read each other's notes (the generated block included);

@@ -1,0 +1,156 @@
+"""The local-model route (``extraction.localUrl``): extraction through an OpenAI-compatible
+server, for a user with no Anthropic key and no host model. The real sidecar (hooks over its
+socket, the worker, the router) against a fake ``/v1/chat/completions`` on 127.0.0.1 (the
+one the OpenClaw end-to-end test runs); and the token limit each route's measured speed sets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.extraction.test_worker import MAIN, STRETCH_1, log_entries, msg, settled, start
+from tests.fakes.openai_api import FakeModel
+from zettelclaw.config import Config, load_config
+from zettelclaw.home import Home
+from zettelclaw.llm.speed import FLOOR, Speeds
+
+__all__ = ["start"]  # a fixture, shared with test_worker
+
+FACT = {"type": "fact", "content": "Billing runs on Postgres", "subject": "billing"}
+TASK = {"type": "task", "content": "Provision the billing database", "status": "open"}
+HANDOFF = {"type": "handoff", "content": "Billing database chosen; provisioning next"}
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    server = FakeModel(None).start()
+    yield server
+    server.stop()
+
+
+def local(home: Home, model: FakeModel) -> Config:
+    return load_config(home, env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localModel=qwen2.5-coder-1.5b",
+        "extraction.retryWaitSeconds=0.05"])
+
+
+@pytest.mark.slow
+async def test_extraction_through_a_local_openai_compatible_server(
+        start: Any, model: FakeModel, home: Home) -> None:
+    model.extraction_replies.append(("\n".join(json.dumps(o) for o in (FACT, TASK, HANDOFF)),
+                                     "stop"))
+    _, client = await start(local(home, model))
+    status = await client.call("status")
+    route = status["extraction"]["route"]
+    assert (route["active"], route["localModel"]) == ("local", "qwen2.5-coder-1.5b")
+    assert "extraction.localUrl is set" in route["reason"]
+    await client.call("hook.sessionEnd", {"sessionId": "s-local", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client)
+    assert [e["content"] for e in log_entries(home)] == [FACT["content"], TASK["content"],
+                                                         HANDOFF["content"]]
+    (request,) = model.requests
+    assert request["model"] == "qwen2.5-coder-1.5b"
+    assert request["stream"] is False
+    assert request["messages"][0]["content"].startswith("You are the memory extraction agent")
+    assert listing["extraction"]["recent"][-1]["route"] == "local"
+
+
+@pytest.mark.slow
+async def test_a_local_reply_cut_at_its_length_is_continued(
+        start: Any, model: FakeModel, home: Home) -> None:
+    whole = "\n".join(json.dumps(o) for o in (FACT, TASK, HANDOFF))
+    at = whole.index("Provision")
+    model.extraction_replies += [(whole[:at], "length"), (whole[at:], "stop")]
+    _, client = await start(local(home, model))
+    await client.call("hook.sessionEnd", {"sessionId": "s-cut", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client)
+    assert [e["type"] for e in log_entries(home)] == ["fact", "task", "handoff"]
+    assert [m["role"] for m in model.requests[1]["messages"]] == ["user", "assistant"]
+    assert model.requests[1]["messages"][1]["content"] == whole[:at]
+    assert listing["extraction"]["recent"][-1]["continued"] == 1
+
+
+@pytest.mark.slow
+async def test_a_long_conversation_goes_in_parts_each_told_the_earlier_entries(
+        start: Any, model: FakeModel, home: Home) -> None:
+    talk = [msg("user" if i % 2 == 0 else "assistant", f"message {i}: " + "words " * 120,
+                1_795_000_000_000 + i * 1000) for i in range(6)]
+    fact_2 = {"type": "fact", "content": "Invoices go out on the first Monday"}
+    model.extraction_replies += [
+        (json.dumps(FACT) + "\n" + json.dumps({**HANDOFF, "content": "part one"}), "stop"),
+        (json.dumps(FACT) + "\n" + json.dumps(fact_2), "stop"),  # FACT again: written once
+        (json.dumps(HANDOFF), "stop")]
+    config = load_config(home, env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localPartChars=1600",
+        "extraction.retryWaitSeconds=0.05"])
+    _, client = await start(config)
+    await client.call("hook.sessionEnd", {"sessionId": "s-long", "sessionKey": MAIN,
+                                          "messages": talk})
+    listing = await settled(client)
+    prompts = [r["messages"][0]["content"] for r in model.requests]
+    assert len(prompts) == 3
+    assert "message 0:" in prompts[0]
+    assert "message 2:" not in prompts[0]
+    assert "message 2:" in prompts[1]
+    assert "Part 2 of 3 of this conversation" in prompts[1]
+    assert f"from an earlier part of this conversation · fact (billing): {FACT['content']}" \
+        in prompts[1]
+    assert fact_2["content"] in prompts[2]
+    assert [e["content"] for e in log_entries(home)] == [
+        FACT["content"], fact_2["content"], HANDOFF["content"]]
+    assert listing["extraction"]["recent"][-1]["duplicates"] == 1
+
+
+@pytest.mark.slow
+async def test_an_unreachable_local_server_makes_jobs_wait_not_fail(
+        start: Any, model: FakeModel, home: Home) -> None:
+    url = model.url
+    model.stop()
+    config = load_config(home, env={}, overrides=[f"extraction.localUrl={url}",
+                                                  "extraction.retryWaitSeconds=30"])
+    _, client = await start(config)
+    await client.call("hook.sessionEnd", {"sessionId": "s-down", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    listing = await settled(client, waiting=1)
+    assert "cannot reach the local model" in listing["jobs"][0]["lastError"]
+    assert listing["jobs"][0]["attempts"] == 0
+
+
+def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
+    """4,096 tokens at 4 tokens/s is 17 minutes: a slow route asks for what it writes in part
+    of its timeout, and a reply cut there is asked to go on."""
+    speeds = Speeds(tmp_path / "speeds.json")
+    assert speeds.token_limit("local", 900, 4096) == 4096  # not measured yet
+    speeds.record("local", 400, 100.0)  # 4 tokens/s
+    assert speeds.token_limit("local", 900, 4096) == int(4 * 900 * 0.6)
+    assert speeds.token_limit("local", 10, 4096) == FLOOR
+    speeds.record("anthropic", 100, 0.1)  # too short a reply to say anything
+    assert Speeds(tmp_path / "speeds.json").known() == {"local": 4.0}, "remembered"
+    speeds.record("anthropic", 400, 20.0)  # measured, shown, but an API's limit is its own
+    assert speeds.token_limit("anthropic", 120, 4096) == 4096
+    speeds.record("local", 800, 100.0)  # 8 tokens/s: a moving average
+    assert Speeds(tmp_path / "speeds.json").known()["local"] == pytest.approx(5.2)
+
+
+def test_route_auto_takes_a_key_then_the_local_model_then_the_host(tmp_path: Path) -> None:
+    from zettelclaw.config import ExtractionConfig
+    from zettelclaw.llm.host import HostModels
+    from zettelclaw.llm.route import Router
+
+    def choice(**settings: Any) -> tuple[str | None, str]:
+        made = Router(ExtractionConfig(**settings), HostModels()).choose()
+        return made.route, made.reason
+
+    assert choice(localUrl="http://127.0.0.1:1/v1", apiKey="k")[0] == "anthropic"
+    assert choice(localUrl="http://127.0.0.1:1/v1") == (
+        "local", "no Anthropic API key; extraction.localUrl is set (route auto)")
+    assert choice(route="local")[0] is None
+    assert "extraction.localUrl" in choice(route="local")[1]
+    assert choice()[1].startswith("no Anthropic API key and no connected host")

@@ -1,6 +1,7 @@
 // Transcripts, through OpenClaw's session store (they live in SQLite; the SDK reads them).
 
 import { compact } from "./settings.ts";
+import { MAIN_AGENT } from "./protocol_constants.ts";
 
 export type SessionStore = {
   listSessionEntries(params: { agentId?: string; readOnly?: boolean }): { sessionKey: string; entry: unknown }[];
@@ -35,7 +36,7 @@ export function transcriptMessages(store: SessionStore, agentId: string | undefi
 /** The agents of the gateway's config: `main` and every configured one. */
 export function agentIds(config: unknown): string[] {
   const agents = (config as { agents?: { entries?: unknown; list?: unknown } } | undefined)?.agents;
-  const ids = new Set<string>(["main"]);
+  const ids = new Set<string>([MAIN_AGENT]);
   if (agents?.entries && typeof agents.entries === "object") for (const id of Object.keys(agents.entries)) ids.add(id);
   if (Array.isArray(agents?.list)) {
     for (const agent of agents.list) if (typeof agent?.id === "string") ids.add(agent.id);

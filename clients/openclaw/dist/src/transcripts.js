@@ -1,5 +1,6 @@
 // Transcripts, through OpenClaw's session store (they live in SQLite; the SDK reads them).
 import { compact } from "./settings.js";
+import { MAIN_AGENT } from "./protocol_constants.js";
 export async function openClawSessionStore() {
     return (await import("openclaw/plugin-sdk/session-store-runtime"));
 }
@@ -26,7 +27,7 @@ export function transcriptMessages(store, agentId, sessionId, sessionKey) {
 /** The agents of the gateway's config: `main` and every configured one. */
 export function agentIds(config) {
     const agents = config?.agents;
-    const ids = new Set(["main"]);
+    const ids = new Set([MAIN_AGENT]);
     if (agents?.entries && typeof agents.entries === "object")
         for (const id of Object.keys(agents.entries))
             ids.add(id);

@@ -75,7 +75,10 @@ def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> di
         items = []
     for item in items:
         try:
-            entries.setdefault(check_agent_id(str(item.get("id", ""))), item)
+            raw_id = item.get("id")
+            if not isinstance(raw_id, str):
+                raise AgentIdError(f"{raw_id!r} is not a string")
+            entries.setdefault(check_agent_id(raw_id), item)
         except AgentIdError:
             logger.warning("openclaw.json: agent id %r is not one Zettelclaw can use; skipped",
                            item.get("id"))

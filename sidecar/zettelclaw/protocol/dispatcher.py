@@ -3,7 +3,7 @@
 The JSON-RPC 2.0 objects are ``jsonrpc.py``'s; on top, this module adds orjson, params
 validated by pydantic models (-32602 with field-level detail), the domain errors of
 ``zettelclaw.errors``, one answer per batch element, and batches run concurrently in a trio
-nursery (why not a JSON-RPC library: docs/decisions/0009-libraries-and-what-is-kept.md).
+nursery (why not a JSON-RPC library: docs/decisions/0011-libraries-and-what-is-kept.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 checked against, the request taken apart, and the two response objects.
 
 The dispatcher (``dispatcher.py``) is built on these rather than on a JSON-RPC library:
-docs/decisions/0009-libraries-and-what-is-kept.md says why.
+docs/decisions/0011-libraries-and-what-is-kept.md says why.
 """
 
 from __future__ import annotations

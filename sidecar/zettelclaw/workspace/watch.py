@@ -15,7 +15,7 @@ the watch could not be added to.
 
 The kernel is asked through inotify_simple (a thin maintained wrapper of the three calls); a
 file-watching library with its own thread (watchfiles, watchdog) would hear of a change only
-after that thread has: docs/decisions/0009-libraries-and-what-is-kept.md.
+after that thread has: docs/decisions/0011-libraries-and-what-is-kept.md.
 """
 
 from __future__ import annotations

@@ -35,16 +35,20 @@ export function transcriptMessages(store: SessionStore, agentId: string | undefi
 
 /**
  * The agents of the gateway's config: `main` and every configured one, as the sidecar reads them
- * (tests/cases/openclaw_agents.json): `agents.entries` (keyed by id) if present, else
- * `agents.list`; each id canonical (trimmed, ASCII lower-cased), others left out.
+ * (tests/cases/openclaw_agents.json) and as OpenClaw does: `agents.entries` (keyed by id) when
+ * the key is there, else `agents.list`; each id canonical (trimmed, ASCII lower-cased), others
+ * left out.
  */
 export function agentIds(config: unknown): string[] {
   const agents = (config as { agents?: { entries?: unknown; list?: unknown } } | undefined)?.agents;
   const ids = new Set<string>([MAIN_AGENT]);
   const entries = agents?.entries;
   let named: unknown[] = [];
-  if (entries && typeof entries === "object" && !Array.isArray(entries)) {
-    named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+  if (agents && typeof agents === "object" && Object.hasOwn(agents, "entries") && entries !== undefined) {
+    // it owns the roster, even when malformed (OpenClaw's rule)
+    if (entries && typeof entries === "object" && !Array.isArray(entries)) {
+      named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+    }
   } else if (Array.isArray(agents?.list)) {
     named = agents.list.map((agent: { id?: unknown } | null | undefined) => agent?.id);
   }

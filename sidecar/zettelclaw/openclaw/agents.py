@@ -67,8 +67,9 @@ def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> di
     entries: dict[str, Mapping[str, Any]] = {}
     raw = agents.get("entries")
     items: list[Mapping[str, Any]]
-    if isinstance(raw, Mapping):
-        items = [{**v, "id": k} for k, v in raw.items() if isinstance(v, Mapping)]
+    if "entries" in agents:  # it owns the roster, even when malformed (OpenClaw's rule)
+        items = [{**v, "id": k} for k, v in raw.items() if isinstance(v, Mapping)] \
+            if isinstance(raw, Mapping) else []
     elif isinstance(agents.get("list"), list):
         items = [v for v in agents["list"] if isinstance(v, Mapping)]
     else:

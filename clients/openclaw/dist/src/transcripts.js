@@ -26,16 +26,20 @@ export function transcriptMessages(store, agentId, sessionId, sessionKey) {
 }
 /**
  * The agents of the gateway's config: `main` and every configured one, as the sidecar reads them
- * (tests/cases/openclaw_agents.json): `agents.entries` (keyed by id) if present, else
- * `agents.list`; each id canonical (trimmed, ASCII lower-cased), others left out.
+ * (tests/cases/openclaw_agents.json) and as OpenClaw does: `agents.entries` (keyed by id) when
+ * the key is there, else `agents.list`; each id canonical (trimmed, ASCII lower-cased), others
+ * left out.
  */
 export function agentIds(config) {
     const agents = config?.agents;
     const ids = new Set([MAIN_AGENT]);
     const entries = agents?.entries;
     let named = [];
-    if (entries && typeof entries === "object" && !Array.isArray(entries)) {
-        named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+    if (agents && typeof agents === "object" && Object.hasOwn(agents, "entries") && entries !== undefined) {
+        // it owns the roster, even when malformed (OpenClaw's rule)
+        if (entries && typeof entries === "object" && !Array.isArray(entries)) {
+            named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+        }
     }
     else if (Array.isArray(agents?.list)) {
         named = agents.list.map((agent) => agent?.id);

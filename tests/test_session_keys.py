@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from zettelclaw.session_keys import Audience, Noted, TurnFacts, automated_reason, key_parts
+from zettelclaw.session_keys import (
+    Audience,
+    Noted,
+    TurnFacts,
+    automated_reason,
+    chat_type_of,
+    key_parts,
+)
 
 PRIVATE_KEYS = [
     "agent:main:main",
@@ -168,3 +175,18 @@ def test_old_facts_are_dropped_as_new_ones_come() -> None:
     facts.note("a", 0.0, is_group=True)
     facts.note("b", 100.0, is_group=True)
     assert len(facts) == 1, "what is past its time is not kept"
+
+
+@pytest.mark.parametrize(("facts", "chat"), [
+    ((None, None, None, None), None),
+    (("channel", False, 1, 1), "channel"),  # the host's own word wins
+    ((None, True, None, None), "group"),
+    ((None, False, None, None), "direct"),
+    ((None, None, "-100", "42"), "group"),  # a chat that is not the sender's: shared
+    ((None, None, 42, "42"), "direct"),  # the sender's own chat, told by value not type
+    ((None, False, "-100", "42"), "group"),  # a shared chat is shared whatever the bit says
+    ((None, None, "-100", None), None),
+])
+def test_the_chat_type_is_inferred_from_the_hosts_raw_facts(
+        facts: tuple[object, object, object, object], chat: str | None) -> None:
+    assert chat_type_of(*facts) == chat  # type: ignore[arg-type]

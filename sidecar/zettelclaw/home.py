@@ -10,6 +10,8 @@ docs/help/environment.md, dist ``resolveStateDir``): ``$OPENCLAW_STATE_DIR``, el
 expanded with the OS home; blank, ``undefined`` and ``null`` count as unset), else the OS home
 (``$HOME``). In ``$OPENCLAW_STATE_DIR`` and ``$OPENCLAW_CONFIG_PATH`` a leading ``~`` is
 ``OPENCLAW_HOME``, as OpenClaw reads them. Every lookup of OpenClaw's files goes through here.
+The plugin computes the same (clients/openclaw/src/settings.ts): tests/cases/openclaw_paths.json
+is the one table both are held to (tests/openclaw/test_shared_cases.py).
 """
 
 from __future__ import annotations

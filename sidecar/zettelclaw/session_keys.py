@@ -36,6 +36,21 @@ def automated_reason(session_key: str | None, skip_parts: frozenset[str] = AUTOM
     return f"{hit} session" if hit else None
 
 
+def chat_type_of(chat_type: ChatType | None, is_group: bool | None,
+                 chat_id: str | int | None, sender_id: str | int | None) -> ChatType | None:
+    """What the host's raw facts say the chat is: ``chat_type`` when the host names it, else a
+    group when ``is_group`` says so or the chat's id differs from the sender's (a shared chat),
+    a direct chat when they agree; None when nothing says."""
+    if chat_type is not None:
+        return chat_type
+    shared = None if chat_id is None or sender_id is None else str(chat_id) != str(sender_id)
+    if is_group is True or shared is True:
+        return "group"
+    if is_group is False or shared is False:
+        return "direct"
+    return None
+
+
 @dataclass(frozen=True)
 class Audience:
     """Who may be reading a session's turns, from its key and what the host knows."""

@@ -48,6 +48,7 @@ class FakeEmbeddings(LocalServer):
         self.api_key: str | None = None
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # lower-cased names
+        self.peers: list[tuple[str, int]] = []  # each request's client address (its connection)
         super().__init__(self._handler())
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -66,6 +67,7 @@ class FakeEmbeddings(LocalServer):
                     with fake.log.open("a") as out:
                         out.write(json.dumps({"path": self.path, **body}) + "\n")
                 fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+                fake.peers.append(self.client_address)
                 if self.path != "/v1/embeddings":
                     return self._send(404, {"error": {"message": f"no {self.path}"}})
                 if fake.api_key and self.headers.get("authorization") != f"Bearer {fake.api_key}":

@@ -109,6 +109,8 @@ class FakeModel(LocalServer):
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self.lock = threading.Lock()
+        self.status = 200  # anything else: a POST is answered that error
+        self.body: bytes | None = None  # when set, a POST is answered these bytes, as they are
         super().__init__(self._handler())
 
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -143,6 +145,15 @@ class FakeModel(LocalServer):
                     body = {}
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"not found: {self.path}"}})
+                    return
+                if fake.status != 200:
+                    self._json(fake.status, {"error": {"message": "fake failure"}})
+                    return
+                if fake.body is not None:
+                    self.send_response(200)
+                    self.send_header("content-length", str(len(fake.body)))
+                    self.end_headers()
+                    self.wfile.write(fake.body)
                     return
                 reply = fake.reply_to(body)
                 if body.get("stream"):

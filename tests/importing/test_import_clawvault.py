@@ -278,3 +278,35 @@ def test_a_nested_mapping_is_skipped_not_refused() -> None:
 
 def test_no_frontmatter_is_the_whole_text_as_body() -> None:
     assert clawvault.parse_frontmatter("# Title\n---\ntext\n") == ({}, "# Title\n---\ntext\n", 1)
+
+
+def test_numbers_dates_and_yes_stay_the_text_written() -> None:
+    fields, _, _ = clawvault.parse_frontmatter(
+        "---\ncount: 007\ndate: 2026-02-13\nat: 2026-02-13T18:30:00\nok: yes\nv: 1.0\n"
+        "off: false\n---\n")
+    assert fields == {"count": "007", "date": "2026-02-13", "at": "2026-02-13T18:30:00",
+                      "ok": "yes", "v": "1.0", "off": False}
+
+
+HOSTILE = {
+    # a billion laughs: nine levels of ten aliases
+    "laughs": "a: &a [lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+              "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
+    # no Python object is ever built
+    "python": "title: !!python/object/apply:os.system ['touch pwned']\n",
+    "module": "title: !!python/name:os.system\n",
+    "tag": "title: !custom x\n",
+    "deep": "title: " + "[" * 10_000 + "]" * 10_000 + "\n",
+    "large": "title: " + "x" * (clawvault.FRONTMATTER_CAP + 1) + "\n",
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_frontmatter_is_refused_not_run_or_expanded(name: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(clawvault.FrontmatterError) as raised:
+        clawvault.parse_frontmatter(f"---\n{HOSTILE[name]}---\nbody\n")
+    assert raised.value.line >= 2
+    assert not (tmp_path / "pwned").exists()

@@ -159,7 +159,7 @@ def test_a_failed_walk_is_walked_again(index: Index, workspace: Path,
     indexer.close()
 
 
-@pytest.mark.skipif(watch_module._CALLS is None, reason="inotify is Linux's")
+@pytest.mark.skipif(watch_module._INOTIFY is None, reason="inotify is Linux's")
 def test_nothing_changed_nothing_walked(index: Index, workspace: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """be607a8: every search walked and stat'ed every memory file (365 daily files: 11-22 ms a

@@ -7,6 +7,8 @@ one the OpenClaw end-to-end test runs); and the token limit each route's measure
 from __future__ import annotations
 
 import json
+import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from tests.extraction.test_worker import MAIN, STRETCH_1, log_entries, msg, sett
 from tests.fakes.openai_api import FakeModel
 from zettelclaw.config import Config, load_config
 from zettelclaw.home import Home
+from zettelclaw.llm import local_client
+from zettelclaw.llm.failures import ModelFailed, ModelWaiting
 from zettelclaw.llm.speed import FLOOR, Speeds
 
 __all__ = ["start"]  # a fixture, shared with test_worker
@@ -154,3 +158,38 @@ def test_route_auto_takes_a_key_then_the_local_model_then_the_host(tmp_path: Pat
     assert choice(route="local")[0] is None
     assert "extraction.localUrl" in choice(route="local")[1]
     assert choice()[1].startswith("no Anthropic API key and no connected host")
+
+
+FAILURES = [  # (status, body answered, the failure's kind, what it says)
+    (503, None, "ModelWaiting", "is busy (503)"),
+    (429, None, "ModelWaiting", "is busy (429)"),
+    (401, None, "ModelWaiting", "refused the key (401)"),
+    (500, None, "ModelFailed", "answered 500: "),
+    (200, b"<html>proxy error</html>", "ModelFailed", "answered something not JSON"),
+    (200, b"[1, 2]", "ModelFailed", "not a JSON object"),
+    (200, b'{"choices": []}', "ModelFailed", "not a chat completion"),
+]
+
+
+@pytest.mark.parametrize("case", FAILURES, ids=lambda c: c[3])
+async def test_a_local_servers_failures_are_sorted_into_wait_or_failed(
+        model: FakeModel, tmp_path: Path, case: tuple[int, bytes | None, str, str]) -> None:
+    model.status, model.body, kind, said = case
+    config = local(Home(tmp_path), model).extraction
+    with pytest.raises((ModelWaiting, ModelFailed), match=re.escape(said)) as raised:
+        await local_client.complete(config, "hello")
+    assert type(raised.value).__name__ == kind
+
+
+async def test_an_unreachable_or_silent_local_server(tmp_path: Path) -> None:
+    with socket.socket() as bound:  # a port nothing listens on: refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        config = load_config(Home(tmp_path), env={}, overrides=[
+            f"extraction.localUrl=http://127.0.0.1:{port}/v1"]).extraction
+        with pytest.raises(ModelWaiting, match="cannot reach the local model"):
+            await local_client.complete(config, "hello")
+        bound.listen()  # accepted by the kernel, never answered: a timeout
+        silent = config.model_copy(update={"local_timeout_seconds": 0.2})
+        with pytest.raises(ModelFailed, match=r"did not answer within 0\.2 s"):
+            await local_client.complete(silent, "hello")

@@ -57,3 +57,4 @@ _._one_key  # unused method (sidecar/zettelclaw/protocol/sync_models.py: a pydan
 encrypted  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
 unconfirmed  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
 unpublished  # unused variable (sidecar/zettelclaw/protocol/sync_models.py: a result field)
+_.yaml_implicit_resolvers  # unused variable (sidecar/zettelclaw/importing/sources/clawvault.py: PyYAML reads it, the loader's own resolvers)

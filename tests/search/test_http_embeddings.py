@@ -94,6 +94,24 @@ def test_failures_say_what_went_wrong(fake: FakeEmbeddings) -> None:
         HttpEmbedder(SearchConfig(embeddings="http"))
 
 
+def test_batches_share_a_kept_alive_connection_until_closed(fake: FakeEmbeddings) -> None:
+    embedder = HttpEmbedder(config(fake.url))
+    embedder.embed(["one"])
+    embedder.embed_background(["two", "three"])
+    assert len(set(fake.peers)) == 1
+    embedder.close()
+    embedder.embed(["four"])  # a closed embedder opens a new connection
+    assert len(set(fake.peers)) == 2
+    assert fake.peers[-1] != fake.peers[0]
+    embedder.close()
+
+
+def test_a_redirect_is_not_followed_but_said(fake: FakeEmbeddings) -> None:
+    fake.status = 307
+    with pytest.raises(EmbeddingError, match="answered 307"):
+        HttpEmbedder(config(fake.url)).embed(["x"])
+
+
 @pytest.mark.parametrize(("answer", "said"), [
     ({"data": []}, "expected 2 embeddings"),
     ({"nothing": 1}, "got none"),

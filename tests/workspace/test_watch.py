@@ -8,6 +8,7 @@ watch and a system without inotify make every look say "changed".
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from zettelclaw.workspace import watch as watch_module
 from zettelclaw.workspace.memory_files import is_memory_change, list_files
 from zettelclaw.workspace.watch import Watch
 
-pytestmark = pytest.mark.skipif(watch_module._CALLS is None, reason="inotify is Linux's")
+pytestmark = pytest.mark.skipif(watch_module._INOTIFY is None, reason="inotify is Linux's")
 
 
 @pytest.fixture
@@ -114,7 +115,18 @@ def test_a_closed_watch_says_changed(watch: Watch, workspace: Path) -> None:
 
 def test_without_inotify_every_look_says_changed(watch: Watch, workspace: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(watch_module, "_CALLS", None)
+    monkeypatch.setattr(watch_module, "_INOTIFY", None)
+    walk(watch, workspace)
+    assert watch.changed()
+    assert watch.changed()
+
+
+def test_no_inotify_instance_left_makes_every_look_walk(watch: Watch, workspace: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(**_: object) -> None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(watch_module, "_INOTIFY", exhausted)
     walk(watch, workspace)
     assert watch.changed()
     assert watch.changed()

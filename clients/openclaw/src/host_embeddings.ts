@@ -16,10 +16,10 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { HOST_MODEL_FAILED, HOST_MODEL_UNAVAILABLE, hostModelError } from "./host_model.ts";
 import { RpcError } from "./rpc.ts";
+import { ErrorCode, MAIN_AGENT } from "./protocol_constants.ts";
 
 export const EMBED = "embeddings.embed";
 const DEFAULT_TIMEOUT_MS = 30_000;
-const MAIN = "main";
 
 export type Adapter = Parameters<OpenClawPluginApi["registerEmbeddingProvider"]>[0];
 type CreateOptions = Parameters<Adapter["create"]>[0];
@@ -68,7 +68,7 @@ export type Choice = { provider: string; model: string; create: CreateOptions; a
 export function embeddingChoice(sdk: EmbeddingSdk, cfg: unknown, agentDir?: string): Choice | string {
   const unset = providerUnset(cfg);
   if (unset) return unset;
-  const settings = sdk.resolveMemorySearchConfig(cfg, MAIN);
+  const settings = sdk.resolveMemorySearchConfig(cfg, MAIN_AGENT);
   if (!settings) return "OpenClaw's memory search is disabled (memory.search.enabled = false)";
   const adapter = sdk.getEmbeddingProvider(settings.provider, cfg);
   if (!adapter) return `OpenClaw has no embedding provider "${settings.provider}"`;
@@ -93,7 +93,7 @@ export function embeddingChoice(sdk: EmbeddingSdk, cfg: unknown, agentDir?: stri
 export function providerUnset(cfg: unknown): string | null {
   const memory = (cfg as { memory?: { search?: { provider?: unknown } } } | undefined)?.memory?.search;
   const own = (cfg as { agents?: { entries?: Record<string, { memory?: { search?: { provider?: unknown } } }> } } | undefined)
-    ?.agents?.entries?.[MAIN]?.memory?.search;
+    ?.agents?.entries?.[MAIN_AGENT]?.memory?.search;
   const configured = own?.provider ?? memory?.provider;
   if (typeof configured === "string" && configured.trim() && configured.trim() !== "none") return null;
   return `OpenClaw's memory.search.provider is ${typeof configured === "string" && configured.trim() ? `"${configured}"` : "not set"}`;
@@ -104,7 +104,7 @@ export function embedParams(params: unknown): { texts: string[]; query: boolean;
   const p = (params ?? {}) as Record<string, unknown>;
   const texts = p.texts;
   if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === "string")) {
-    throw new RpcError(-32602, "embeddings.embed: texts must be a non-empty array of strings");
+    throw new RpcError(ErrorCode.InvalidParams, "embeddings.embed: texts must be a non-empty array of strings");
   }
   const timeoutMs = typeof p.timeoutMs === "number" && p.timeoutMs > 0 ? p.timeoutMs : DEFAULT_TIMEOUT_MS;
   return { texts: texts as string[], query: p.purpose === "query", signal: AbortSignal.timeout(timeoutMs) };

@@ -9,9 +9,10 @@
 
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { RpcError } from "./rpc.ts";
+import { ErrorCode } from "./protocol_constants.ts";
 
-export const HOST_MODEL_UNAVAILABLE = -32013;
-export const HOST_MODEL_FAILED = -32014;
+export const HOST_MODEL_UNAVAILABLE = ErrorCode.HostModelUnavailable;
+export const HOST_MODEL_FAILED = ErrorCode.HostModelFailed;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 export type LlmComplete = OpenClawPluginApi["runtime"]["llm"]["complete"];
@@ -36,7 +37,7 @@ export function completeParams(params: unknown): Parameters<LlmComplete>[0] {
       messages.push({ role, content });
     }
   }
-  if (messages.length === 0) throw new RpcError(-32602, "llm.complete: messages must hold at least one {role, content}");
+  if (messages.length === 0) throw new RpcError(ErrorCode.InvalidParams, "llm.complete: messages must hold at least one {role, content}");
   const timeoutMs = typeof p.timeoutMs === "number" && p.timeoutMs > 0 ? p.timeoutMs : DEFAULT_TIMEOUT_MS;
   return {
     messages,

@@ -9,6 +9,7 @@ import { request } from "./protocol.ts";
 import type { EntryWithChain, LogResult, MemoryResult, SemanticStatus, Status, TextSlice } from "./protocol_types.ts";
 import type { RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS, compact } from "./settings.ts";
+import { ErrorCode } from "./protocol_constants.ts";
 
 // The sidecar's answer, read defensively (an older sidecar may leave a part out): hence the `?.`.
 type SidecarStatus = Status;
@@ -94,7 +95,7 @@ export async function searchManager(rpc: RpcClient, agentId: string, hostWarning
         // a file's or a session's lines (TextSlice); an entry id answers the entry with its chain, shown as JSON
         return compact({ status: "ok", path: params.relPath, text: String(answer.text ?? JSON.stringify(answer)), truncated: answer.truncated, from: answer.from, lines: answer.lines });
       } catch (error) {
-        if ((error as { code?: unknown }).code === -32002) return { status: "not_found", path: params.relPath, text: "" };
+        if ((error as { code?: unknown }).code === ErrorCode.NotFound) return { status: "not_found", path: params.relPath, text: "" };
         throw error;
       }
     },

@@ -14,6 +14,7 @@ import { RpcClient, SidecarUnavailableError } from "./rpc.ts";
 import { PLUGIN_ID, compact, describe, zettelclawCommand, type Logger } from "./settings.ts";
 import type { Shim } from "./shim.ts";
 import { agentIds } from "./transcripts.ts";
+import { MAIN_AGENT } from "./protocol_constants.ts";
 
 const READY_WAIT_MS = 20_000;
 const STOP_WAIT_MS = 4_000;
@@ -74,7 +75,7 @@ export function registerService(shim: Shim, runSweep: (why: string) => Promise<v
       const runtime = api.runtime as { agent?: { resolveAgentDir?: (cfg: unknown, agentId: string) => string } } | undefined;
       let agentDir: string | undefined;
       try {
-        agentDir = runtime?.agent?.resolveAgentDir?.(cfg, "main");
+        agentDir = runtime?.agent?.resolveAgentDir?.(cfg, MAIN_AGENT);
       } catch {
         agentDir = undefined; // the provider then reads the process-wide auth
       }

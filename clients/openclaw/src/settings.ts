@@ -23,6 +23,7 @@ export type Logger = OpenClawPluginApi["logger"];
  * The sidecar's socket, by the one rule the `zettelclaw` command follows too (docs/08-operations.md,
  * "Where things live"; the CLI's `socket_path`): `$ZETTELCLAW_SOCKET`, then this plugin's `socketPath`,
  * then `HOME/sidecar.sock`. (The CLI's `--socket` comes first there; the plugin has no flag.)
+ * Both are held to one case table: tests/cases/openclaw_paths.json.
  */
 export function resolveSocketPath(config: PluginConfig, env: Env = process.env): string {
   const expand = (p: string) => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
@@ -46,7 +47,7 @@ const withTilde = (value: string, home: string): string =>
  * `resolveStateDir`; the sidecar's home.py says the same): `$OPENCLAW_STATE_DIR` (a leading `~`
  * being OpenClaw's home), else `OPENCLAW_HOME/.openclaw`, where OpenClaw's home is
  * `$OPENCLAW_HOME` (a leading `~` being the OS home; blank, `undefined` and `null` are unset), else
- * the OS home.
+ * the OS home (tests/cases/openclaw_paths.json, which the sidecar's tests read too).
  */
 export function openclawStateDir(env: Env = process.env): string {
   const osHome = unset(env.HOME) ?? unset(env.USERPROFILE) ?? homedir();

@@ -10,6 +10,7 @@ import type { MethodName } from "./protocol_types.ts";
 import { RpcError, type RpcClient } from "./rpc.ts";
 import { SLOW_CALL_MS, compact } from "./settings.ts";
 import { TOOLS, type ToolSpec } from "./tool_schemas.ts";
+import { ErrorCode } from "./protocol_constants.ts";
 
 // -- tool results in memory-core's shape ------------------------------------------------------
 
@@ -66,7 +67,7 @@ export function memoryTools(client: () => RpcClient, audience: ToolAudience = {}
       return toolResult({ status: "ok", path, ...(await forward(rpc, TOOLS.memory_get, input, audience)) });
     } catch (error) {
       if (error instanceof RpcError) {
-        if (error.code === -32002) return toolResult({ status: "not_found", path, text: "" });
+        if (error.code === ErrorCode.NotFound) return toolResult({ status: "not_found", path, text: "" });
         return toolResult({ status: "error", path, text: "", code: error.code, error: error.message });
       }
       return toolResult(unavailable(rpc.socketPath, error, { path, text: "" }));

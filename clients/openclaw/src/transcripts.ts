@@ -1,6 +1,7 @@
 // Transcripts, through OpenClaw's session store (they live in SQLite; the SDK reads them).
 
 import { compact } from "./settings.ts";
+import { AGENT_ID, MAIN_AGENT } from "./protocol_constants.ts";
 
 export type SessionStore = {
   listSessionEntries(params: { agentId?: string; readOnly?: boolean }): { sessionKey: string; entry: unknown }[];
@@ -32,13 +33,28 @@ export function transcriptMessages(store: SessionStore, agentId: string | undefi
   return conversation(store.loadTranscriptEventsSync(compact({ agentId, sessionId, sessionKey }) as { sessionId: string }));
 }
 
-/** The agents of the gateway's config: `main` and every configured one. */
+/**
+ * The agents of the gateway's config: `main` and every configured one, as the sidecar reads them
+ * (tests/cases/openclaw_agents.json) and as OpenClaw does: `agents.entries` (keyed by id) when
+ * the key is there, else `agents.list`; each id canonical (trimmed, ASCII lower-cased), others
+ * left out.
+ */
 export function agentIds(config: unknown): string[] {
   const agents = (config as { agents?: { entries?: unknown; list?: unknown } } | undefined)?.agents;
-  const ids = new Set<string>(["main"]);
-  if (agents?.entries && typeof agents.entries === "object") for (const id of Object.keys(agents.entries)) ids.add(id);
-  if (Array.isArray(agents?.list)) {
-    for (const agent of agents.list) if (typeof agent?.id === "string") ids.add(agent.id);
+  const ids = new Set<string>([MAIN_AGENT]);
+  const entries = agents?.entries;
+  let named: unknown[] = [];
+  if (agents && typeof agents === "object" && Object.hasOwn(agents, "entries") && entries !== undefined) {
+    // it owns the roster, even when malformed (OpenClaw's rule)
+    if (entries && typeof entries === "object" && !Array.isArray(entries)) {
+      named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+    }
+  } else if (Array.isArray(agents?.list)) {
+    named = agents.list.map((agent: { id?: unknown } | null | undefined) => agent?.id);
+  }
+  for (const id of named) {
+    const canonical = typeof id === "string" && /^[\x00-\x7f]*$/.test(id) ? id.trim().toLowerCase() : "";
+    if (AGENT_ID.test(canonical)) ids.add(canonical);
   }
   return [...ids];
 }

@@ -9,8 +9,6 @@ import {
   dispatchFacts,
   promptParams,
   removeDreamingJob,
-  resolveSocketPath,
-  openclawStateDir,
   toolCall,
   toolFacts,
   TOOLS,
@@ -785,26 +783,6 @@ test("memory-core's dreaming cron job is removed once memory-core is off and Zet
   assert.equal(await removeDreamingJob({ config: config(true), getCron: () => cron } as never, api.logger), 0);
   assert.equal(await removeDreamingJob({ config: config(false), getCron: () => cron } as never, api.logger), 1);
   assert.deepEqual(removed, ["2"]);
-});
-
-test("the socket path is resolved as the sidecar resolves it", () => {
-  assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, {}), "/x/s.sock");
-  assert.equal(resolveSocketPath({}, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
-  // the CLI's order (sidecar/zettelclaw/cli/main.py, socket_path): the environment before socketPath
-  assert.equal(resolveSocketPath({ socketPath: "/x/s.sock" }, { ZETTELCLAW_SOCKET: "/y.sock" }), "/y.sock");
-  assert.equal(resolveSocketPath({}, { ZETTELCLAW_HOME: "/h" }), "/h/sidecar.sock");
-  assert.equal(resolveSocketPath({}, { OPENCLAW_STATE_DIR: "/st" }), "/st/zettelclaw/sidecar.sock");
-  assert.equal(resolveSocketPath({}, { OPENCLAW_HOME: "/srv/oc" }), "/srv/oc/.openclaw/zettelclaw/sidecar.sock");
-});
-
-test("OpenClaw's state directory follows OpenClaw's rule: OPENCLAW_STATE_DIR, else OPENCLAW_HOME/.openclaw", () => {
-  assert.equal(openclawStateDir({ HOME: "/h" }), "/h/.openclaw");
-  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv/oc" }), "/srv/oc/.openclaw");
-  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "~/svc" }), "/h/svc/.openclaw"); // ~: the OS home
-  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: " null " }), "/h/.openclaw"); // unset, as OpenClaw reads it
-  // an explicit state directory wins; its ~ is OpenClaw's home
-  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv", OPENCLAW_STATE_DIR: "/st" }), "/st");
-  assert.equal(openclawStateDir({ HOME: "/h", OPENCLAW_HOME: "/srv", OPENCLAW_STATE_DIR: "~/st" }), "/srv/st");
 });
 
 test("the schema check sees an unknown method and an unknown param", () => {

@@ -1,19 +1,17 @@
 """One call to an OpenAI-compatible chat server (``extraction.localUrl``): Ollama, llama.cpp's
 server, vLLM, LM Studio all answer ``POST {localUrl}/chat/completions``.
 
-Plain ``urllib`` in a worker thread (as the HTTP embeddings are): no SDK to import, one request
-per call, no retries of its own (the spool's policy is the only one). Failures are sorted as the
-other routes sort them (``llm/failures.py``): a server that cannot be reached or says it is busy
-(429, 503) makes the job wait; a timeout, an error status or a reply with no text is a failed
-attempt. ``prefill`` is the reply so far: sent as a last assistant message, which these servers
-continue (``finish_reason: "length"`` says a reply stopped at its token limit).
+httpx2 (the Anthropic SDK's HTTP client, as the HTTP embeddings use it) in a worker thread:
+one request per call, no retries of its own (the spool's policy is the only one). Failures are
+sorted as the other routes sort them (``llm/failures.py``): a server that cannot be reached or
+says it is busy (429, 503) makes the job wait; a timeout, an error status or a reply with no
+text is a failed attempt. ``prefill`` is the reply so far: sent as a last assistant message,
+which these servers continue (``finish_reason: "length"`` says a reply stopped at its token
+limit).
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 import trio
@@ -58,30 +56,28 @@ async def complete(config: ExtractionConfig, prompt: str, *, prefill: str = "",
 
 
 def _post(config: ExtractionConfig, body: dict[str, Any]) -> dict[str, Any]:
+    import httpx2  # here: its import is ~0.1 s, for a route most sidecars never take
+
     url, timeout = endpoint(config), config.local_timeout_seconds
-    headers = {"content-type": "application/json"}
-    if config.local_api_key:
-        headers["authorization"] = f"Bearer {config.local_api_key}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode(),  # noqa: S310
-                                     headers=headers, method="POST")
+    headers = {"authorization": f"Bearer {config.local_api_key}"} if config.local_api_key else {}
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            value = json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        detail = exc.read()[:300].decode("utf-8", "replace")
-        if exc.code in (429, 503):
-            raise ModelWaiting(f"the local model at {url} is busy ({exc.code})") from None
-        if exc.code in (401, 403):
-            raise ModelWaiting(f"the local model at {url} refused the key ({exc.code}); set "
-                               "extraction.localApiKey") from None
-        raise ModelFailed(f"the local model at {url} answered {exc.code}: {detail}") from None
-    except TimeoutError:
+        response = httpx2.post(url, json=body, headers=headers, timeout=timeout)
+    except httpx2.TimeoutException:
         raise ModelFailed(f"the local model did not answer within {timeout:g} s") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        if isinstance(reason, TimeoutError):
-            raise ModelFailed(f"the local model did not answer within {timeout:g} s") from None
-        raise ModelWaiting(f"cannot reach the local model at {url}: {reason}") from None
+    except httpx2.HTTPError as exc:  # refused, reset, a bad address
+        raise ModelWaiting(f"cannot reach the local model at {url}: "
+                           f"{exc or type(exc).__name__}") from None
+    code = response.status_code
+    if code in (429, 503):
+        raise ModelWaiting(f"the local model at {url} is busy ({code})")
+    if code in (401, 403):
+        raise ModelWaiting(f"the local model at {url} refused the key ({code}); set "
+                           "extraction.localApiKey")
+    if not response.is_success:
+        detail = response.content[:300].decode("utf-8", "replace")
+        raise ModelFailed(f"the local model at {url} answered {code}: {detail}")
+    try:
+        value = response.json()
     except ValueError:
         raise ModelFailed(f"the local model at {url} answered something not JSON") from None
     if not isinstance(value, dict):

@@ -67,15 +67,19 @@ def openclaw_workspaces(config: Mapping[str, Any], env: Mapping[str, str]) -> di
     entries: dict[str, Mapping[str, Any]] = {}
     raw = agents.get("entries")
     items: list[Mapping[str, Any]]
-    if isinstance(raw, Mapping):
-        items = [{**v, "id": k} for k, v in raw.items() if isinstance(v, Mapping)]
+    if "entries" in agents:  # it owns the roster, even when malformed (OpenClaw's rule)
+        items = [{**v, "id": k} for k, v in raw.items() if isinstance(v, Mapping)] \
+            if isinstance(raw, Mapping) else []
     elif isinstance(agents.get("list"), list):
         items = [v for v in agents["list"] if isinstance(v, Mapping)]
     else:
         items = []
     for item in items:
         try:
-            entries.setdefault(check_agent_id(str(item.get("id", ""))), item)
+            raw_id = item.get("id")
+            if not isinstance(raw_id, str):
+                raise AgentIdError(f"{raw_id!r} is not a string")
+            entries.setdefault(check_agent_id(raw_id), item)
         except AgentIdError:
             logger.warning("openclaw.json: agent id %r is not one Zettelclaw can use; skipped",
                            item.get("id"))

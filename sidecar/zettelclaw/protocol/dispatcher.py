@@ -1,29 +1,9 @@
 """The trio dispatcher: one JSON-RPC message (a line) in, one response line (or none) out.
 
-Why jsonrpcserver's parts rather than its public API. jsonrpcserver 5.0.9's public API is
-``dispatch``/``dispatch_to_response``/``dispatch_to_serializable`` (and their ``async_``
-forms), ``method``, ``Success``/``Error``/``InvalidParams`` and ``JsonRpcError``; none of it can
-do what the sidecar needs:
-
-- the synchronous ``dispatch*`` call each method synchronously, and the sidecar's handlers are
-  trio coroutines; the ``async_dispatch*`` run a batch's calls with ``asyncio.gather``, which
-  fails under trio;
-- they validate the whole message against the request schema at once, so one invalid element
-  turns a whole batch into a single -32600, where JSON-RPC 2.0 asks for one error per
-  element (https://www.jsonrpc.org/specification#batch);
-- they take a string (the connection has already parsed each line with orjson, to tell replies
-  to the sidecar's own requests from requests) and give methods their params as arguments and
-  expect a ``Result`` back, with no place for pydantic params and -32602 field details.
-
-So this module keeps the library's parts that are not tied to asyncio, all outside its public
-API: the request JSON schema (``jsonrpcserver.main.schema``, applied here per batch element),
-``jsonrpcserver.dispatcher.create_request`` with the ``NOID`` sentinel for notifications
-(``jsonrpcserver.sentinels``, with ``NODATA``), and the response tuples and serializers of
-``jsonrpcserver.response``. pyproject.toml pins jsonrpcserver exactly so that these cannot change
-under it, and tests/protocol/test_jsonrpcserver_parts.py fails loudly, naming the part, if an
-upgrade moves or changes one. On top the module adds orjson, params validated by pydantic
-models (-32602 with field-level detail), the domain errors of ``zettelclaw.errors``, and batches run
-concurrently in a trio nursery.
+The JSON-RPC 2.0 objects are ``jsonrpc.py``'s; on top, this module adds orjson, params
+validated by pydantic models (-32602 with field-level detail), the domain errors of
+``zettelclaw.errors``, one answer per batch element, and batches run concurrently in a trio
+nursery (why not a JSON-RPC library: docs/decisions/0011-libraries-and-what-is-kept.md).
 """
 
 from __future__ import annotations
@@ -37,15 +17,6 @@ from typing import Any
 
 import orjson
 import trio
-from jsonrpcserver.dispatcher import create_request
-from jsonrpcserver.main import schema as request_schema
-from jsonrpcserver.response import (
-    ErrorResponse,
-    SuccessResponse,
-    serialize_error,
-    serialize_success,
-)
-from jsonrpcserver.sentinels import NODATA, NOID
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
@@ -61,6 +32,7 @@ from zettelclaw.errors import (
 )
 from zettelclaw.machine_state import machine_state
 from zettelclaw.panics import is_panic
+from zettelclaw.protocol import jsonrpc
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
 from zettelclaw.protocol.params import field_errors
@@ -68,10 +40,7 @@ from zettelclaw.protocol.results import Wire
 
 logger = logging.getLogger(__name__)
 
-_element_schema = {**request_schema["definitions"]["request"],
-                   "definitions": request_schema["definitions"]}
-_validator = validator_for(request_schema)(_element_schema)
-_REQUEST_KEYS = frozenset(_element_schema["properties"])
+_validator = validator_for(jsonrpc.REQUEST_SCHEMA)(jsonrpc.REQUEST_SCHEMA)
 
 
 def plainly_valid(obj: Any) -> bool:
@@ -79,7 +48,7 @@ def plainly_valid(obj: Any) -> bool:
     the schema's time (which was a tenth of a hook's time on the sidecar's thread; protocol.md).
     Accepts only what the schema accepts (tests/protocol/test_dispatcher.py checks it over generated
     objects); anything else is left to the schema, which says what is wrong."""
-    if type(obj) is not dict or not obj.keys() <= _REQUEST_KEYS:
+    if type(obj) is not dict or not obj.keys() <= jsonrpc.REQUEST_KEYS:
         return False
     request_id = obj.get("id")
     return (type(obj.get("jsonrpc")) is str and obj["jsonrpc"] == "2.0"
@@ -97,8 +66,7 @@ class Method:
 
 
 def error_response(exc: ZettelclawError, request_id: Any) -> dict[str, Any]:
-    data = NODATA if exc.data is None else exc.data
-    return serialize_error(ErrorResponse(exc.code, exc.message, data, request_id))
+    return jsonrpc.error(exc.code, exc.message, exc.data, request_id)
 
 
 def encode(response: dict[str, Any] | list[dict[str, Any]]) -> bytes:
@@ -193,17 +161,17 @@ class Dispatcher:
             return error_response(InvalidRequestError(
                 "Invalid request: the id is a number too large to send back exactly; use a "
                 "string or an integer below 2**53", {"field": "id"}), None)
-        request = create_request(obj)
+        request = jsonrpc.Request.of(obj)
         try:
             result = await self.call(request.method, request.params)
         except ZettelclawError as exc:
-            if request.id is NOID:
+            if request.notification:
                 logger.info("notification %s failed: %s", request.method, exc.message)
                 return None
             return error_response(exc, request.id)
-        if request.id is NOID:
+        if request.notification:
             return None
-        return serialize_success(SuccessResponse(result, request.id))
+        return jsonrpc.success(result, request.id)
 
     async def call(self, method_name: str, params: Any) -> Any:
         """Validate ``params`` for ``method_name`` and run its handler. Raises ZettelclawError."""

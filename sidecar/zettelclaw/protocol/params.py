@@ -21,7 +21,7 @@ from pydantic import (
 
 from zettelclaw.agent_ids import check_agent_id, chosen_agent
 from zettelclaw.log.schema import EntryType, SessionId, Slug, TaskStatus
-from zettelclaw.session_keys import Audience, ChatType, Noted
+from zettelclaw.session_keys import Audience, ChatType, Noted, chat_type_of
 from zettelclaw.subjects.registry import SubjectType
 
 Text = Annotated[str, StringConstraints(max_length=4096)]
@@ -72,9 +72,8 @@ class AudienceParams(AgentParams):
     """Who will read the answer, when a host calls on behalf of an agent in a chat.
 
     A host passes the facts it has, raw (``isGroup``, ``chatId``, ``senderId``,
-    ``senderIsOwner``); what they mean for privacy is decided here, once, for every method:
-    ``chatType`` when the host names it, else a group when ``isGroup`` says so or the chat's id
-    differs from the sender's (a shared chat), a direct chat when they agree.
+    ``senderIsOwner``); what they mean for privacy is decided once, for every method, by
+    ``session_keys`` (``chat_type_of``, ``Audience``).
     """
 
     session_key: Text | None = Field(None, alias="sessionKey")
@@ -85,18 +84,8 @@ class AudienceParams(AgentParams):
     sender_is_owner: bool | None = Field(None, alias="senderIsOwner")
 
     def audience(self) -> Audience:
-        return Audience(self.session_key, self._chat_type(), self.sender_is_owner)
-
-    def _chat_type(self) -> ChatType | None:
-        if self.chat_type is not None:
-            return self.chat_type
-        shared = (None if self.chat_id is None or self.sender_id is None
-                  else str(self.chat_id) != str(self.sender_id))
-        if self.is_group is True or shared is True:
-            return "group"
-        if self.is_group is False or shared is False:
-            return "direct"
-        return None
+        chat = chat_type_of(self.chat_type, self.is_group, self.chat_id, self.sender_id)
+        return Audience(self.session_key, chat, self.sender_is_owner)
 
     def completed(self, noted: Noted | None) -> Self:
         """These params with the facts noted for the session (``hook.turnFacts``) where the

@@ -12,23 +12,25 @@ differently: ``search.embeddingQueryPrefix`` / ``search.embeddingDocumentPrefix`
 each, and with ``search.embeddingInputType`` the request says ``input_type`` ("query" or
 "document"). Either makes other vectors, so the name says them (``http:<model>|<sides>``).
 
-Plain ``urllib`` in a worker thread (the vectorizer's, or a search's): one request per batch,
-nothing to install. A server that does not answer, or answers something else, is an
+An ``httpx2`` client (installed with the Anthropic SDK) called from a worker thread (the
+vectorizer's, or a search's): one request per batch, its connections kept alive between batches
+and shared by the threads. A server that does not answer, or answers something else, is an
 ``EmbeddingError`` saying so: the vectorizer tries again later, and a search answers in keyword
 mode with that reason instead of failing.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from zettelclaw.config import SearchConfig
 
 if TYPE_CHECKING:
+    import httpx2
+
     from zettelclaw.search.matrix import Matrix
 
 MAX_ERROR_BODY = 300
@@ -51,6 +53,9 @@ class HttpEmbedder:
         self.model = config.embedding_model
         self.api_key = config.embedding_api_key
         self.timeout = config.embedding_timeout_seconds
+        self._lock = threading.Lock()
+        self._client: httpx2.Client | None = None  # made on first use (its import is ~0.1 s)
+        self._closer: weakref.finalize[[], HttpEmbedder] | None = None
         self.sides = {"query": config.embedding_query_prefix,
                       "document": config.embedding_document_prefix}
         self.input_type = config.embedding_input_type
@@ -68,7 +73,24 @@ class HttpEmbedder:
         return self._embed(texts, "document")
 
     def close(self) -> None:
-        """Nothing kept open: one request per call."""
+        """The kept-alive connections closed (a later call opens new ones)."""
+        with self._lock:
+            if self._closer is not None:
+                self._closer()
+            self._client, self._closer = None, None
+
+    def _http(self) -> httpx2.Client:
+        with self._lock:
+            if self._client is None:
+                import httpx2
+
+                headers = {"accept": "application/json"}
+                if self.api_key:
+                    headers["authorization"] = f"Bearer {self.api_key}"
+                self._client = httpx2.Client(headers=headers, timeout=self.timeout)
+                # closed with the embedder when nobody calls close(): no socket left open
+                self._closer = weakref.finalize(self, self._client.close)
+            return self._client
 
     def _embed(self, texts: Sequence[str], side: str) -> Matrix:
         import numpy as np
@@ -82,20 +104,18 @@ class HttpEmbedder:
         return unit_rows(_vectors(self._post(body), len(texts)), self.url)
 
     def _post(self, body: dict[str, Any]) -> Any:
-        headers = {"content-type": "application/json", "accept": "application/json"}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.url, data=json.dumps(body).encode(),  # noqa: S310
-                                         headers=headers, method="POST")
+        import httpx2
+
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            text = exc.read()[:MAX_ERROR_BODY].decode(errors="replace")
-            raise EmbeddingError(f"{self.url} answered {exc.code}: {text}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            why = getattr(exc, "reason", exc)
-            raise EmbeddingError(f"{self.url} cannot be reached: {why}") from None
+            response = self._http().post(self.url, json=body)
+        except httpx2.HTTPError as exc:  # the transport's: refused, timed out, reset, bad URL
+            raise EmbeddingError(f"{self.url} cannot be reached: {exc or type(exc).__name__}"
+                                 ) from None
+        if not response.is_success:  # redirects are not followed: a POST's would lose its body
+            text = response.content[:MAX_ERROR_BODY].decode(errors="replace")
+            raise EmbeddingError(f"{self.url} answered {response.status_code}: {text}")
+        try:
+            return response.json()
         except ValueError:
             raise EmbeddingError(f"{self.url} answered something that is not JSON") from None
 

@@ -12,52 +12,35 @@ leaves an event for the next search. Where the kernel cannot tell, ``changed`` a
 the caller walks as before: not Linux, no inotify watches left, a queue overflow, a memory file
 or ``memory/`` that is a symlink (an edit at its target raises no event here), and a directory
 the watch could not be added to.
+
+The kernel is asked through inotify_simple (a thin maintained wrapper of the three calls); a
+file-watching library with its own thread (watchfiles, watchdog) would hear of a change only
+after that thread has: docs/decisions/0011-libraries-and-what-is-kept.md.
 """
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import logging
-import os
-import struct
 import threading
 import weakref
 from collections.abc import Callable
+from typing import Any
+
+try:  # Linux's; elsewhere (no termios, or no inotify in the libc) every look walks
+    from inotify_simple import INotify, flags
+except ImportError:  # pragma: no cover  (not Linux)
+    INotify = None
 
 logger = logging.getLogger(__name__)
 
-# <sys/inotify.h>
-IN_MODIFY = 0x2
-IN_ATTRIB = 0x4
-IN_CLOSE_WRITE = 0x8
-IN_MOVED_FROM = 0x40
-IN_MOVED_TO = 0x80
-IN_CREATE = 0x100
-IN_DELETE = 0x200
-IN_DELETE_SELF = 0x400
-IN_MOVE_SELF = 0x800
-IN_Q_OVERFLOW = 0x4000
-IN_IGNORED = 0x8000
-IN_ISDIR = 0x40000000
-IN_ONLYDIR = 0x01000000
-WATCHED = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE
-           | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then len bytes of name
-_READ_BYTES = 64 * 1024
-
 Relevant = Callable[[str, str, bool], bool]  # (watched directory, name, is a directory): walk?
-
-
-def _inotify() -> tuple[Callable[..., int], Callable[..., int]] | None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.inotify_init1, libc.inotify_add_watch
-    except (OSError, AttributeError):  # not Linux (or a libc without inotify)
-        return None
-
-
-_CALLS = _inotify()
+_INOTIFY: Callable[..., Any] | None = INotify
+if INotify is not None:
+    WATCHED = (flags.MODIFY | flags.ATTRIB | flags.CLOSE_WRITE | flags.MOVED_FROM
+               | flags.MOVED_TO | flags.CREATE | flags.DELETE | flags.DELETE_SELF
+               | flags.MOVE_SELF | flags.ONLYDIR)
+    _GONE = flags.DELETE_SELF | flags.MOVE_SELF
 
 
 class Watch:
@@ -68,15 +51,15 @@ class Watch:
     def __init__(self, relevant: Relevant) -> None:
         self._relevant = relevant
         self._lock = threading.Lock()
-        self._fd: int | None = None
+        self._inotify: Any = None  # an inotify_simple.INotify, once made
         self._dirs: dict[int, str] = {}  # watch descriptor -> directory
         self._blind = True  # nothing watched yet: the first look must walk
-        self._closer: weakref.finalize[[int], Watch] | None = None  # the fd, if left open
+        self._closer: weakref.finalize[[], Watch] | None = None  # the fd, if left open
 
     def changed(self) -> bool:
         """True when the memory files may differ from the last walk (the queue is emptied)."""
         with self._lock:
-            if self._fd is None:
+            if self._inotify is None:
                 return True
             events = self._drain()
             return self._blind or events
@@ -84,28 +67,28 @@ class Watch:
     def reset(self) -> None:
         """Before a walk: watch from now on (made on first use); not blind unless told."""
         with self._lock:
-            if self._fd is None and _CALLS is not None:
-                fd = _CALLS[0](os.O_NONBLOCK | os.O_CLOEXEC)
-                if fd < 0:
+            if self._inotify is None and _INOTIFY is not None:
+                try:
+                    self._inotify = _INOTIFY(nonblocking=True)
+                    self._closer = weakref.finalize(self, self._inotify.close)
+                except (OSError, AttributeError) as error:  # none left; a libc without it
                     logger.info("no inotify instance (%s): memory files are walked before "
-                                "every search", os.strerror(ctypes.get_errno()))
+                                "every search", error)
                     self._blind = True
                     return
-                self._fd = fd
-                self._closer = weakref.finalize(self, os.close, fd)
-            self._blind = self._fd is None
+            self._blind = self._inotify is None
 
     def watch(self, directory: str) -> None:
         """Watch ``directory`` (call before listing it)."""
         with self._lock:
-            if self._fd is None or _CALLS is None:
+            if self._inotify is None:
                 return
-            wd = _CALLS[1](self._fd, os.fsencode(directory), WATCHED)
-            if wd < 0:
-                code = ctypes.get_errno()
-                if code not in (errno.ENOENT, errno.ENOTDIR):  # gone meanwhile: an event says
+            try:
+                wd = self._inotify.add_watch(directory, WATCHED)
+            except OSError as error:
+                if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # gone: an event says
                     logger.info("cannot watch %s (%s): memory files are walked before every "
-                                "search", directory, os.strerror(code))
+                                "search", directory, error.strerror)
                     self._blind = True
                 return
             self._dirs[wd] = directory
@@ -119,32 +102,23 @@ class Watch:
         with self._lock:
             if self._closer is not None:
                 self._closer()
-                self._closer, self._fd = None, None
+            self._inotify, self._closer = None, None
             self._dirs.clear()
             self._blind = True
 
     def _drain(self) -> bool:
-        assert self._fd is not None
         relevant = False
-        while True:
-            try:
-                data = os.read(self._fd, _READ_BYTES)
-            except BlockingIOError:
-                return relevant
-            at = 0
-            while at + _EVENT.size <= len(data):
-                wd, mask, _, length = _EVENT.unpack_from(data, at)
-                name = data[at + _EVENT.size:at + _EVENT.size + length].rstrip(b"\0")
-                at += _EVENT.size + length
-                if mask & IN_Q_OVERFLOW:
-                    relevant = True
-                    continue
-                if mask & IN_IGNORED:  # its directory is gone (its parent's event says so)
-                    self._dirs.pop(wd, None)
-                    continue
-                directory = self._dirs.get(wd)
-                if directory is None:
-                    continue
-                if mask & (IN_DELETE_SELF | IN_MOVE_SELF) or self._relevant(
-                        directory, os.fsdecode(name), bool(mask & IN_ISDIR)):
-                    relevant = True
+        for event in self._inotify.read(timeout=0):  # what the kernel has queued, now
+            if event.mask & flags.Q_OVERFLOW:
+                relevant = True
+                continue
+            if event.mask & flags.IGNORED:  # its directory is gone (its parent's event says so)
+                self._dirs.pop(event.wd, None)
+                continue
+            directory = self._dirs.get(event.wd)
+            if directory is None:
+                continue
+            if event.mask & _GONE or self._relevant(directory, event.name,
+                                                    bool(event.mask & flags.ISDIR)):
+                relevant = True
+        return relevant

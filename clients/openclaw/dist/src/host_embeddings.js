@@ -22,9 +22,9 @@ var __rewriteRelativeImportExtension = (this && this.__rewriteRelativeImportExte
 };
 import { HOST_MODEL_FAILED, HOST_MODEL_UNAVAILABLE, hostModelError } from "./host_model.js";
 import { RpcError } from "./rpc.js";
+import { ErrorCode, MAIN_AGENT } from "./protocol_constants.js";
 export const EMBED = "embeddings.embed";
 const DEFAULT_TIMEOUT_MS = 30_000;
-const MAIN = "main";
 /** OpenClaw's, or why it cannot be had. */
 export async function openClawEmbeddingSdk() {
     // the specifiers are variables: one of the modules ships no types (see above)
@@ -49,7 +49,7 @@ export function embeddingChoice(sdk, cfg, agentDir) {
     const unset = providerUnset(cfg);
     if (unset)
         return unset;
-    const settings = sdk.resolveMemorySearchConfig(cfg, MAIN);
+    const settings = sdk.resolveMemorySearchConfig(cfg, MAIN_AGENT);
     if (!settings)
         return "OpenClaw's memory search is disabled (memory.search.enabled = false)";
     const adapter = sdk.getEmbeddingProvider(settings.provider, cfg);
@@ -76,7 +76,7 @@ export function embeddingChoice(sdk, cfg, agentDir) {
 export function providerUnset(cfg) {
     const memory = cfg?.memory?.search;
     const own = cfg
-        ?.agents?.entries?.[MAIN]?.memory?.search;
+        ?.agents?.entries?.[MAIN_AGENT]?.memory?.search;
     const configured = own?.provider ?? memory?.provider;
     if (typeof configured === "string" && configured.trim() && configured.trim() !== "none")
         return null;
@@ -87,7 +87,7 @@ export function embedParams(params) {
     const p = (params ?? {});
     const texts = p.texts;
     if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === "string")) {
-        throw new RpcError(-32602, "embeddings.embed: texts must be a non-empty array of strings");
+        throw new RpcError(ErrorCode.InvalidParams, "embeddings.embed: texts must be a non-empty array of strings");
     }
     const timeoutMs = typeof p.timeoutMs === "number" && p.timeoutMs > 0 ? p.timeoutMs : DEFAULT_TIMEOUT_MS;
     return { texts: texts, query: p.purpose === "query", signal: AbortSignal.timeout(timeoutMs) };

@@ -7,8 +7,9 @@
 // handle retired by a reload; the job waits),
 // or it was asked and failed (-32014: a timeout, an error reply; the job's attempt counts).
 import { RpcError } from "./rpc.js";
-export const HOST_MODEL_UNAVAILABLE = -32013;
-export const HOST_MODEL_FAILED = -32014;
+import { ErrorCode } from "./protocol_constants.js";
+export const HOST_MODEL_UNAVAILABLE = ErrorCode.HostModelUnavailable;
+export const HOST_MODEL_FAILED = ErrorCode.HostModelFailed;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const UNAVAILABLE_CODES = new Set(["LLM_COMPLETION_NOT_AUTHORIZED", "LLM_RUNTIME_UNAVAILABLE", "LLM_ISOLATED_UNSUPPORTED"]);
 /** OpenClaw's error for a call made with state a hot reload retired (src/live.ts). */
@@ -27,7 +28,7 @@ export function completeParams(params) {
         }
     }
     if (messages.length === 0)
-        throw new RpcError(-32602, "llm.complete: messages must hold at least one {role, content}");
+        throw new RpcError(ErrorCode.InvalidParams, "llm.complete: messages must hold at least one {role, content}");
     const timeoutMs = typeof p.timeoutMs === "number" && p.timeoutMs > 0 ? p.timeoutMs : DEFAULT_TIMEOUT_MS;
     return {
         messages,

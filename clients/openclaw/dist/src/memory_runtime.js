@@ -6,6 +6,7 @@
 // requester's sessionKey, and the sidecar answers for that audience).
 import { request } from "./protocol.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
+import { ErrorCode } from "./protocol_constants.js";
 /** The host's MemoryProviderStatus, from the sidecar's `status` (protocol.md). */
 export function providerStatus(status, hostWarning) {
     const semantic = status.search?.semantic ?? {};
@@ -75,7 +76,7 @@ export async function searchManager(rpc, agentId, hostWarning) {
                 return compact({ status: "ok", path: params.relPath, text: String(answer.text ?? JSON.stringify(answer)), truncated: answer.truncated, from: answer.from, lines: answer.lines });
             }
             catch (error) {
-                if (error.code === -32002)
+                if (error.code === ErrorCode.NotFound)
                     return { status: "not_found", path: params.relPath, text: "" };
                 throw error;
             }

@@ -11,6 +11,7 @@
 // registration mode) and shares no module state between them: `sharedClient` keeps one client
 // per socket path on `globalThis`, so every instance uses the same connection.
 import { createConnection } from "node:net";
+import { ErrorCode } from "./protocol_constants.js";
 // OpenClaw evaluates this module once per registration mode, and the client is shared between
 // those copies (sharedClient): an error made by one copy's class must pass another copy's
 // `instanceof`. So these classes recognize their errors by name, not by identity.
@@ -37,7 +38,7 @@ export class RpcError extends Error {
 }
 /** JSON-RPC codes that say the request itself is wrong (malformed, no such method, bad params):
  * sending it again would be refused again. */
-const REFUSED_FOR_GOOD = new Set([-32600, -32601, -32602]);
+const REFUSED_FOR_GOOD = new Set([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams]);
 export function refusedForGood(error) {
     return error instanceof RpcError && REFUSED_FOR_GOOD.has(error.code);
 }
@@ -237,7 +238,7 @@ export class RpcClient {
         clearTimeout(pending.timer);
         if (message.error) {
             const { code, message: text, data } = message.error;
-            pending.reject(new RpcError(typeof code === "number" ? code : -32603, String(text ?? "error"), data));
+            pending.reject(new RpcError(typeof code === "number" ? code : ErrorCode.Internal, String(text ?? "error"), data));
         }
         else {
             pending.resolve(message.result);
@@ -253,7 +254,7 @@ export class RpcClient {
         };
         const handler = this.handlers.get(method);
         if (!handler) {
-            answer({ error: { code: -32601, message: `Method not found: ${method}` } });
+            answer({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` } });
             return;
         }
         handler(params).then((result) => answer({ result: result ?? null }), (error) => {
@@ -261,7 +262,7 @@ export class RpcClient {
                 answer({ error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
             }
             else {
-                answer({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+                answer({ error: { code: ErrorCode.Internal, message: error instanceof Error ? error.message : String(error) } });
             }
         });
     }

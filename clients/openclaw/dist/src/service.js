@@ -8,6 +8,7 @@ import { request } from "./protocol.js";
 import { RpcClient, SidecarUnavailableError } from "./rpc.js";
 import { PLUGIN_ID, compact, describe, zettelclawCommand } from "./settings.js";
 import { agentIds } from "./transcripts.js";
+import { MAIN_AGENT } from "./protocol_constants.js";
 const READY_WAIT_MS = 20_000;
 const STOP_WAIT_MS = 4_000;
 // A sidecar this service started that dies (SIGKILL, the OOM killer) is started again after
@@ -67,7 +68,7 @@ export function registerService(shim, runSweep, restartFirstMs = RESTART_FIRST_M
             const runtime = api.runtime;
             let agentDir;
             try {
-                agentDir = runtime?.agent?.resolveAgentDir?.(cfg, "main");
+                agentDir = runtime?.agent?.resolveAgentDir?.(cfg, MAIN_AGENT);
             }
             catch {
                 agentDir = undefined; // the provider then reads the process-wide auth

@@ -6,6 +6,7 @@ import { request } from "./protocol.js";
 import { RpcError } from "./rpc.js";
 import { SLOW_CALL_MS, compact } from "./settings.js";
 import { TOOLS } from "./tool_schemas.js";
+import { ErrorCode } from "./protocol_constants.js";
 function toolResult(payload) {
     return { content: [{ type: "text", text: JSON.stringify(payload, null, 2) }], details: payload };
 }
@@ -54,7 +55,7 @@ export function memoryTools(client, audience = {}, sessionId) {
         }
         catch (error) {
             if (error instanceof RpcError) {
-                if (error.code === -32002)
+                if (error.code === ErrorCode.NotFound)
                     return toolResult({ status: "not_found", path, text: "" });
                 return toolResult({ status: "error", path, text: "", code: error.code, error: error.message });
             }

@@ -1,5 +1,6 @@
 // Transcripts, through OpenClaw's session store (they live in SQLite; the SDK reads them).
 import { compact } from "./settings.js";
+import { AGENT_ID, MAIN_AGENT } from "./protocol_constants.js";
 export async function openClawSessionStore() {
     return (await import("openclaw/plugin-sdk/session-store-runtime"));
 }
@@ -23,17 +24,30 @@ export function conversation(items) {
 export function transcriptMessages(store, agentId, sessionId, sessionKey) {
     return conversation(store.loadTranscriptEventsSync(compact({ agentId, sessionId, sessionKey })));
 }
-/** The agents of the gateway's config: `main` and every configured one. */
+/**
+ * The agents of the gateway's config: `main` and every configured one, as the sidecar reads them
+ * (tests/cases/openclaw_agents.json) and as OpenClaw does: `agents.entries` (keyed by id) when
+ * the key is there, else `agents.list`; each id canonical (trimmed, ASCII lower-cased), others
+ * left out.
+ */
 export function agentIds(config) {
     const agents = config?.agents;
-    const ids = new Set(["main"]);
-    if (agents?.entries && typeof agents.entries === "object")
-        for (const id of Object.keys(agents.entries))
-            ids.add(id);
-    if (Array.isArray(agents?.list)) {
-        for (const agent of agents.list)
-            if (typeof agent?.id === "string")
-                ids.add(agent.id);
+    const ids = new Set([MAIN_AGENT]);
+    const entries = agents?.entries;
+    let named = [];
+    if (agents && typeof agents === "object" && Object.hasOwn(agents, "entries") && entries !== undefined) {
+        // it owns the roster, even when malformed (OpenClaw's rule)
+        if (entries && typeof entries === "object" && !Array.isArray(entries)) {
+            named = Object.entries(entries).filter(([, entry]) => entry && typeof entry === "object").map(([id]) => id);
+        }
+    }
+    else if (Array.isArray(agents?.list)) {
+        named = agents.list.map((agent) => agent?.id);
+    }
+    for (const id of named) {
+        const canonical = typeof id === "string" && /^[\x00-\x7f]*$/.test(id) ? id.trim().toLowerCase() : "";
+        if (AGENT_ID.test(canonical))
+            ids.add(canonical);
     }
     return [...ids];
 }

@@ -48,18 +48,19 @@ one page (0 for the page itself) and the hash is the page's (an edited page is n
 observation line, ``n`` counts the identical lines before it and the hash is its date and text,
 so that adding a line to a day's file leaves the others' ids as they were.
 
-The frontmatter is read by a small parser of the subset ClawVault writes (it uses gray-matter /
-js-yaml): ``key: value`` with plain, single- or double-quoted scalars, ``null``/``~``, booleans;
-flow lists ``[a, "b"]``; block lists (``- item`` lines under the key); block scalars
-(``|`` and ``>``); comments; nested mappings are skipped. Numbers stay strings. A page whose
-frontmatter is not closed or has a line outside that subset is a Problem naming the line, and is
-not imported; so is a page that is not UTF-8 or larger than ``PAGE_CAP``.
+The frontmatter is YAML (ClawVault writes it with gray-matter / js-yaml), read by PyYAML's safe
+loader narrowed to what a page needs (``_FrontmatterLoader``): scalars stay strings but for
+``null``/``~``/empty and ``true``/``false`` (so a number or a date is the text written), no
+tags beyond the safe ones, no aliases (a page cannot expand into gigabytes), at most
+``MAX_DEPTH`` levels and ``FRONTMATTER_CAP`` bytes. A top-level value is a string, a boolean,
+None or a list of those (a list's other items are left out); a nested mapping is None. A page
+whose frontmatter is not closed, is not YAML or is not a mapping is a Problem naming the line,
+and is not imported; so is a page that is not UTF-8 or larger than ``PAGE_CAP``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import unicodedata
@@ -67,7 +68,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+import yaml
 
 from zettelclaw.importing.items import Conversation, Item, Message, Note, NoteKind, Problem, Role
 from zettelclaw.log.schema import SLUG_RE
@@ -76,14 +79,14 @@ from zettelclaw.subjects.registry import to_slug
 
 SOURCE = "clawvault"
 PAGE_CAP = 4 << 20
+FRONTMATTER_CAP = 256 << 10  # ClawVault's are a few hundred bytes
+MAX_DEPTH = 16
 SLUG_MAX = 80  # log.schema's Slug
 _SKIPPED_DIRS = {"templates", "node_modules"}
 _SKIPPED_LEDGER = {"raw", "reflections", "archive"}
 _KNOWN = {"preferences", "decisions", "patterns", "people", "projects", "goals", "transcripts",
           "inbox", "facts", "feelings", "lessons", "commitments", "handoffs", "tasks", "backlog"}
 _DONE = {"done", "completed", "complete", "closed", "fulfilled", "resolved"}
-_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*:(?:\s+(.*))?$")
-_ITEM = re.compile(r"-(?:\s+(.*))?$")
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _CAPTURE = re.compile(r"note-(\d{13})")
 _NAME_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T_-](\d{2})[:-]?(\d{2}))?")
@@ -161,95 +164,67 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Value], str, int]:
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if end is None:
         raise FrontmatterError(1, "the frontmatter opened by '---' is never closed")
-    fields = _fields([line.rstrip("\r\n") for line in lines[1:end]])
+    source = "".join(lines[1:end])
+    if len(source.encode()) > FRONTMATTER_CAP:
+        raise FrontmatterError(2, f"larger than {FRONTMATTER_CAP:,} bytes")
+    try:
+        loaded = yaml.load(source, Loader=_FrontmatterLoader)  # noqa: S506  (a safe loader)
+    except yaml.MarkedYAMLError as error:
+        # where the construct began (a quote never closed) rather than where YAML gave up
+        mark = error.context_mark or error.problem_mark
+        line = 2 + (mark.line if mark is not None else 0)  # after the opening '---'
+        said = ", ".join(str(part) for part in (error.context, error.problem) if part)
+        raise FrontmatterError(line, said or "not YAML") from None
+    except yaml.YAMLError as error:
+        raise FrontmatterError(2, str(error)) from None
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise FrontmatterError(2, "not 'key: value' lines")
+    fields = {str(key): _field(value) for key, value in loaded.items()}
     return fields, "".join(lines[end + 1:]), end + 2
 
 
-def _fields(lines: list[str]) -> dict[str, Value]:
-    fields: dict[str, Value] = {}
-    i = 0
-    while i < len(lines):
-        line, number = lines[i], i + 2  # the file's line: after the opening '---'
-        i += 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if "\t" in line[: len(line) - len(line.lstrip())]:
-            raise FrontmatterError(number, "a tab in the indentation: YAML allows spaces only")
-        if line[0] == " ":
-            raise FrontmatterError(number, f"indented line without a key above it: {line!r}")
-        found = _KEY.match(line)
-        if found is None:
-            raise FrontmatterError(number, f"not 'key: value': {line!r}")
-        key, raw = found.group(1), (found.group(2) or "").strip()
-        block = []
-        while i < len(lines) and (not lines[i].strip() or lines[i][0] in " -"):
-            if lines[i].startswith("-") and raw:
-                break
-            block.append((i + 2, lines[i]))
-            i += 1
-        fields[key] = _value(raw, block, number)
-    return fields
+class _FrontmatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, without aliases, deeper than ``MAX_DEPTH``, and with only the
+    null and boolean scalars resolved (YAML 1.2's spellings: ``yes`` is a string)."""
 
+    yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    _depth = 0
 
-def _value(raw: str, block: list[tuple[int, str]], number: int) -> Value:
-    if raw in ("|", ">", "|-", ">-", "|+", ">+"):
-        texts = [line.strip() for _, line in block]
-        return ("\n" if raw[0] == "|" else " ").join(texts).strip()
-    if raw and not raw.startswith("#"):
-        if any(line.strip() for _, line in block):
-            first = next(n for n, line in block if line.strip())
-            raise FrontmatterError(first, "an indented line after a value on one line")
-        return _flow(raw, number)
-    items: list[Scalar] = []
-    nested = False
-    for line_number, line in block:
-        content = line.strip()
-        if not content or content.startswith("#"):
-            continue
-        item = _ITEM.match(content)
-        if item is not None and not nested:
-            items.append(_scalar(item.group(1) or "", line_number))
-        elif _KEY.match(content) is not None and not items:
-            nested = True  # a nested mapping: not used by ClawVault's readers, left out
-        else:
-            raise FrontmatterError(line_number, f"not a list item: {content!r}")
-    return items if items and not nested else None
-
-
-def _flow(raw: str, number: int) -> Value:
-    if raw.startswith("["):
-        if not raw.rstrip().endswith("]"):
-            raise FrontmatterError(number, "a list opened by '[' is not closed on its line")
-        inner = raw.strip()[1:-1]
-        parts = re.findall(r'\s*("(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^,]+)\s*(?:,|$)', inner)
-        return [_scalar(part.strip(), number) for part in parts if part.strip()]
-    if raw.startswith("{"):
-        return None  # a flow mapping: left out, like a nested one
-    return _scalar(raw, number)
-
-
-def _scalar(raw: str, number: int) -> Scalar:
-    raw = raw.strip()
-    if raw.startswith('"'):
-        end = re.match(r'"((?:[^"\\]|\\.)*)"\s*(?:#.*)?$', raw)
-        if end is None:
-            raise FrontmatterError(number, f"a double-quoted value is not closed: {raw!r}")
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, "an alias (*name) is not read here",
+                                              mark)
+        if self._depth >= MAX_DEPTH:
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH}",
+                                              self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+        self._depth += 1
         try:
-            decoded = json.loads(f'"{end.group(1)}"')
-        except ValueError:
-            return end.group(1)
-        return decoded if isinstance(decoded, str) else end.group(1)
-    if raw.startswith("'"):
-        end = re.match(r"'((?:[^']|'')*)'\s*(?:#.*)?$", raw)
-        if end is None:
-            raise FrontmatterError(number, f"a single-quoted value is not closed: {raw!r}")
-        return end.group(1).replace("''", "'")
-    plain = re.sub(r"\s+#.*$", "", raw).strip()
-    if plain in ("", "~", "null", "Null", "NULL"):
-        return None
-    if plain in ("true", "True", "TRUE", "false", "False", "FALSE"):
-        return plain.lower() == "true"
-    return plain
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_FrontmatterLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_FrontmatterLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+
+
+def _field(value: object) -> Value:
+    if isinstance(value, list):
+        return [_scalar(item) for item in value if _is_scalar(item)]
+    return _scalar(value) if _is_scalar(value) else None
+
+
+def _is_scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | bool)
+
+
+def _scalar(value: Any) -> Scalar:
+    return value.strip() if isinstance(value, str) else value
 
 
 def _pages(root: Path, unreadable: list[OSError]) -> Iterator[Path]:

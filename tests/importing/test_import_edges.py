@@ -319,6 +319,9 @@ def test_the_time_left_is_when_the_budget_stops_the_apply(
 
 # -- a long reading stops when the sidecar does --------------------------------------------------
 
+CONVERSATION = b'{"id": 1, "title": "' + b"x" * 4000 + b'"},'  # a few per KiB: quick to cut
+
+
 class Endless(io.RawIOBase):
     """A stream of small conversations without end; ``reached`` is set once it has given
     ``after`` bytes."""
@@ -336,13 +339,13 @@ class Endless(io.RawIOBase):
         self.given += size
         if self.given > self.after:
             self.reached.set()
-        return (b'{"id": 1},' * (size // 10 + 1))[:size]
+        return (CONVERSATION * (size // len(CONVERSATION) + 1))[:size]
 
 
 def test_an_endless_export_scan_stops_when_asked() -> None:
     """At 00f0efb a scan in the sidecar's worker thread could not be stopped: a shutdown
     waited for it to end."""
-    stream = Endless(after=8 << 20)
+    stream = Endless(after=1)  # stopped once it reads: it would never end by itself
     stop = threading.Event()
     outcome: list[BaseException | int] = []
 

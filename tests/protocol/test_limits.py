@@ -199,7 +199,7 @@ async def test_unfinished_messages_across_connections_share_one_budget() -> None
 
 
 async def test_a_client_that_does_not_read_is_cut_off(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, autojump_clock: trio.abc.Clock) -> None:
     monkeypatch.setattr(connection, "SEND_SECONDS", 0.2)
     async with handler_and_clients(2, limit=1 << 22) as [deaf, other]:
         message = orjson.dumps(call("echo", 1, x="z" * 1_000_000)) + b"\n"

@@ -123,6 +123,7 @@ print(synced, peak_kib // 1024)
 """
 
 
+@pytest.mark.slow  # a process indexing a 1 GiB file: its peak RSS is the measure
 def test_a_huge_sparse_memory_file_costs_its_cap_not_its_size(tmp_path: Path) -> None:
     """c7e1242: a 1 GiB sparse file took the process from 54 MiB to 1.1 GiB."""
     (tmp_path / "ws" / "memory").mkdir(parents=True)

@@ -407,9 +407,9 @@ def test_a_long_scan_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch,
     """At 00f0efb a plan of a large export said nothing until it was done."""
     monkeypatch.setattr(exports, "PROGRESS_BYTES", 1 << 20)
     export = tmp_path / "conversations.json"
-    export.write_bytes(orjson.dumps([chat([("user", "x" * 1000), ("assistant", "ok")])
+    export.write_bytes(orjson.dumps([chat([("user", "x" * 20_000), ("assistant", "ok")])
                                      | {"id": f"c{i}", "conversation_id": f"c{i}"}
-                                     for i in range(3000)]))
+                                     for i in range(160)]))  # 3.2 MB in few conversations
     rc, _, err = run(capsys, *site, "import", "chatgpt", str(export))
     assert rc == 0, err
     assert "reading conversations.json: 1 MiB so far" in err

@@ -103,6 +103,7 @@ def served(state: Path, short_dir: Path) -> Iterator[Path]:
             proc.stdout.close()
 
 
+@pytest.mark.slow  # a sidecar process
 def test_status_finds_the_sidecar_on_the_plugins_socket(
         served: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["status", "--json"])

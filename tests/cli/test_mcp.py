@@ -31,6 +31,8 @@ from zettelclaw.config import load_config
 from zettelclaw.home import Home
 from zettelclaw.serve import Ready, ServerConfig, serve
 
+pytestmark = pytest.mark.slow  # `zettelclaw mcp` processes, a sidecar each: seconds a test
+
 ZETTELCLAW = Path(sys.executable).with_name("zettelclaw")
 
 

@@ -12,72 +12,74 @@ made by scripts/package from the sdist, outside the clone), a fresh OpenClaw con
 init`` (which installs the compiled plugin the wheel carries into OpenClaw and configures it), then
 a gateway that starts the sidecar by itself. Checks:
 
-1. a turn that states a fact, then a reset: the fact, one handoff and the session id in the log;
-2. the next turn's model request holds the handoff (prependContext);
-3. the agent's memory_search call returns the fact; memory_get returns it by id;
-4. a second reset of the same sessionId (a ``/new``, which re-sends the whole session) extracts
-   only the messages after the first;
-5. a group session and a cron run get no handoff; the cron session is not extracted;
-6. with the sidecar stopped, turns complete and the tools answer "unavailable"; once it is back,
-   the sweep extracts the reset it missed;
-7. ``zettelclaw init`` on a fresh config installs the plugin from the wheel and gives a config
-   the gateway accepts (``openclaw zettelclaw init`` after it changes nothing), and
-   ``openclaw plugins inspect zettelclaw --runtime --json`` shows the compiled plugin loaded from
-   OpenClaw's own copy, with its hooks and tools; the sidecar the gateway started is the wheel's;
-8. the host's model route: the gateway restarted with no Anthropic key or base URL anywhere
-   (its environment, so the sidecar's, and the sidecar's config), its only model the fake
-   OpenAI-compatible one: a turn stating a fact, a reset, and the fact and one handoff are in
-   the log, made by that model through the plugin's llm.complete (its request log holds the
-   extraction prompt; the fake Anthropic API gets nothing); ``status`` names the route;
-9. a second agent (``family``, its own workspace) has its own memory: its turns carry no
-   handoff of main's, its memory_search does not find main's fact nor its memory_get by id, its
-   MEMORY.md (briefed for it) does not mention it; a fact told to it and extracted at its reset
-   is in its own log only, injected in its next turn and never in main's;
-10. write receipts: a fact told, a reset; a group turn then gets no receipt line, the owner's next
-    private turn gets "Remembered from your last conversation: ..." (after the handoff, naming
-    the fact and its id), the turn after it does not (once), and ``memory.receipts`` says told;
-11. the agent's ``memory_forget`` tool (``text``) hides a decision that was in the handoff:
-    ``zettelclaw search <word>`` (the installed CLI) finds nothing after it, and the owner's next
-    turn's injected context no longer carries it;
-12. ``zettelclaw forget --purge --text <word>`` on a fact told in a turn: no byte of the word (any
-    case) is left anywhere in Zettelclaw's data directory or the agent's workspace (OpenClaw's
-    own session store and logs are not ours, and are not looked at).
+- ``extract_at_reset`` (1): a turn that states a fact, then a reset: the fact, one handoff and the
+  session id in the log;
+- ``handoff_injected`` (2): the next turn's model request holds the handoff (prependContext);
+- ``search_and_get_tools`` (3): the agent's memory_search call returns the fact; memory_get returns
+  it by id;
+- ``new_extracts_only_new`` (4): a second reset of the same sessionId (a ``/new``, which re-sends
+  the whole session) extracts only the messages after the first;
+- ``group_and_cron_left_out`` (5): a group session and a cron run get no handoff; the cron session
+  is not extracted;
+- ``sidecar_stopped`` (6): with the sidecar stopped, turns complete and the tools answer
+  "unavailable"; once it is back, the sweep extracts the reset it missed;
+- ``plugin_installed`` (7): ``zettelclaw init`` on a fresh config installs the plugin from the
+  wheel and gives a config the gateway accepts (``openclaw zettelclaw init`` after it changes
+  nothing), and ``openclaw plugins inspect zettelclaw --runtime --json`` shows the compiled plugin
+  loaded from OpenClaw's own copy, with its hooks and tools; the sidecar the gateway started is the
+  wheel's;
+- ``host_model_route`` (8): the host's model route: the gateway restarted with no Anthropic key or
+  base URL anywhere (its environment, so the sidecar's, and the sidecar's config), its only model
+  the fake OpenAI-compatible one: a turn stating a fact, a reset, and the fact and one handoff are
+  in the log, made by that model through the plugin's llm.complete (its request log holds the
+  extraction prompt; the fake Anthropic API gets nothing); ``status`` names the route;
+- ``second_agent_isolated`` (9): a second agent (``family``, its own workspace) has its own memory:
+  its turns carry no handoff of main's, its memory_search does not find main's fact nor its
+  memory_get by id, its MEMORY.md (briefed for it) does not mention it; a fact told to it and
+  extracted at its reset is in its own log only, injected in its next turn and never in main's;
+- ``write_receipts`` (10): write receipts: a fact told, a reset; a group turn then gets no receipt
+  line, the owner's next private turn gets "Remembered from your last conversation: ..." (after the
+  handoff, naming the fact and its id), the turn after it does not (once), and ``memory.receipts``
+  says told;
+- ``forget_tool`` (11): the agent's ``memory_forget`` tool (``text``) hides a decision that was in
+  the handoff: ``zettelclaw search <word>`` (the installed CLI) finds nothing after it, and the
+  owner's next turn's injected context no longer carries it;
+- ``purge_leaves_no_byte`` (12): ``zettelclaw forget --purge --text <word>`` on a fact told in a
+  turn: no byte of the word (any case) is left anywhere in Zettelclaw's data directory or the
+  agent's workspace (OpenClaw's own session store and logs are not ours, and are not looked at).
+- ``offline_status`` (13): ``openclaw status --all --json`` with the gateway stopped (OpenClaw's
+  offline status, in a process of its own that loads the memory slot's runtime; online status
+  collects no memory) shows Zettelclaw's counts for the default agent: provider ``zettelclaw``, the
+  memory files and chunks, and the log's current entries, as the sidecar reports them.
+- ``memory_wiki_bridge`` (14): memory-wiki (bundled with OpenClaw) in bridge mode, with
+  ``artifacts.publish`` on: on the running gateway, ``openclaw wiki status`` counts the artifacts
+  the sidecar lists (main's: the briefing, the vault's pages, the log's export; family's too: the
+  wiki's default scope is one vault for every agent), ``openclaw wiki bridge import`` makes a wiki
+  page of each, and a fact told through the sidecar is in the imported export and vault pages; the
+  gateway's ``doctor.memory.status`` (the Control UI's memory tab) names Zettelclaw as the
+  provider.
+- ``import_gateway_sessions`` (15): ``zettelclaw import openclaw`` of the gateway's own session
+  store (what the checks before made, and a message long enough to be stored compressed) into a
+  fresh data directory: the plan counts the conversations (each session cut at its resets; the
+  group and cron ones out of scope) and writes nothing; ``--apply`` with a second sidecar on that
+  directory extracts main's own conversations through the fake API, dated when they happened, under
+  the gateway's session ids, the group and cron sessions left out; applying again adds nothing;
+  ``--rollback last`` purges them. ``zettelclaw import STATE`` tells the kind, ``zettelclaw import
+  openclaw`` finds ``$OPENCLAW_STATE_DIR``.
+- ``host_embeddings`` (16): the host's embeddings: ``search.embeddings = host`` in the sidecar's
+  config and OpenClaw's own memory-search provider set (``memory.search.provider = openai``, its
+  ``remote.baseUrl`` a fake OpenAI-compatible ``/v1/embeddings`` on 127.0.0.1, a dummy key): the
+  plugin offers ``embeddings.embed`` with that provider and model, the sidecar's vectors are made
+  through it (``status``: ``host:openai/text-embedding-3-small``), and the agent's memory_search
+  finds a decision by meaning in hybrid mode, its query embedded by that server.
+- ``sync_two_gateways`` (17): two gateways (two HOMEs) share one memory through a bare git
+  repository: the fact ``extract_at_reset`` told is found by the second gateway's agent's
+  memory_search after ``zettelclaw sync init`` on both; a fact remembered on the second reaches the
+  first (tests/e2e/sync_gateways.py).
 
-13. ``openclaw status --all --json`` with the gateway stopped (OpenClaw's offline status, in a
-   process of its own that loads the memory slot's runtime; online status collects no memory)
-   shows Zettelclaw's counts for the default agent: provider
-   ``zettelclaw``, the memory files and chunks, and the log's current entries, as the sidecar
-   reports them.
-14. memory-wiki (bundled with OpenClaw) in bridge mode, with ``artifacts.publish`` on: on the
-    running gateway, ``openclaw wiki status`` counts the artifacts the sidecar lists (main's:
-    the briefing, the vault's pages, the log's export; family's too: the wiki's default scope is
-    one vault for every agent), ``openclaw wiki bridge
-    import`` makes a wiki page of each, and a fact told through the sidecar is in the imported
-    export and vault pages; the gateway's ``doctor.memory.status`` (the Control UI's memory tab)
-    names Zettelclaw as the provider.
-
-15. ``zettelclaw import openclaw`` of the gateway's own session store (what the checks before
-    made, and a message long enough to be stored compressed) into a fresh data directory: the
-    plan counts the conversations (each session cut at its resets; the group and cron ones out of
-    scope) and writes nothing; ``--apply``
-    with a second sidecar on that directory extracts main's own conversations through the fake
-    API, dated when they happened, under the gateway's session ids, the group and cron sessions
-    left out; applying again adds nothing; ``--rollback last`` purges them. ``zettelclaw import
-    STATE`` tells the kind, ``zettelclaw import openclaw`` finds ``$OPENCLAW_STATE_DIR``.
-
-16. the host's embeddings: ``search.embeddings = host`` in the sidecar's config and OpenClaw's
-    own memory-search provider set (``memory.search.provider = openai``, its ``remote.baseUrl`` a
-    fake OpenAI-compatible ``/v1/embeddings`` on 127.0.0.1, a dummy key): the plugin offers
-    ``embeddings.embed`` with that provider and model, the sidecar's vectors are made through it
-    (``status``: ``host:openai/text-embedding-3-small``), and the agent's memory_search finds a
-    decision by meaning in hybrid mode, its query embedded by that server.
-
-17. two gateways (two HOMEs) share one memory through a bare git repository: the fact of check 1
-    is found by the second gateway's agent's memory_search after ``zettelclaw sync init`` on
-    both; a fact remembered on the second reaches the first (tests/e2e/sync_gateways.py).
-
-``--only 10,12`` runs only those checks (after the setup, init and the gateway's start, which
-every run needs); without it, all of them.
+``--only write_receipts,forget_tool`` (``ZC_E2E_ONLY`` of tests/e2e/run.sh) runs only those
+checks (after the setup, init and the gateway's start, which every run needs); a check's number,
+as the list above gives it, is accepted for its name; without it, all of them.
 
 Waits poll files, sockets and logs against deadlines; nothing sleeps a fixed time to be safe.
 Prints one line per check and ``N passed, M failed`` last; exits 1 when a check failed.
@@ -121,9 +123,39 @@ def expect(condition: object, message: str) -> None:
         raise CheckFailed(message)
 
 
+# The checks in the order a run makes them (each needs what the ones before it left: the
+# docstring says what each checks). ``--only`` takes their names; the number a check had before
+# the checks were named is accepted for its name (the list above gives both).
+CHECKS = ("extract_at_reset", "handoff_injected", "search_and_get_tools", "new_extracts_only_new",
+          "group_and_cron_left_out", "second_agent_isolated", "write_receipts", "forget_tool",
+          "purge_leaves_no_byte", "import_gateway_sessions", "sidecar_stopped",
+          "plugin_installed", "offline_status", "host_model_route", "memory_wiki_bridge",
+          "host_embeddings", "sync_two_gateways")
+NUMBERS = {1: "extract_at_reset", 2: "handoff_injected", 3: "search_and_get_tools",
+           4: "new_extracts_only_new", 5: "group_and_cron_left_out", 6: "sidecar_stopped",
+           7: "plugin_installed", 8: "host_model_route", 9: "second_agent_isolated",
+           10: "write_receipts", 11: "forget_tool", 12: "purge_leaves_no_byte",
+           13: "offline_status", 14: "memory_wiki_bridge", 15: "import_gateway_sessions",
+           16: "host_embeddings", 17: "sync_two_gateways"}
+
+
+def chosen(only: str) -> set[str] | None:
+    """The checks ``--only`` names (comma-separated names, or their old numbers); None: all.
+    An unknown name is an error that lists the names, never a run that checks nothing."""
+    names = set()
+    for word in (w.strip() for w in only.split(",")):
+        if not word:
+            continue
+        name = NUMBERS.get(int(word)) if word.isdigit() else word
+        if name not in CHECKS:
+            raise ValueError(f"no check {word!r}: the checks are {', '.join(CHECKS)}")
+        names.add(name)
+    return names or None
+
+
 @dataclass
 class Result:
-    number: int
+    name: str
     title: str
     passed: bool
     seconds: float
@@ -386,17 +418,17 @@ class E2E:
         self.fact_id: str | None = None
         self.inspect: subprocess.Popen[bytes] | None = None
         self.turns = 0
-        self.only: set[int] | None = None  # --only: these checks, else all
+        self.only: set[str] | None = None  # --only: these checks, else all
         # every session a turn ran in: sessionId -> (agent, key, first start, last end); OpenClaw
         # keeps a session id across resets: the conversations (parts between resets, with
         # messages) each session holds, and those whose last part takes the next turn's messages
         self.sessions: dict[str, tuple[str, str, float, float]] = {}
         self.parts: dict[str, int] = {}
         self.open_parts: set[str] = set()
-        self.cron_runs = 0  # check 5's: a session of main the import leaves out
+        self.cron_runs = 0  # group_and_cron_left_out's: a session of main the import leaves out
 
     @contextmanager
-    def check(self, number: int, title: str) -> Iterator[list[str]]:
+    def check(self, name: str, title: str) -> Iterator[list[str]]:
         details: list[str] = []
         started = time.monotonic()
         passed = False
@@ -407,10 +439,10 @@ class E2E:
             details.append(f"FAILED: {exc}")
         except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as exc:
             details.append(f"FAILED: {type(exc).__name__}: {exc}")
-        result = Result(number, title, passed, time.monotonic() - started, details)
+        result = Result(name, title, passed, time.monotonic() - started, details)
         self.results.append(result)
         status = "PASS" if passed else "FAIL"
-        print(f"{status} check {number}: {title} ({result.seconds:.1f} s)", flush=True)
+        print(f"{status} {name}: {title} ({result.seconds:.1f} s)", flush=True)
         for line in details:
             print(f"       {line}", flush=True)
         if not passed:  # CI keeps only this output: what the plugin and the sidecar said last
@@ -500,7 +532,7 @@ class E2E:
         """The installed ``zettelclaw`` CLI, on the running sidecar's socket."""
         return self.box.run(["zettelclaw", *args, "--socket", str(self.box.socket)], name=name)
 
-    # -- setup and check 7 (first half) ------------------------------------------------------------
+    # -- setup and plugin_installed (first half) ---------------------------------------------------
 
     def setup(self) -> None:
         box = self.box
@@ -533,8 +565,9 @@ class E2E:
 
     def check_init(self) -> None:
         box = self.box
-        with self.check(7, "`zettelclaw init` installs the wheel's plugin into OpenClaw and "
-                           "gives a config the gateway accepts (first half)") as notes:
+        with self.check("plugin_installed",
+                        "`zettelclaw init` installs the wheel's plugin into OpenClaw "
+                        "and gives a config the gateway accepts (first half)") as notes:
             proc = box.run(["zettelclaw", "init"], name="init")
             expect(proc.returncode == 0, f"init exited {proc.returncode}: {tail(proc.stderr)}")
             expect("OpenClaw plugin: installed zettelclaw" in proc.stdout,
@@ -596,12 +629,13 @@ class E2E:
         print(f"     gateway ready in {ready:.1f} s; sidecar (started by the plugin) answers "
               f"after {time.monotonic() - started:.1f} s", flush=True)
 
-    # -- checks 1 to 6 -----------------------------------------------------------------------------
+    # -- the first turns: extraction, handoff, the tools, /new, group and cron --------------------
 
-    def check_1(self) -> None:
+    def check_extract_at_reset(self) -> None:
         box = self.box
-        with self.check(1, "a fact stated in a turn, then a reset: the fact, one handoff and the "
-                           "session id are in log.jsonl") as notes:
+        with self.check("extract_at_reset",
+                        "a fact stated in a turn, then a reset: the fact, one "
+                        "handoff and the session id are in log.jsonl") as notes:
             box.set_extraction_reply(
                 {"type": "fact", "content": "The launch code name is BLUEHERON",
                  "subject": "launch"},
@@ -621,9 +655,10 @@ class E2E:
             self.fact_id = facts[0]["id"]
             notes.append(f"session {session}: fact {self.fact_id}, handoff {handoffs[0]['id']}")
 
-    def check_2(self) -> None:
-        with self.check(2, "the next turn's model request holds the handoff "
-                           "(prependContext)") as notes:
+    def check_handoff_injected(self) -> None:
+        with self.check("handoff_injected",
+                        "the next turn's model request holds the handoff "
+                        "(prependContext)") as notes:
             self.turn("ZC-TURN-TWO What did we call the launch?")
             request = request_for(self.box.model_requests(), "ZC-TURN-TWO")
             text = turn_text(request)
@@ -638,10 +673,11 @@ class E2E:
             notes.append("handoff before the user's words; system prompt: the zettelclaw skill "
                          "and the memory section")
 
-    def check_3(self) -> None:
-        with self.check(3, "the agent's memory_search returns the fact; memory_get returns it "
-                           "by id") as notes:
-            expect(self.fact_id, "no fact id from check 1")
+    def check_search_and_get_tools(self) -> None:
+        with self.check("search_and_get_tools",
+                        "the agent's memory_search returns the fact; memory_get "
+                        "returns it by id") as notes:
+            expect(self.fact_id, "no fact id from extract_at_reset")
             self.turn('ZC-TURN-THREE CALL_TOOL:memory_search {"query": "launch code name"}')
             found = tool_result(self.box.model_requests(), "ZC-TURN-THREE")
             ids = [r.get("id") or r.get("path") for r in found.get("results", [])]
@@ -653,12 +689,13 @@ class E2E:
                    f"memory_get returned {got.get('entry')}")
             notes.append(f"search returned {len(ids)} result(s) incl. the fact; get returned it")
 
-    def check_4(self) -> None:
+    def check_new_extracts_only_new(self) -> None:
         box = self.box
-        with self.check(4, "a second reset of the same sessionId (/new) extracts only the new "
-                           "messages") as notes:
+        with self.check("new_extracts_only_new",
+                        "a second reset of the same sessionId (/new) extracts only "
+                        "the new messages") as notes:
             session = self.main_session
-            expect(session, "no session from check 1")
+            expect(session, "no session from extract_at_reset")
             before = len(box.extraction_requests())
             box.set_extraction_reply(
                 {"type": "decision", "content": "Announce the launch on Friday",
@@ -684,10 +721,11 @@ class E2E:
             notes.append(f"same sessionId after /new: {new_id == session}; the extraction held "
                          "turns 2-5 only")
 
-    def check_5(self) -> None:
+    def check_group_and_cron_left_out(self) -> None:
         box = self.box
-        with self.check(5, "a group session and a cron run get no handoff and are not "
-                           "extracted; memory_search in the group finds nothing") as notes:
+        with self.check("group_and_cron_left_out",
+                        "a group session and a cron run get no handoff and are not "
+                        "extracted; memory_search in the group finds nothing") as notes:
             main = request_for(box.model_requests(), "ZC-TURN-SIX")
             expect(HANDOFF_HEADING in turn_text(main), "the main session has no handoff to leak")
             self.turn("ZC-GROUP hello from the group", session_key=GROUP_KEY)
@@ -733,11 +771,12 @@ class E2E:
                          f"{skipped[group_sessions[0]]['reason']}; memory_search in the group: "
                          f"restricted ({answer['restricted']['reason']})")
 
-    def check_9(self) -> None:
+    def check_second_agent_isolated(self) -> None:
         box = self.box
-        with self.check(9, "a second agent has its own memory: no injection, no search hit, no "
-                           "briefing of main's fact; its own fact stays its own") as notes:
-            expect(self.fact_id, "no fact id from check 1")
+        with self.check("second_agent_isolated",
+                        "a second agent has its own memory: no injection, no search "
+                        "hit, no briefing of main's fact; its own fact stays its own") as notes:
+            expect(self.fact_id, "no fact id from extract_at_reset")
             self.turn("ZC-FAMILY-ONE hello", agent="family")
             first = turn_text(request_for(box.model_requests(), "ZC-FAMILY-ONE"))
             expect(HANDOFF_HEADING not in first, "the family agent's turn got main's handoff")
@@ -784,12 +823,13 @@ class E2E:
                          f"({len(box.log_entries('family'))} entries), injected in its turn "
                          "only")
 
-    # -- checks 10 to 12: receipts, forgetting ---------------------------------------------------
+    # -- receipts, forgetting ---------------------------------------------------------------------
 
-    def check_10(self) -> None:
+    def check_write_receipts(self) -> None:
         box = self.box
-        with self.check(10, "write receipts: the owner's next private turn names what the last "
-                            "conversation wrote, once; a group turn does not") as notes:
+        with self.check("write_receipts",
+                        "write receipts: the owner's next private turn names what "
+                        "the last conversation wrote, once; a group turn does not") as notes:
             session, mine = self.told_and_extracted(
                 "ZC-RECEIPT-ONE The office fern is called FERNWALDO.",
                 {"type": "fact", "content": "The office fern is called FERNWALDO",
@@ -827,10 +867,11 @@ class E2E:
             notes.append(f"session {session}: group turn without it; owner turn: {line[:160]}; "
                          "the turn after: none; memory.receipts: told")
 
-    def check_11(self) -> None:
+    def check_forget_tool(self) -> None:
         box = self.box
-        with self.check(11, "the memory_forget tool hides a decision: `zettelclaw search` finds "
-                            "nothing, the next handoff does not carry it") as notes:
+        with self.check("forget_tool",
+                        "the memory_forget tool hides a decision: `zettelclaw "
+                        "search` finds nothing, the next handoff does not carry it") as notes:
             session, mine = self.told_and_extracted(
                 "ZC-FORGET-ONE Let's paint the shed SHEDTEAL green.",
                 {"type": "decision", "content": "Paint the shed SHEDTEAL green",
@@ -867,11 +908,12 @@ class E2E:
                          f"after: exit {after.returncode}; next turn: handoff "
                          f"{'present' if HANDOFF_HEADING in later else 'absent'}, without it")
 
-    def check_12(self) -> None:
+    def check_purge_leaves_no_byte(self) -> None:
         box = self.box
         word = "WOMBATRIX"
-        with self.check(12, f"`zettelclaw forget --purge --text {word}`: no byte of the word is "
-                            "left in the data directory or the workspace") as notes:
+        with self.check("purge_leaves_no_byte",
+                        f"`zettelclaw forget --purge --text {word}`: no byte of the "
+                        "word is left in the data directory or the workspace") as notes:
             session, mine = self.told_and_extracted(
                 f"ZC-PURGE-ONE Our garden gnome is called {word}.",
                 {"type": "fact", "content": f"The garden gnome is called {word}",
@@ -900,17 +942,21 @@ class E2E:
                          f"{json.dumps(result.get('removed'))}; after: no byte of {word} "
                          f"(any case) under {box.data.name}/ or {box.workspace.name}/")
 
-    def check_15(self) -> None:
-        """Needs sessions made by earlier checks: at least check 1 (main's session); with 5 (and
-        10), a group session and a cron run, which the import must leave out. Runs before
-        check 8, which takes the Anthropic key away (the second sidecar's extraction uses the
-        fake API), and before 6 (a turn of its own in main's session, which 6's reset ends)."""
+    def check_import_gateway_sessions(self) -> None:
+        """Needs sessions made by earlier checks: at least extract_at_reset (main's session);
+        with group_and_cron_left_out (and write_receipts), a group session and a cron run, which
+        the import must leave out. Runs before host_model_route, which takes the Anthropic key
+        away (the second sidecar's extraction uses the fake API), and before sidecar_stopped (a
+        turn of its own in main's session, which that check's reset ends)."""
         box = self.box
-        with self.check(15, "`zettelclaw import openclaw` of the real gateway's store into a "
-                            "fresh memory: plan, apply (source times, the gateway's session "
-                            "ids, no group/cron), again (nothing), rollback") as notes:
+        with self.check("import_gateway_sessions",
+                        "`zettelclaw import openclaw` of the real gateway's store "
+                        "into a fresh memory: plan, apply (source times, the "
+                        "gateway's session ids, no group/cron), again (nothing), "
+                        "rollback") as notes:
             started = time.time()
-            expect(self.sessions, "no session made by an earlier check (run check 1 first)")
+            expect(self.sessions,
+                   "no session made by an earlier check (run extract_at_reset first)")
             # a message long enough (1 KiB and more) for the gateway to store it compressed
             self.turn("ZC-IMPORT-LONG Here is the whole moving plan: "
                       + "pack the kitchen, label every box, book the van for Saturday. " * 40
@@ -1055,10 +1101,11 @@ class E2E:
             box.stop("import-sidecar")
             notes.append(f"again: nothing; rollback: {rolled['entries']} entries purged")
 
-    def check_6(self) -> None:
+    def check_sidecar_stopped(self) -> None:
         box = self.box
-        with self.check(6, "sidecar stopped: turns complete, tools answer unavailable; back: the "
-                           "sweep extracts what was missed") as notes:
+        with self.check("sidecar_stopped",
+                        "sidecar stopped: turns complete, tools answer unavailable; "
+                        "back: the sweep extracts what was missed") as notes:
             pid = box.sidecar_status()["pid"]
             os.kill(pid, signal.SIGTERM)
             wait_for(lambda: not box.sidecar_answers() and not pid_alive(pid),
@@ -1092,10 +1139,11 @@ class E2E:
             notes.append(f"a turn while down: ok, {took} ms in the gateway; tools: unavailable "
                          f"+ action; after restart: {swept}")
 
-    def check_inspect(self) -> None:
+    def check_plugin_installed(self) -> None:
         box = self.box
-        with self.check(7, "`openclaw plugins inspect zettelclaw --runtime --json` shows the hooks "
-                           "and the tools (second half)") as notes:
+        with self.check("plugin_installed",
+                        "`openclaw plugins inspect zettelclaw --runtime --json` "
+                        "shows the hooks and the tools (second half)") as notes:
             expect(self.inspect is not None, "inspect was not started")
             assert self.inspect is not None
             self.inspect.wait(180)
@@ -1116,11 +1164,12 @@ class E2E:
                    f"the sidecar is not the installed wheel's: {command}")
             notes.append(f"the sidecar runs from {box.sidecar_venv}")
 
-    def check_13(self) -> None:
+    def check_offline_status(self) -> None:
         box = self.box
-        with self.check(13, "`openclaw status --all --json` with the gateway stopped shows "
-                            "Zettelclaw's counts (the memory slot's runtime asks the "
-                            "sidecar)") as notes:
+        with self.check("offline_status",
+                        "`openclaw status --all --json` with the gateway stopped "
+                        "shows Zettelclaw's counts (the memory slot's runtime asks "
+                        "the sidecar)") as notes:
             online = box.openclaw_json("status", "--all", "--json", timeout=300,
                                        name="status-all-online")
             skipped = [n for n in online.get("collection", {}).get("notCollected", [])
@@ -1128,7 +1177,7 @@ class E2E:
             notes.append(f"gateway up: memory {online.get('memory')!r} ({skipped[0]['reason']!r})"
                          if skipped else f"gateway up: memory {online.get('memory')!r}")
             # OpenClaw loads the memory runtime only in offline status: the gateway stopped,
-            # check 6's sidecar (started by hand) still serving
+            # sidecar_stopped's sidecar (started by hand) still serving
             box.stop("gateway", grace=30)
             sidecar = box.sidecar_status()
             shown = box.openclaw_json("status", "--all", "--json", timeout=300,
@@ -1148,12 +1197,14 @@ class E2E:
             notes.append(f"memory: {memory['files']} files, {memory['chunks']} chunks, "
                          f"{entries} entries, vector {memory.get('vector')}")
 
-    def check_8(self) -> None:
+    def check_host_model_route(self) -> None:
         box = self.box
-        with self.check(8, "no Anthropic key anywhere: a reset is extracted by the host's own "
-                           "model (the agent's, through the plugin's llm.complete)") as notes:
-            box.stop("gateway", grace=30)  # (check 10 may have stopped it)
-            box.stop("sidecar", grace=30)  # check 6's, started by hand
+        with self.check("host_model_route",
+                        "no Anthropic key anywhere: a reset is extracted by the "
+                        "host's own model (the agent's, through the plugin's "
+                        "llm.complete)") as notes:
+            box.stop("gateway", grace=30)  # (write_receipts may have stopped it)
+            box.stop("sidecar", grace=30)  # sidecar_stopped's, started by hand
             wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop", 30)
             for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
                 box.env.pop(name, None)
@@ -1202,10 +1253,12 @@ class E2E:
                          f"OpenAI model ({through[0].get('model')}); route: "
                          f"{extraction['route']['reason']}")
 
-    def check_14(self) -> None:
+    def check_memory_wiki_bridge(self) -> None:
         box = self.box
-        with self.check(14, "memory-wiki in bridge mode on the running gateway lists and imports "
-                            "the artifacts the sidecar publishes (publicArtifacts)") as notes:
+        with self.check("memory_wiki_bridge",
+                        "memory-wiki in bridge mode on the running gateway lists and "
+                        "imports the artifacts the sidecar publishes "
+                        "(publicArtifacts)") as notes:
             box.stop("gateway", grace=30)
             wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop with the gateway", 30)
             settings = box.data / "config.json"
@@ -1226,7 +1279,7 @@ class E2E:
                 listed = client.call("artifacts.list", {})
             expect(listed["published"] is True, f"not published: {listed}")
             # memory-wiki's default vault scope is "global": one wiki for every agent, so it
-            # counts and imports every agent's artifacts (family's too, check 9's)
+            # counts and imports every agent's artifacts (family's too, second_agent_isolated's)
             every = listed["artifacts"]
             mine = [a for a in every if "main" in a["agentIds"]]
             kinds = sorted({a["kind"] for a in mine})
@@ -1262,11 +1315,11 @@ class E2E:
                          f"{doctor.get('embedding')}, dreaming enabled "
                          f"{doctor['dreaming']['enabled']}")
 
-    def check_16(self) -> None:
+    def check_host_embeddings(self) -> None:
         box = self.box
         title = ("search.embeddings = host: memory_search finds by meaning through OpenClaw's "
                  "own embedding provider (openai, on a fake server)")
-        with self.check(16, title) as notes:
+        with self.check("host_embeddings", title) as notes:
             box.stop("gateway", grace=30)
             wait_for(lambda: not box.sidecar_answers(), "the sidecar to stop with the gateway", 30)
             embed_log = box.logs / "fake-embeddings.jsonl"
@@ -1315,14 +1368,14 @@ class E2E:
                          f"{semantic['lines']} lines embedded as {model}; the decision first "
                          f"in hybrid mode")
 
-    def check_17(self) -> None:
+    def check_sync_two_gateways(self) -> None:
         # this file runs as a script (its folder first on sys.path): the repository is put there
         # too, and the check is handed this module, so that its helpers and its CheckFailed are
         # the ones this run catches (an import of tests.e2e.openclaw_e2e would be a second copy)
         sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-        from tests.e2e.sync_gateways import check_17
+        from tests.e2e.sync_gateways import check_sync_two_gateways
 
-        check_17(self, sys.modules[__name__])
+        check_sync_two_gateways(self, sys.modules[__name__])
 
     def run(self) -> None:
         try:
@@ -1332,16 +1385,11 @@ class E2E:
         except (CheckFailed, subprocess.TimeoutExpired, OSError) as exc:
             print(f"FAIL setup: {exc}", flush=True)
             print(tail(self.box.gateway_log(), 40), flush=True)
-            self.results.append(Result(0, "setup", False, 0.0))
+            self.results.append(Result("", "setup", False, 0.0))
             return
-        steps = ((1, self.check_1), (2, self.check_2), (3, self.check_3), (4, self.check_4),
-                 (5, self.check_5), (9, self.check_9), (10, self.check_10), (11, self.check_11),
-                 (12, self.check_12), (15, self.check_15), (6, self.check_6),
-                 (7, self.check_inspect), (13, self.check_13), (8, self.check_8),
-                 (14, self.check_14), (16, self.check_16), (17, self.check_17))
-        for number, step in steps:
-            if self.only is None or number in self.only:
-                step()
+        for name in CHECKS:
+            if self.only is None or name in self.only:
+                getattr(self, f"check_{name}")()
         started = time.monotonic()
         self.box.stop("gateway", grace=30)
         print(f"     gateway stopped in {time.monotonic() - started:.1f} s", flush=True)
@@ -1386,9 +1434,13 @@ def main() -> int:
     parser.add_argument("--sidecar-venv", type=Path, required=True,
                         help="a venv with the zettelclaw wheel installed (scripts/package)")
     parser.add_argument("--only", default="",
-                        help="comma-separated check numbers to run (default: all)")
+                        help="comma-separated names of the checks to run (their numbers too; "
+                             "default: all)")
     args = parser.parse_args()
-    only = {int(n) for n in args.only.split(",") if n.strip()} or None
+    try:
+        only = chosen(args.only)
+    except ValueError as exc:
+        parser.error(str(exc))
     repo = Path(__file__).resolve().parents[2]
     box = Sandbox(args.dir.resolve(), repo, args.node_bin.resolve(),
                   args.openclaw_package.resolve(), args.sidecar_venv.resolve())
@@ -1404,13 +1456,13 @@ def main() -> int:
         e2e.run()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
-        e2e.results.append(Result(0, "interrupted", False, 0.0))
+        e2e.results.append(Result("", "interrupted", False, 0.0))
     finally:
         box.stop_all()
     passed = sum(r.passed for r in e2e.results)
     failed = len(e2e.results) - passed
-    checks = sorted({r.number for r in e2e.results if r.number})
-    ok = [n for n in checks if all(r.passed for r in e2e.results if r.number == n)]
+    checks = [name for name in CHECKS if any(r.name == name for r in e2e.results)]
+    ok = [n for n in checks if all(r.passed for r in e2e.results if r.name == n)]
     failing = [n for n in checks if n not in ok]
     print(f"e2e: checks passed: {ok or 'none'}; failed: {failing or 'none'}; "
           f"total {time.monotonic() - started:.1f} s", flush=True)

@@ -145,7 +145,7 @@ class Soak(E2E):
         return "reloaded; the new registration offered the agent's model"
 
     def round(self, n: int, title: str, disruption: Any) -> None:
-        with self.check(n, title) as notes:
+        with self.check(f"round {n}", title) as notes:
             if disruption is not None:
                 notes.append(disruption())
             marker = self.tell(n)
@@ -213,8 +213,8 @@ class Soak(E2E):
 
     def finish(self) -> None:
         box = self.box
-        with self.check(7, "every fact in the log exactly once; status truthful throughout; "
-                           "no job failed") as notes:
+        with self.check("the end", "every fact in the log exactly once; status truthful "
+                                   "throughout; no job failed") as notes:
             expect(self.facts, "no fact was told")
             entries = box.log_entries()
             counts = {m: sum(1 for e in entries if e["type"] == "fact" and m in e["content"])
@@ -254,7 +254,7 @@ class Soak(E2E):
             wait_for(self.host_offered, "the plugin to offer the agent's model", 60)
         except (CheckFailed, OSError) as exc:
             print(f"FAIL setup: {exc}", flush=True)
-            self.results.append(Result(0, "setup", False, 0.0))
+            self.results.append(Result("", "setup", False, 0.0))
             return
         self.sampler.start()
         self.round(1, "a fact, nothing else (baseline)", None)
@@ -294,7 +294,7 @@ def main() -> int:
         soak.run()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
-        soak.results.append(Result(0, "interrupted", False, 0.0))
+        soak.results.append(Result("", "interrupted", False, 0.0))
     finally:
         soak.sampler.stopping.set()
         box.stop_all()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end test of the OpenClaw plugin against a real OpenClaw gateway, offline (checks 1-16 in
-# tests/e2e/openclaw_e2e.py; ZC_E2E_ONLY=10,12 runs only those), then the soak (tests/e2e/openclaw_soak.py: hot reloads, a killed
+# End-to-end test of the OpenClaw plugin against a real OpenClaw gateway, offline (the named checks
+# of tests/e2e/openclaw_e2e.py; ZC_E2E_ONLY=write_receipts,forget_tool runs only those), then the soak (tests/e2e/openclaw_soak.py: hot reloads, a killed
 # sidecar, init again, a gateway restart, a fact told after each; ZC_E2E_SOAK=0 skips it). Installs Node 24 and OpenClaw into the cache on first use
 # (scripts/openclaw-env.sh), runs everything in a temporary directory and removes it after, with
 # every process it started (KEEP=1 keeps the directory for a look). Needs ./.venv (scripts/test

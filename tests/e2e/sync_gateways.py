@@ -1,12 +1,12 @@
-"""Check 17 of tests/e2e/openclaw_e2e.py: two OpenClaw gateways (two HOMEs, two state
-directories, two sidecars) share one memory through a bare git repository (docs/14-sync.md):
-the fact check 1 told the first gateway's agent is found by the second gateway's agent's
-``memory_search`` after ``zettelclaw sync init`` on both, and a fact remembered on the second
-reaches the first after a ``zettelclaw sync`` on each.
+"""The check ``sync_two_gateways`` of tests/e2e/openclaw_e2e.py: two OpenClaw gateways (two
+HOMEs, two state directories, two sidecars) share one memory through a bare git repository
+(docs/14-sync.md): the fact ``extract_at_reset`` told the first gateway's agent is found by the
+second gateway's agent's ``memory_search`` after ``zettelclaw sync init`` on both, and a fact
+remembered on the second reaches the first after a ``zettelclaw sync`` on each.
 
-Run it alone (after the setup every run makes, and check 1, which tells the fact):
+Run it alone (after the setup every run makes, and ``extract_at_reset``, which tells the fact):
 
-    ZC_E2E_ONLY=1,17 ZC_E2E_SOAK=0 tests/e2e/run.sh
+    ZC_E2E_ONLY=extract_at_reset,sync_two_gateways ZC_E2E_SOAK=0 tests/e2e/run.sh
 """
 
 from __future__ import annotations
@@ -20,18 +20,19 @@ if TYPE_CHECKING:
     from tests.e2e.openclaw_e2e import E2E, Sandbox
 
 
-def check_17(e2e: E2E, driver: ModuleType) -> None:
+def check_sync_two_gateways(e2e: E2E, driver: ModuleType) -> None:
     """``driver``: the running openclaw_e2e module (its Sandbox, expect, tail and wait_for)."""
     make_sandbox: type[Sandbox] = driver.Sandbox
     expect, tail, wait_for = driver.expect, driver.tail, driver.wait_for
 
     box = e2e.box
-    with e2e.check(17, "two gateways share one memory through git: a fact told to one is "
-                       "found by the other's memory_search after a sync") as notes:
-        expect(e2e.fact_id, "no fact id from check 1")
+    with e2e.check("sync_two_gateways",
+                   "two gateways share one memory through git: a fact told to one is found by "
+                   "the other's memory_search after a sync") as notes:
+        expect(e2e.fact_id, "no fact id from extract_at_reset")
         second = make_sandbox(box.root / "second", box.repo, box.node_bin,
                               box.openclaw_package, box.sidecar_venv)
-        # the first's model settings, whatever check 8 left of them (it takes the key away)
+        # the first's model settings, whatever host_model_route left of them (it takes the key away)
         second.env.update({k: box.env[k] for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
                            if k in box.env})
         config = json.loads((box.state / "openclaw.json").read_text())

@@ -444,16 +444,26 @@ def test_prompt_file_is_the_one_in_prompts() -> None:
 async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
         start: Any, fake: FakeAnthropic, home: Home,
         starts: list[tuple[str, list[str], bool]]) -> None:
-    fake.add(Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}),
-             Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "30"}))
+    # both 429s are held until both calls are in flight: on a loaded machine the first could
+    # answer (and pause the queue) before the second job started, and the count of two waiting
+    # jobs never came (scripts/test --fast at load 20). They ask for an hour: the jobs stay
+    # waiting until jobs.retry, so no window of the real clock can be missed.
+    limited = Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "3600"},
+                    hold=True)
+    fake.add(limited, limited)
     numbered(fake)
     _, client = await start(settings(home, fake))
     for i in range(6):
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,
                                               "messages": STRETCH_1})
     # polling the server: there is no event to wait on. The bound covers the Anthropic SDK's
-    # first import in this process, which took over 10 s on a loaded 2-core CI machine; the two
-    # jobs stay waiting for the 30 s the 429s asked, so the count cannot be missed
+    # first import in this process, which took over 10 s on a loaded 2-core CI machine
+    with trio.fail_after(scaled(30)):
+        while True:  # the fake's requests come from its thread: no event to wait on
+            if len(fake.requests) >= 2:
+                break
+            await trio.sleep(0.02)
+    fake.release()
     with trio.fail_after(scaled(30)):
         while True:  # both calls in flight answered 429, their jobs saved as waiting
             jobs = (await client.call("jobs.list"))["jobs"]

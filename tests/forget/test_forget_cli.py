@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.conftest import entry
 from tests.timing import scaled
+
+pytestmark = pytest.mark.slow  # a `zettelclaw` process a command: 15-25 s a test
 
 ZETTELCLAW = Path(sys.executable).parent / "zettelclaw"
 

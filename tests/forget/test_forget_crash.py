@@ -21,6 +21,8 @@ from tests.timing import scaled
 from zettelclaw import failpoints
 from zettelclaw.client import Client, SidecarUnavailableError
 
+pytestmark = pytest.mark.slow  # a sidecar process killed and started again at each point
+
 ZETTELCLAW = str(Path(sys.executable).parent / "zettelclaw")
 FACT = "the spare key hides under the blue zucchini pot"
 PURGE_POINTS = list(failpoints.PURGE_POINTS)

@@ -319,6 +319,9 @@ def test_the_time_left_is_when_the_budget_stops_the_apply(
 
 # -- a long reading stops when the sidecar does --------------------------------------------------
 
+CONVERSATION = b'{"id": 1, "title": "' + b"x" * 4000 + b'"},'  # a few per KiB: quick to cut
+
+
 class Endless(io.RawIOBase):
     """A stream of small conversations without end; ``reached`` is set once it has given
     ``after`` bytes."""
@@ -336,13 +339,13 @@ class Endless(io.RawIOBase):
         self.given += size
         if self.given > self.after:
             self.reached.set()
-        return (b'{"id": 1},' * (size // 10 + 1))[:size]
+        return (CONVERSATION * (size // len(CONVERSATION) + 1))[:size]
 
 
 def test_an_endless_export_scan_stops_when_asked() -> None:
     """At 00f0efb a scan in the sidecar's worker thread could not be stopped: a shutdown
     waited for it to end."""
-    stream = Endless(after=8 << 20)
+    stream = Endless(after=1)  # stopped once it reads: it would never end by itself
     stop = threading.Event()
     outcome: list[BaseException | int] = []
 
@@ -404,9 +407,9 @@ def test_a_long_scan_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch,
     """At 00f0efb a plan of a large export said nothing until it was done."""
     monkeypatch.setattr(exports, "PROGRESS_BYTES", 1 << 20)
     export = tmp_path / "conversations.json"
-    export.write_bytes(orjson.dumps([chat([("user", "x" * 1000), ("assistant", "ok")])
+    export.write_bytes(orjson.dumps([chat([("user", "x" * 20_000), ("assistant", "ok")])
                                      | {"id": f"c{i}", "conversation_id": f"c{i}"}
-                                     for i in range(3000)]))
+                                     for i in range(160)]))  # 3.2 MB in few conversations
     rc, _, err = run(capsys, *site, "import", "chatgpt", str(export))
     assert rc == 0, err
     assert "reading conversations.json: 1 MiB so far" in err

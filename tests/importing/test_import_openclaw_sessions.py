@@ -303,7 +303,7 @@ def test_a_compressed_event_without_a_decoder_is_a_problem_naming_its_place(
 
 def reset(event_id: str, reason: str, iso: str) -> dict[str, Any]:
     """A reset as OpenClaw 2026.9.6 records it: an event in the same session (seen in the real
-    gateway's store, tests/e2e check 15); the session id stays."""
+    gateway's store, the e2e's import_gateway_sessions); the session id stays."""
     return {"type": "reset", "id": event_id, "parentId": "p", "timestamp": iso, "reason": reason}
 
 
@@ -457,8 +457,8 @@ def test_imported_sessions_share_exactly_once_with_the_live_path(tmp_path: Path,
 
 
 def test_the_plan_leaves_out_what_the_scope_rules_refuse(tmp_path: Path, app: App) -> None:
-    """Seen on the real gateway (e2e check 15): the plan listed the cron and group sessions,
-    and their tokens, that the apply then skipped."""
+    """Seen on the real gateway (the e2e's import_gateway_sessions): the plan listed the cron and
+    group sessions, and their tokens, that the apply then skipped."""
     make_store(tmp_path / "state")
     plan = importer.plan(app, importer.Source("openclaw", tmp_path / "state", "main"))
     assert (plan.conversations, plan.out_of_scope, plan.total) == (2, 2, 4)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,6 +100,7 @@ def _layouts(draw: st.DrawFn) -> tuple[list[dict[str, Any]], str]:
     return objects, text
 
 
+@pytest.mark.slow  # generating the cases is seconds (the scan of all of them ~0.2 s)
 @settings(max_examples=300, deadline=None)
 @given(_layouts())
 def test_any_sequence_of_objects_in_any_layout_is_read_whole(
@@ -109,6 +111,7 @@ def test_any_sequence_of_objects_in_any_layout_is_read_whole(
     assert (found.invalid, found.cut) == ([], False)
 
 
+@pytest.mark.slow  # generating the cases is seconds
 @settings(max_examples=200, deadline=None)
 @given(_OBJECTS.filter(bool), st.data())
 def test_a_reply_cut_anywhere_keeps_the_objects_before_the_cut(

@@ -65,6 +65,7 @@ def test_without_openclaw_on_path_init_says_how_and_installs_nothing(tmp_path: P
     assert "--force --accept-capabilities" in report.reason
 
 
+@pytest.mark.slow  # two `zettelclaw init` processes
 def test_init_without_openclaw_prints_the_hint_and_refuses_the_slot(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "ZETTELCLAW_"))}
     env.update(HOME=os.fspath(tmp_path), PATH=os.path.dirname(sys.executable))

@@ -72,7 +72,8 @@ async def test_a_broken_write_is_peer_gone() -> None:
         await Peer(wire.send).request("llm.complete", {})
 
 
-async def test_after_the_deadline_a_late_reply_is_dropped() -> None:
+async def test_after_the_deadline_a_late_reply_is_dropped(
+        autojump_clock: trio.abc.Clock) -> None:
     wire = Wire()
     peer = Peer(wire.send)
     with pytest.raises(trio.TooSlowError):

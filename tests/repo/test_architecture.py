@@ -11,6 +11,7 @@ each check reports the module and line that break it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,9 +70,18 @@ POOL = {"Agents", "Roster"}
 POOL_SITE = "agents/pool.py"
 
 
-def modules() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(), str(path))
+@functools.cache
+def _parsed() -> tuple[tuple[str, tuple[ast.AST, ...]], ...]:
+    """Every module of the package and the nodes of its tree, parsed and walked once a run:
+    each check looks at them all (parsing the package is most of the checks' time)."""
+    return tuple((path.relative_to(PACKAGE).as_posix(),
+                  tuple(ast.walk(ast.parse(path.read_text(), str(path)))))
+                 for path in sorted(PACKAGE.rglob("*.py")))
+
+
+def modules() -> Iterator[tuple[str, tuple[ast.AST, ...]]]:
+    """Each module (its path under the package) with every node of its tree."""
+    yield from _parsed()
 
 
 def unit(relative: str) -> str:
@@ -81,9 +91,9 @@ def unit(relative: str) -> str:
     return first.removesuffix(".py")
 
 
-def imports(tree: ast.Module) -> Iterator[tuple[str, int]]:
+def imports(nodes: tuple[ast.AST, ...]) -> Iterator[tuple[str, int]]:
     """The zettelclaw units a module imports, with the line of each import."""
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             parts = node.module.split(".")
             if parts[0] != "zettelclaw":
@@ -107,12 +117,12 @@ def layer_of(unit_name: str) -> str | None:
 def module_graph() -> dict[str, dict[str, str]]:
     """module -> {imported module of the same package: where}, type-only imports included."""
     edges: dict[str, dict[str, str]] = {}
-    for relative, tree in modules():
+    for relative, nodes in modules():
         if "/" not in relative:
             continue
         source = relative.removesuffix(".py").replace("/", ".")
         package = source.split(".")[0]
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):
@@ -130,9 +140,9 @@ def module_graph() -> dict[str, dict[str, str]]:
 def graph() -> dict[str, dict[str, str]]:
     """unit -> {imported unit: where (module:line)}."""
     edges: dict[str, dict[str, str]] = {}
-    for relative, tree in modules():
+    for relative, nodes in modules():
         source = unit(relative)
-        for target, lineno in imports(tree):
+        for target, lineno in imports(nodes):
             if target not in {source, "__version__"}:
                 edges.setdefault(source, {}).setdefault(target, f"{relative}:{lineno}")
     return edges
@@ -216,12 +226,12 @@ def test_the_log_imports_nothing_above_it() -> None:
 
 def test_index_sql_lives_in_the_index_package() -> None:
     found = []
-    for relative, tree in modules():
+    for relative, nodes in modules():
         # the team database's Postgres (docs/15-team.md): its statements live in one module
         if relative.startswith("index/") or relative in {"replicate/pg_store.py",
                                                           "replicate/pg_schema.py"}:
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and SQL.search(node.value):
                 found.append(f"{relative}:{node.lineno}: {node.value[:60]!r}")
@@ -234,10 +244,10 @@ def test_index_sql_lives_in_the_index_package() -> None:
 @pytest.mark.slow
 def test_the_app_is_built_in_one_place() -> None:
     found = []
-    for relative, tree in modules():
+    for relative, nodes in modules():
         if relative == CONSTRUCTION_SITE or relative in OTHER_PROGRAMS:
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Call):
                 name = (node.func.id if isinstance(node.func, ast.Name) else
                         node.func.attr if isinstance(node.func, ast.Attribute) else None)
@@ -249,8 +259,8 @@ def test_the_app_is_built_in_one_place() -> None:
 def test_the_agents_pool_is_built_in_one_place() -> None:
     """Every method reaches a memory through the one pool (agents.lease), so that no handler
     can hold an App of its own, on another agent's files."""
-    found = [f"{relative}:{node.lineno}" for relative, tree in modules() if relative != POOL_SITE
-             for node in ast.walk(tree) if isinstance(node, ast.Call)
+    found = [f"{relative}:{node.lineno}" for relative, nodes in modules() if relative != POOL_SITE
+             for node in nodes if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id in POOL]
     assert not found, f"constructed outside {POOL_SITE}: {found}"
 

@@ -25,6 +25,7 @@ def wire_fields() -> list[str]:
     return [f"_.{name}" for name in sorted(names)]
 
 
+@pytest.mark.slow  # vulture over the package, as a process: seconds
 def test_vulture_finds_no_unused_code(tmp_path: Path) -> None:
     pytest.importorskip("vulture")
     fields = tmp_path / "wire_fields.py"

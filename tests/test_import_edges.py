@@ -26,7 +26,7 @@ from tests.test_import_cli import _no_openclaw_config, run, site  # noqa: F401 (
 from zettelclaw.app import App
 from zettelclaw.cli import importing as cli_importing
 from zettelclaw.home import Home
-from zettelclaw.importing import cancel, importer, registry
+from zettelclaw.importing import cancel, importer, reading, registry
 from zettelclaw.importing.items import Note, Problem
 from zettelclaw.importing.sources import clawvault, exports, memory_core, openclaw_sessions
 
@@ -384,7 +384,7 @@ def test_an_import_read_stops_between_items(monkeypatch: pytest.MonkeyPatch, hom
 
     def work() -> None:
         try:
-            outcome.append(cancel.run(stop, lambda: importer.read(home, source)))
+            outcome.append(cancel.run(stop, lambda: reading.read(home, source)))
         except BaseException as exc:
             outcome.append(exc)
 

@@ -22,7 +22,6 @@ BEING_SPLIT = {
     "cli/render.py",
     "cli/main.py",
     "index/ingest.py",
-    "importing/importer.py",
     "importing/sources/clawvault.py",
     "importing/sources/exports.py",
     "agents/pool.py",

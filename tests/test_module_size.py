@@ -23,7 +23,6 @@ BEING_SPLIT = {
     "cli/main.py",
     "index/ingest.py",
     "importing/sources/clawvault.py",
-    "openclaw/init.py",
 }
 
 

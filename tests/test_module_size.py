@@ -22,7 +22,6 @@ BEING_SPLIT = {
     "cli/render.py",
     "cli/main.py",
     "index/ingest.py",
-    "importing/sources/clawvault.py",
 }
 
 

@@ -50,26 +50,33 @@ logger = logging.getLogger(__name__)
 FILES_MODE_SEMANTIC = "semantic search runs in the sidecar; this answer came from the files"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class App:
+    """One memory's objects, by job."""
+
+    # whose memory, where it lives, with what settings
     memory: str  # the agent whose memory this is (agents/: one App per memory)
     home: Home
     workspace: Path
     settings: Config
+    started: float = field(default_factory=time.monotonic)
+    # the stores beside the log, and the index kept up with it
     subjects: SubjectRegistry
     index: Index
     freshness: Freshness
-    handoff: Handoff
-    searcher: Searcher
     syncer: Syncer
+    # reading it back: search, the handoff before a turn, what was said and injected
+    searcher: Searcher
+    handoff: Handoff
+    receipts: Receipts | None = None  # the write receipts' line (recall/receipts.py)
+    trace: Trace | None = None  # what the hook injected, turn by turn (recall/trace.py)
+    # writing to it with a model: extraction from conversations, the briefing in MEMORY.md
     router: Router
     extraction: Extraction
     briefing: Briefing
-    worker: Worker | None  # serving only: the extraction loop
-    vectorizer: Vectorizer | None  # serving only: embeds in the background
-    started: float = field(default_factory=time.monotonic)
-    receipts: Receipts | None = None  # the write receipts' line (recall/receipts.py)
-    trace: Trace | None = None  # what the hook injected, turn by turn (recall/trace.py)
+    # serving only: the background work
+    worker: Worker | None  # the extraction loop
+    vectorizer: Vectorizer | None  # embeds in the background
 
     def wake(self) -> None:
         """New or due extraction work: wake the loop (none runs in the CLI's files mode)."""
@@ -110,10 +117,10 @@ def build_app(home: Home, workspace: Path, settings: Config, *, serving: bool, r
     worker = Worker(extraction, preload_after=syncer.first_catch_up) if serving else None
     briefing = Briefing(home, workspace, settings, syncer, router)
     app = App(memory=memory, home=home, workspace=workspace, settings=settings,
-               subjects=subjects, index=index, freshness=freshness, handoff=handoff,
-               searcher=searcher, syncer=syncer,
-               router=router, extraction=extraction, briefing=briefing, worker=worker,
-               vectorizer=vectorizer, receipts=receipts, trace=Trace(home))
+              subjects=subjects, index=index, freshness=freshness, syncer=syncer,
+              searcher=searcher, handoff=handoff, receipts=receipts, trace=Trace(home),
+              router=router, extraction=extraction, briefing=briefing,
+              worker=worker, vectorizer=vectorizer)
     forget_service.resume(app)  # a purge a crash cut short is finished before anything reads
     return app
 

@@ -40,7 +40,7 @@ PURGE_POINTS = (
     "purge-after-index",  # the index is rebuilt and wiped; purge.json not yet removed
 )
 
-#: an import's crash points (importing/importer.py), in the order an item meets them
+#: an import's crash points (importing/importer.py, notes.py), in the order an item meets them
 IMPORT_POINTS = (
     "import-after-manifest",  # the items are recorded as being written; nothing written yet
     "import-after-spool",  # a conversation is spooled; the manifest does not say so yet

@@ -6,7 +6,7 @@ pyo3 raises that in Python as ``pyo3_runtime.PanicException``, which derives fro
 made (the process out of threads or address space: "Failed to spawn meta file watcher thread")
 is such a panic, and once passed every ``except Exception`` wall of the sidecar: exit 1 for
 every client (tests/test_panics.py). The method boundary (protocol/dispatcher.py), the background's
-supervisor (supervise.py) and a memory's background work (agents/pool.py) catch it with
+supervisor (supervise.py) and a memory's background work (agents/background.py) catch it with
 ``is_panic``, and only it: KeyboardInterrupt, SystemExit and trio's Cancelled go on.
 
 Each pyo3 extension has a class of its own, of the module ``pyo3_runtime``, which is not

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from zettelclaw.importing.items import Conversation, Item, Problem
-from zettelclaw.importing.sources import chatgpt, claude, exports
+from zettelclaw.importing.sources import chatgpt, claude, exports, json_list
 
 T0 = 1_700_000_000.0
 
@@ -197,7 +197,7 @@ def test_a_truncated_zip_is_one_problem_naming_the_file(tmp_path: Path) -> None:
 
 def test_a_member_damaged_inside_keeps_what_came_before(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exports, "CHUNK", 1024)
+    monkeypatch.setattr(json_list, "CHUNK", 1024)
     many = [conversation(f"c{i}", [("r", None, None),
                                    ("u", "r", message("u", "user", [f"hello {i} " * 50], T0))],
                          current="u") for i in range(40)]
@@ -323,8 +323,8 @@ def test_detect_knows_the_zip_the_json_and_the_folder(tmp_path: Path) -> None:
 
 def test_a_conversation_larger_than_the_cap_is_skipped_and_the_next_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exports, "ELEMENT_CAP", 16_384)
-    monkeypatch.setattr(exports, "CHUNK", 1024)
+    monkeypatch.setattr(json_list, "ELEMENT_CAP", 16_384)
+    monkeypatch.setattr(json_list, "CHUNK", 1024)
     big = conversation("big", [("r", None, None),
                                ("u", "r", message("u", "user", ["x" * 50_000], T0))], current="u")
     items = list(chatgpt.read(write_json(tmp_path / "c.json", [big, branched()])))
@@ -339,7 +339,7 @@ def test_small_chunks_cut_anywhere_give_the_same_conversations(
     path = write_json(tmp_path / "c.json", [branched(), branched() | {"id": "x"}] * 3)
     whole = list(chatgpt.read(path))
     for chunk in (1, 7, 64):
-        monkeypatch.setattr(exports, "CHUNK", chunk)
+        monkeypatch.setattr(json_list, "CHUNK", chunk)
         assert list(chatgpt.read(path)) == whole
 
 
@@ -363,7 +363,7 @@ def generated(count: int, turns: int = 6, words: int = 40) -> bytes:
 def test_memory_stays_bounded_by_the_chunk_not_the_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tracemalloc
-    monkeypatch.setattr(exports, "CHUNK", 32 << 10)
+    monkeypatch.setattr(json_list, "CHUNK", 32 << 10)
     path = tmp_path / "conversations.json"
     path.write_bytes(generated(300, turns=2, words=200))
     size = path.stat().st_size

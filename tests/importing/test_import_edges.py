@@ -26,9 +26,15 @@ from tests.importing.test_import_cli import _no_openclaw_config, run, site  # no
 from zettelclaw.app import App
 from zettelclaw.cli import importing as cli_importing
 from zettelclaw.home import Home
-from zettelclaw.importing import cancel, importer, registry
+from zettelclaw.importing import cancel, importer, reading, registry
 from zettelclaw.importing.items import Note, Problem
-from zettelclaw.importing.sources import clawvault, exports, memory_core, openclaw_sessions
+from zettelclaw.importing.sources import (
+    clawvault,
+    exports,
+    json_list,
+    memory_core,
+    openclaw_sessions,
+)
 
 T = TypeVar("T")
 GUARD = 30.0  # seconds: a guard against a reader that blocks, never a timing check
@@ -133,11 +139,11 @@ def test_a_legacy_transcript_line_without_end_is_a_problem(tmp_path: Path,
 # -- exports: bounded by what can be conversations ------------------------------------------------
 
 def elements(data: bytes) -> list[exports.Element | Problem]:
-    return list(exports._elements(io.BytesIO(data), "conversations.json"))
+    return list(json_list.elements(io.BytesIO(data), "conversations.json"))
 
 
 def test_a_run_of_white_space_is_not_an_export() -> None:
-    found = elements(b"[" + b" " * (exports.WS_CAP + 10) + b"{}]")
+    found = elements(b"[" + b" " * (json_list.WS_CAP + 10) + b"{}]")
     [problem] = found
     assert isinstance(problem, Problem)
     assert problem.origin == "conversations.json, byte 1"
@@ -158,7 +164,7 @@ def test_a_string_too_large_to_hold_is_skipped_in_bounded_memory(
     """A string larger than a conversation may be (inside one, or as the element itself) is
     scanned once and never held: at 00f0efb the scan kept it from its opening quote, rescanned
     it as the buffer doubled, and held all of it."""
-    monkeypatch.setattr(exports, "ELEMENT_CAP", 1 << 20)
+    monkeypatch.setattr(json_list, "ELEMENT_CAP", 1 << 20)
     size = 24 << 20
     for data in (b'[{"text": "' + b"a" * size + b'"}, {"id": 2}]',
                  b'["' + b"a" * size + b'", {"id": 2}]'):
@@ -350,7 +356,7 @@ def test_an_endless_export_scan_stops_when_asked() -> None:
     outcome: list[BaseException | int] = []
 
     def scan() -> int:
-        return len(list(exports._elements(cast(IO[bytes], stream), "conversations.json")))
+        return len(list(json_list.elements(cast(IO[bytes], stream), "conversations.json")))
 
     def work() -> None:
         try:
@@ -387,7 +393,7 @@ def test_an_import_read_stops_between_items(monkeypatch: pytest.MonkeyPatch, hom
 
     def work() -> None:
         try:
-            outcome.append(cancel.run(stop, lambda: importer.read(home, source)))
+            outcome.append(cancel.run(stop, lambda: reading.read(home, source)))
         except BaseException as exc:
             outcome.append(exc)
 
@@ -405,7 +411,7 @@ def test_a_long_scan_says_how_far_it_got(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str],
                                          site: list[str], tmp_path: Path) -> None:  # noqa: F811
     """At 00f0efb a plan of a large export said nothing until it was done."""
-    monkeypatch.setattr(exports, "PROGRESS_BYTES", 1 << 20)
+    monkeypatch.setattr(json_list, "PROGRESS_BYTES", 1 << 20)
     export = tmp_path / "conversations.json"
     export.write_bytes(orjson.dumps([chat([("user", "x" * 20_000), ("assistant", "ok")])
                                      | {"id": f"c{i}", "conversation_id": f"c{i}"}

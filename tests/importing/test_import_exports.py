@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zettelclaw.importing.items import Message, Problem
-from zettelclaw.importing.sources import exports
+from zettelclaw.importing.sources import exports, json_list
 
 TEXT = st.text(alphabet=st.sampled_from(list('ab "\\[]{},:\n\té東🙂\u2028')), max_size=12)
 JSON = st.recursive(
@@ -31,7 +31,7 @@ ELEMENTS = st.lists(st.dictionaries(TEXT, JSON, max_size=4) | st.lists(JSON, max
 
 
 def cut(data: bytes, name: str = "c.json") -> list[exports.Element | Problem]:
-    return list(exports._elements(io.BytesIO(data), name))
+    return list(json_list.elements(io.BytesIO(data), name))
 
 
 @settings(max_examples=35, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -40,12 +40,12 @@ def cut(data: bytes, name: str = "c.json") -> list[exports.Element | Problem]:
 def test_any_list_any_chunk_gives_what_orjson_gives(
         elements: list[Any], chunk: int, indent: int | None) -> None:
     data = json.dumps(elements, indent=indent, ensure_ascii=indent == 1).encode("utf-8")
-    original = exports.CHUNK
-    exports.CHUNK = chunk
+    original = json_list.CHUNK
+    json_list.CHUNK = chunk
     try:
         got = cut(data)
     finally:
-        exports.CHUNK = original
+        json_list.CHUNK = original
     assert got == [exports.Element("c.json", i, value)
                    for i, value in enumerate(orjson.loads(data))]
 
@@ -124,7 +124,7 @@ def test_a_member_giving_more_than_the_cap_is_stopped_while_read() -> None:
     data = b"[" + b",".join([b'{"n": 1}'] * 1000) + b"]"
     read: list[exports.Element | Problem] = []
     with pytest.raises(exports._TooLarge):
-        read.extend(exports._elements(exports._Capped(io.BytesIO(data), 100), "c.json"))
+        read.extend(json_list.elements(exports._Capped(io.BytesIO(data), 100), "c.json"))
     assert len(read) < 20
 
 

@@ -166,7 +166,7 @@ def test_a_purge_takes_the_lines_off_a_renamed_page(app: App, write_log: WriteLo
 
 def test_the_watch_follows_a_renamed_page_at_its_next_look_and_looks_once_for_a_deleted_one(
         app: App, write_log: WriteLog) -> None:
-    from zettelclaw.agents.pool import vault_watcher
+    from zettelclaw.agents.background import vault_watcher
 
     story(write_log)
     build(app)
@@ -188,7 +188,7 @@ def test_the_watch_follows_a_renamed_page_at_its_next_look_and_looks_once_for_a_
 
 def test_purged_lines_saved_back_from_a_stale_copy_leave_the_page_again(
         app: App, write_log: WriteLog) -> None:
-    from zettelclaw.agents.pool import vault_watcher
+    from zettelclaw.agents.background import vault_watcher
     from zettelclaw.forget.select import Criteria
     from zettelclaw.forget.service import purge
 
@@ -216,7 +216,7 @@ def test_purged_lines_saved_back_from_a_stale_copy_leave_the_page_again(
 
 def test_a_hidden_entry_leaves_the_pages_and_comes_back_when_given_back(
         app: App, write_log: WriteLog) -> None:
-    from zettelclaw.agents.pool import vault_watcher
+    from zettelclaw.agents.background import vault_watcher
     from zettelclaw.forget.select import Criteria
     from zettelclaw.forget.service import hide, unhide
 

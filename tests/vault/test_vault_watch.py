@@ -15,7 +15,7 @@ import trio
 from tests.conftest import entry
 from tests.direct import open_app
 from tests.timing import scaled
-from zettelclaw.agents.pool import vault_watcher
+from zettelclaw.agents.background import vault_watcher
 from zettelclaw.app import App
 from zettelclaw.config import load_config
 from zettelclaw.forget import service as forget_service

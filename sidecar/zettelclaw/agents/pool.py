@@ -36,60 +36,39 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import trio
 
 from zettelclaw.agent_ids import MAIN
-from zettelclaw.agents.roster import (
-    Roster,
-    ensure_memory_home,
-    memories_on_disk,
-    memory_home,
+from zettelclaw.agents.background import serve_memory
+from zettelclaw.agents.memory import (
+    Slot,
+    first_due,
+    memories_in_teams,
+    memories_with_work,
+    open_memory,
 )
+from zettelclaw.agents.roster import Roster, memory_home
 from zettelclaw.agents.upgrade import move_foreign_jobs
-from zettelclaw.app import App, build_app, build_router
-from zettelclaw.briefing.service import rewrite_block
+from zettelclaw.app import App, build_router
 from zettelclaw.config import Config
 from zettelclaw.errors import UnknownAgentError
-from zettelclaw.extraction.spool import Job, Spool
-from zettelclaw.forget import service as forget_service
 from zettelclaw.home import Home, resolve_openclaw_state_dir
 from zettelclaw.index import entries
-from zettelclaw.index.log_fingerprint import LogStat
 from zettelclaw.llm.route import Router
-from zettelclaw.log.tail_mender import TailMender
 from zettelclaw.openclaw.agents import ConfiguredWorkspaces
 from zettelclaw.panics import is_panic
 from zettelclaw.replicate import team
-from zettelclaw.replicate.background import BackgroundSync
-from zettelclaw.replicate.team_task import TeamTask
 from zettelclaw.session_keys import TurnFacts
-from zettelclaw.supervise import supervised
-from zettelclaw.vault.watch import VaultWatcher
 
 logger = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 30.0  # how often idle memories are looked for (at most)
 LEASE_WAIT_SECONDS = 30.0  # at shutdown, for the calls still using a memory
-SYNC_AT_OPEN_BYTES = 1 << 20  # a cold index of a log this small is built as the memory opens
 WORK_AT_ONCE = 2  # memories opened for their waiting extraction jobs alone, at most at once
 WORK_SWEEP_SECONDS = 1.0  # how often, while jobs wait in closed memories or run in such ones
 RETRY_OPEN_SECONDS = 60.0  # a memory that failed to open for its jobs is tried again after this
-
-
-@dataclass(eq=False)
-class _Slot:
-    memory: str
-    app: App
-    leases: int = 0
-    last_used: float = field(default_factory=time.monotonic)
-    scope: trio.CancelScope | None = None  # the background work, when serving
-    stopped: trio.Event = field(default_factory=trio.Event)
-    unleased: trio.Event = field(default_factory=trio.Event)  # set when leases drop to 0
-    for_work: bool = False  # opened for its waiting extraction jobs, no call has used it since
 
 
 def open_agents(root: Home, main_workspace: Path, settings: Config, *, serving: bool,
@@ -129,7 +108,7 @@ class Agents:
         # set when serving ends: work a call runs in a thread that can stop early (an import's
         # reading: importing/cancel.py) stops, so the memories can close
         self.stopping = trio.Event()
-        self._slots: dict[str, _Slot] = {}
+        self._slots: dict[str, Slot] = {}
         self._opening: dict[str, trio.Lock] = {}
         self._nursery: trio.Nursery | None = None
         # the host's facts of a turn, for the session's calls that come without them
@@ -193,7 +172,7 @@ class Agents:
         """How many calls hold a memory now (this one included, when asked from a call)."""
         return sum(slot.leases for slot in self._slots.values())
 
-    def _moved(self, slot: _Slot) -> bool:
+    def _moved(self, slot: Slot) -> bool:
         return self._workspace(slot.memory) != slot.app.workspace
 
     def _workspace(self, memory: str) -> Path:
@@ -204,7 +183,7 @@ class Agents:
             return found
         return self.state_dir / f"workspace-{memory}"
 
-    async def _open(self, memory: str, *, for_work: bool = False) -> _Slot:
+    async def _open(self, memory: str, *, for_work: bool = False) -> Slot:
         async with self._opening.setdefault(memory, trio.Lock()):
             slot = self._slots.get(memory)
             if slot is not None and not (slot.leases == 0 and self._moved(slot)):
@@ -215,7 +194,7 @@ class Agents:
                 await self._close(slot)
             await self._make_room()
             app = await trio.to_thread.run_sync(self._build, memory)
-            slot = _Slot(memory, app, for_work=for_work)
+            slot = Slot(memory, app, for_work=for_work)
             self._slots[memory] = slot
             self._waiting.pop(memory, None)  # its own loop runs its jobs now
             self.opened += 1
@@ -227,26 +206,11 @@ class Agents:
             return slot
 
     def _build(self, memory: str) -> App:
-        home = ensure_memory_home(self.root, memory)
-        app = build_app(home, self._workspace(memory), self.settings, serving=self.serving,
-                        router=self.router, transcript_roots=self.transcript_roots,
-                        memory=memory)
-        # A memory reopened after idling has an index that is a little behind at most, and a
-        # new agent a small log: catch up now, so that the call that opened it (often the hook
-        # before a turn) sees every entry. A long way to go (a cold index of a large log) is
-        # left to the background, while the hook answers from what there is.
-        log = LogStat.of(home.log)
-        with app.index.read() as conn:
-            indexed = int(str(app.index.meta(conn).get("offset", 0)))
-        if log is not None and log.size - indexed <= SYNC_AT_OPEN_BYTES:
-            try:
-                app.freshness.sync()
-            except Exception:
-                app.close()
-                raise
-        return app
+        return open_memory(self.root, memory, self._workspace(memory), self.settings,
+                           serving=self.serving, router=self.router,
+                           transcript_roots=self.transcript_roots)
 
-    def _closable(self, slot: _Slot) -> bool:
+    def _closable(self, slot: Slot) -> bool:
         """Whether the bound may close ``slot`` for another: not ``main``, no call holds it,
         no job of it is running, nobody is opening or closing it."""
         worker = slot.app.worker
@@ -271,7 +235,7 @@ class Agents:
                                 victim.memory, self.max_open)
                     await self._close(victim)
 
-    async def _close(self, slot: _Slot) -> None:
+    async def _close(self, slot: Slot) -> None:
         self._slots.pop(slot.memory, None)
         if slot.scope is not None:
             slot.scope.cancel()  # its syncing too: a long build stops after its batch
@@ -287,7 +251,7 @@ class Agents:
         logger.info("agent %s: memory closed", slot.memory)
         if self._nursery is not None:  # serving: its waiting jobs run when their turn comes
             spool = slot.app.extraction.spool
-            due = await trio.to_thread.run_sync(lambda: _first_due(spool.jobs()))
+            due = await trio.to_thread.run_sync(lambda: first_due(spool.jobs()))
             if due is not None:
                 self._waiting[slot.memory] = due
                 self._sweep.set()
@@ -304,9 +268,10 @@ class Agents:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 await self._open(MAIN)
-                for memory in await trio.to_thread.run_sync(self._in_teams):
+                for memory in await trio.to_thread.run_sync(memories_in_teams, self.root):
                     await self._open(memory)  # kept open: it follows the team's database
-                self._waiting.update(await trio.to_thread.run_sync(self._with_work))
+                self._waiting.update(await trio.to_thread.run_sync(memories_with_work,
+                                                                  self.root))
                 task_status.started()
                 while True:
                     await self.open_for_work()
@@ -322,23 +287,6 @@ class Agents:
             with trio.CancelScope(shield=True):
                 for slot in list(self._slots.values()):
                     await self._close(slot)
-
-    def _in_teams(self) -> list[str]:
-        return [memory for memory in memories_on_disk(self.root)
-                if memory != MAIN and team.configured(memory_home(self.root, memory))]
-
-    def _with_work(self) -> dict[str, float]:
-        """The memories but ``main`` whose spool holds jobs (they must go on after a restart),
-        with when the first is due."""
-        waiting: dict[str, float] = {}
-        for memory in memories_on_disk(self.root):
-            if memory == MAIN or not any(
-                    (memory_home(self.root, memory).root / "spool").glob("*.json")):
-                continue
-            due = _first_due(Spool(memory_home(self.root, memory)).jobs())
-            if due is not None:
-                waiting[memory] = due
-        return waiting
 
     def waiting(self) -> dict[str, float]:
         """Closed memories with extraction jobs, and when the first is due (status, tests)."""
@@ -385,7 +333,7 @@ class Agents:
             worker = slot.app.worker
             if worker is not None and worker.busy():
                 continue  # a job runs
-            due = _first_due(await trio.to_thread.run_sync(slot.app.extraction.spool.jobs))
+            due = first_due(await trio.to_thread.run_sync(slot.app.extraction.spool.jobs))
             if due is not None and max(due, slot.app.extraction.pause.until) <= time.time():
                 continue  # a job is due now: it runs in this memory's loop
             async with self._opening.setdefault(slot.memory, trio.Lock()):
@@ -394,39 +342,12 @@ class Agents:
                     closed += 1
         return closed
 
-    async def _background(self, slot: _Slot, *,
+    async def _background(self, slot: Slot, *,
                           task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        app, name = slot.app, slot.memory
-        assert app.worker is not None
-        assert app.vectorizer is not None
         assert slot.scope is not None
         try:
             with slot.scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_stop_syncing_on_cancel, app)
-                    nursery.start_soon(app.syncer.background)
-                    nursery.start_soon(app.syncer.watch)
-                    await nursery.start(supervised, f"the extraction loop ({name})",
-                                        app.worker.run)
-                    await nursery.start(supervised, f"the vectorizer ({name})", app.vectorizer.run)
-                    await nursery.start(supervised, f"the tail mender ({name})",
-                                        TailMender(app.home).run)
-                    await nursery.start(supervised, f"the vault watcher ({name})",
-                                        vault_watcher(app, self.settings.vault.watch_seconds).run)
-                    if name != MAIN:  # the owner's private memory never joins a team
-                        await nursery.start(supervised, f"the team sync ({name})",
-                                            TeamTask(app.home, partial(
-                                                forget_service.purge_ids, app)).run)
-                    await nursery.start(supervised, f"the sync ({name})",
-                                        background_sync(app, self.settings).run)
-                    task_status.started()
-        except BaseException as exc:
-            if not is_panic(exc):
-                raise
-            # A Rust panic (a thread tantivy could not make): this memory's background work
-            # stops, the server and the other memories go on (panics.py).
-            logger.error("agent %s: its background work stopped: a Rust panic: %s", name, exc,
-                         exc_info=exc)
+                await serve_memory(slot.app, self.settings, task_status=task_status)
         finally:
             slot.stopped.set()
 
@@ -446,7 +367,7 @@ class Agents:
         memory = self.roster.memory_of(agent)
         slot = self._slots.get(memory)
         if slot is None:
-            slot = _Slot(memory, self._build(memory))
+            slot = Slot(memory, self._build(memory))
             slot.stopped.set()
             self._slots[memory] = slot
             self.opened += 1
@@ -457,37 +378,3 @@ class Agents:
         for slot in list(self._slots.values()):
             self._slots.pop(slot.memory, None)
             slot.app.close()
-
-
-def _first_due(jobs: list[Job]) -> float | None:
-    """When the first job that may still run is due (Unix time), or None for none."""
-    times = [job.not_before or 0.0 for job in jobs if job.state != "failed"]
-    return min(times) if times else None
-
-
-async def _stop_syncing_on_cancel(app: App) -> None:
-    try:
-        await trio.sleep_forever()
-    finally:
-        app.freshness.stop()  # a long catch-up in a worker thread stops after its current batch
-
-
-def background_sync(app: App, settings: Config) -> BackgroundSync:
-    """The sync of a memory set up with `zettelclaw sync init`, with forget's purge for what
-    another machine purged, and the index and briefing caught up after what came in."""
-
-    async def caught_up(_report: object) -> None:
-        await trio.to_thread.run_sync(app.freshness.sync)
-        await rewrite_block(app.workspace, app.briefing)
-
-    return BackgroundSync(app.home, interval=settings.sync.interval_seconds,
-                          after_write=settings.sync.after_write_seconds,
-                          purge_local=partial(forget_service.purge_ids, app),
-                          caught_up=caught_up, name=app.memory)
-
-
-def vault_watcher(app: App, period: float) -> VaultWatcher:
-    """The watcher of a memory's vault, with forget's hide for a struck line and the briefing's
-    block written again after it."""
-    return VaultWatcher(app, period, name=app.memory, hide=forget_service.hide_for_vault,
-                        rebrief=partial(rewrite_block, app.workspace, app.briefing))

@@ -8,25 +8,21 @@ the same files under the same data lock (the jobs wait in the spool for the side
   rules, the scrubber, the message keys that make extraction exactly-once, the spool), with the
   import's id and the conversation's time in the job: its entries take that time, not today's,
   and it writes no handoff (the last conversation's handoff stays the live one's).
-- Notes become entries directly (``log.schema.validate_entry``: scrubbed, checked), with the
-  session ``import:<id>``; their ids are derived from the import's id and the note's key, so a
-  write done again after a crash finds them in the log and appends nothing.
+- Notes become entries directly (``notes.py``: scrubbed, checked), with the session
+  ``import:<id>``; their ids are derived from the import's id and the note's key, so a write done
+  again after a crash finds them in the log and appends nothing.
 - The manifest (``manifest.py``) records each item before its write and after it; the keys of
-  every import not rolled back are skipped by the next: re-importing adds nothing.
+  every import not rolled back are skipped by the next (``reading.py``): re-importing adds
+  nothing. What the methods answer: ``answers.py``.
 - Rollback (``rollback.py``) purges what the import wrote.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import time
-import zipfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from zettelclaw import failpoints, lock
@@ -37,16 +33,21 @@ from zettelclaw.extraction.admission import Subject
 from zettelclaw.extraction.intake import HookCall
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.home import Home
-from zettelclaw.importing import cancel, estimate, registry
+from zettelclaw.importing import estimate
 from zettelclaw.importing import manifest as manifests
-from zettelclaw.importing.items import Conversation, Item, Message, Note, Problem
+from zettelclaw.importing.answers import PRICES_SOURCE, Cost, Estimated, Plan, Progress, Row
+from zettelclaw.importing.items import Conversation, Problem
 from zettelclaw.importing.manifest import Manifest, Record
-from zettelclaw.index import entries, space
+from zettelclaw.importing.notes import timestamp, write_notes
+from zettelclaw.importing.reading import Read, Source, messages_digest, read
+from zettelclaw.index import space
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
-from zettelclaw.log.schema import ID_ALPHABET, ID_LENGTH, Entry, InvalidEntry, validate_entry
-from zettelclaw.log.store import LogStore
 from zettelclaw.subjects.registry import SubjectRegistry
+
+# the source an import is of (``reading.Source``) is the argument of plan and apply: callers
+# name it here, with them
+__all__ = ["App", "Source", "apply", "listing", "plan", "progress"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,241 +67,7 @@ class App(Protocol):
     extraction: Extraction
 
 
-@dataclass(frozen=True)
-class Source:
-    kind: str | None  # None: told by what the path is (registry.detect)
-    path: Path
-    agent: str
-    since: date | None = None
-    until: date | None = None
-
-    def resolved(self) -> Source:
-        path = self.path.expanduser().absolute()
-        kind = self.kind or registry.detect(path)
-        if kind not in registry.KINDS:
-            registry.reader(kind)  # raises, naming the known kinds
-        if not path.exists():
-            raise InvalidParamsError(f"{path}: no such file or directory",
-                                     [{"field": "path", "message": "not found",
-                                       "type": "value_error"}])
-        return Source(kind, path, self.agent, self.since, self.until)
-
-
-@dataclass
-class Read:
-    """The items of a source, split, with what earlier imports already took left out."""
-
-    conversations: list[tuple[str, Conversation]] = field(default_factory=list)
-    notes: list[tuple[str, Note]] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    total: int = 0  # items in the source (in the date range)
-    imported: int = 0  # of them, taken by an import before (or by this one)
-    out_of_range: int = 0
-
-
-# -- reading -------------------------------------------------------------------------------------
-
-def messages_digest(messages: Sequence[Message]) -> str:
-    return hashlib.blake2b("\x00".join(
-        f"{m.role}\x01{m.at.isoformat() if m.at else ''}\x01{m.text}" for m in messages
-    ).encode(), digest_size=10).hexdigest()
-
-
-def item_key(item: Conversation | Note) -> str:
-    """The source's id and a hash of the content: the same item read again has the same key,
-    an edited one a new key."""
-    if isinstance(item, Conversation):
-        return f"{item.source_id}#{messages_digest(item.context + item.messages)}"
-    basis = "\x00".join(str(v) for v in (item.kind, item.content, item.detail, item.status,
-                                         item.subject, item.at.isoformat() if item.at
-                                         else ""))
-    digest = hashlib.blake2b(basis.encode(), digest_size=10).hexdigest()
-    return f"{item.source_id}#{digest}"
-
-
-def _when(item: Conversation | Note) -> datetime | None:
-    return item.started if isinstance(item, Conversation) else item.at
-
-
-def _in_range(item: Conversation | Note, source: Source) -> bool:
-    """Items without a time are taken whatever the range (nothing says they are outside)."""
-    moment = _when(item)
-    if moment is None:
-        return True
-    day = moment.astimezone(UTC).date()
-    return not ((source.since and day < source.since) or (source.until and day > source.until))
-
-
-def _items(source: Source) -> Iterator[Item]:
-    assert source.kind is not None
-    try:
-        yield from registry.read(source.kind, source.path, agent=source.agent)
-    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-        # a reader that gave up mid-way (a truncated zip, a file gone): what it gave is kept
-        yield Problem(str(source.path), f"reading stopped: {type(exc).__name__}: {exc}; what "
-                      "was read before is imported")
-
-
-def read(home: Home, source: Source, *, current: Manifest | None = None) -> Read:
-    """``current``: the import going on, whose items (as it holds them now, not as its file
-    last said) count as taken. A conversation an earlier import sent part of (an export of
-    the same account, made later: the conversation went on) keeps only what came since, the
-    rest as its ``context``."""
-    taken = imported_keys(home, but=current.id if current is not None else None)
-    earlier = sent_before(home, but=current.id if current is not None else None)
-    out = Read()
-    for item in _items(source):
-        cancel.check()
-        if isinstance(item, Problem):
-            out.problems.append(item)
-            continue
-        if not _in_range(item, source):
-            out.out_of_range += 1
-            continue
-        out.total += 1
-        key = item_key(item)
-        if key in taken or (current is not None and key in current.items):
-            out.imported += 1
-            continue
-        taken.add(key)  # the same item twice in one source is one item
-        if isinstance(item, Conversation):
-            rest = _continued(item, earlier.get(item.source_id, ()))
-            if rest.messages:
-                out.conversations.append((key, rest))
-            else:
-                out.imported += 1
-        else:
-            out.notes.append((key, item))
-    if out.problems and not (out.total or out.out_of_range):
-        raise _unreadable(source, out.problems)
-    return out
-
-
-def _unreadable(source: Source, problems: list[Problem]) -> InvalidParamsError:
-    """A source of which nothing could be read (a broken zip, a JSON file that is not an
-    export): bad input, said with the file and what is wrong, not an empty import."""
-    said = "; ".join(f"{p.origin}: {p.message}" for p in problems[:3])
-    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-    return InvalidParamsError(f"{source.path}: nothing could be read as a {source.kind} "
-                              f"source: {said}{more}",
-                              [{"field": "path", "message": "unreadable source",
-                                "type": "value_error"}])
-
-
-def sent_before(home: Home, but: str | None = None) -> dict[str, list[tuple[int, str]]]:
-    """Per conversation (source id), what imports not rolled back (``but`` that one) sent of
-    it: how many messages from its first, and their digest."""
-    found: dict[str, list[tuple[int, str]]] = {}
-    for m in manifests.every(home):
-        if m.state in ("rollingBack", "rolledBack") or m.id == but:
-            continue
-        for record in m.items.values():
-            if record.what == "conversation" and record.digest and record.state == "done":
-                found.setdefault(record.source_id, []).append((record.sent, record.digest))
-    return found
-
-
-def _continued(item: Conversation, before: Sequence[tuple[int, str]]) -> Conversation:
-    """``item`` without the messages an earlier import sent (the longest such start of it),
-    those as its context (of which the model is shown the last ``CONTEXT_MESSAGES``)."""
-    for sent, digest in sorted(before, reverse=True):
-        if 0 < sent <= len(item.messages) and \
-                messages_digest(item.messages[:sent]) == digest:
-            return dataclasses.replace(item, messages=item.messages[sent:],
-                                       context=item.messages[:sent])
-    return item
-
-
-def imported_keys(home: Home, but: str | None = None) -> set[str]:
-    """The keys of the items every import (``but`` that one) took and did not roll back."""
-    return {key for m in manifests.every(home)
-            if m.state not in ("rollingBack", "rolledBack") and m.id != but for key in m.items}
-
-
 # -- the plan ------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Cost:
-    model: str
-    usd: float | None  # None: no known price for it
-
-
-@dataclass(frozen=True, slots=True)
-class Estimated:
-    """The model tokens an import's conversations would take, and their price per model."""
-
-    input_tokens: int
-    output_tokens: int
-    tokens: int
-    route: str | None  # the route extraction would take now
-    model: str | None  # the Anthropic route's model; None on the host's
-    costs: list[Cost]
-    prices: str  # where the prices come from
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """What ``apply`` would do, and what it would cost (``import.plan``'s answer)."""
-
-    kind: str
-    path: str
-    agent: str
-    conversations: int
-    messages: int
-    notes: int
-    total: int  # items in the source, in the date range
-    already_imported: int
-    # conversations of the host's own sessions whose every message the sidecar already has
-    # (its live extraction took them)
-    already_remembered: int
-    out_of_range: int
-    # conversations the scope rules or the admission policy refuse, and those the intake
-    # would take nothing of (someone other than the owner speaks; no user message)
-    out_of_scope: int
-    problems: list[Problem]
-    estimate: Estimated
-    budget: int  # tokens; 0: no limit
-    fits: bool  # the estimate is within the budget
-    resumes: str | None  # the unfinished import an apply goes on with
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """How far an apply got (``import.apply``'s answer)."""
-
-    import_id: str | None  # None: nothing new to import, so no import was made
-    state: str
-    stop_reason: str | None
-    total: int
-    done: int
-    notes: int
-    conversations: int
-    skipped: int
-    spooled_tokens: int
-    budget: int
-    problems: list[Problem]
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """An import as ``import.list`` shows it."""
-
-    import_id: str
-    kind: str
-    path: str
-    agent: str
-    state: str
-    created_at: str
-    updated_at: str
-    notes: int
-    conversations: int
-    spooled_tokens: int
-    budget: int
-
-
-PRICES_SOURCE = ("Anthropic's list prices (platform.claude.com/docs/about-claude/pricing, "
-                 "Nov 2026); the host's model (OpenClaw's) is priced by its provider")
-
 
 def plan(app: App, source: Source, budget: int | None = None) -> Plan:
     """What ``apply`` would do, and what it would cost; writes nothing."""
@@ -466,7 +233,7 @@ def apply(app: App, source: Source, *, budget: int | None = None,
     notes = found.notes
     while notes and time.monotonic() < deadline:
         batch, notes = notes[:NOTE_BATCH], notes[NOTE_BATCH:]
-        _write_notes(app, current, batch)
+        write_notes(app, current, batch)
     conversations = found.conversations
     while conversations and not notes and time.monotonic() < deadline:
         key, conversation = conversations[0]
@@ -516,66 +283,6 @@ def _redo_unfinished(current: Manifest) -> None:
         del current.items[key]
 
 
-def _note_id(import_id: str, key: str) -> str:
-    digest = hashlib.blake2b(f"{import_id}\x00{key}".encode(), digest_size=ID_LENGTH).digest()
-    return "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest)
-
-
-def _timestamp(at: datetime | None) -> str:
-    moment = at or datetime.now(UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _write_notes(app: App, current: Manifest, batch: list[tuple[str, Note]]) -> None:
-    session = f"import:{current.id}"
-    made: list[Entry] = []
-    for key, note in batch:
-        record = Record(source_id=note.source_id, what="note", origin=note.origin,
-                        session=session)
-        value: dict[str, Any] = {"id": _note_id(current.id, key), "timestamp": _timestamp(note.at),
-                                 "type": note.kind, "content": note.content, "session": session}
-        if note.detail:
-            value["detail"] = note.detail
-        if note.subject:
-            value["subject"] = note.subject
-        if note.kind == "task":
-            value["status"] = note.status or "open"
-        try:
-            entry = validate_entry(value)
-        except InvalidEntry as exc:
-            record.state, record.skipped = "done", f"not a valid entry: {exc.reason}"
-            current.problems.append({"origin": note.origin, "message": record.skipped})
-        else:
-            record.entries = [entry.id]
-            made.append(entry)
-        current.items[key] = record
-    manifests.save(app.home, current)
-    failpoints.reach("import-after-manifest")
-    _append_missing(app, made)
-    failpoints.reach("import-after-append")
-    for key, _ in batch:
-        current.items[key].state = "done"
-    manifests.save(app.home, current)
-
-
-def _append_missing(app: App, made: list[Entry]) -> int:
-    """Append the entries the log does not hold yet (nor holds hidden), under the data lock."""
-    if not made:
-        return 0
-    with lock.exclusive(app.home.lock):
-        app.freshness.sync(locked=True)
-        with app.index.read() as conn:
-            missing = [e for e in made if entries.get_entry(conn, e.id) is None
-                       and not entries.is_hidden(conn, e.id)]
-        subjects = {e.subject for e in missing if e.subject}
-        if subjects:
-            app.subjects.ensure_locked(subjects)
-        if missing:
-            LogStore(app.home).append_locked(missing)
-            app.freshness.sync(locked=True)
-    return len(missing)
-
-
 def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
            tokens: int) -> None:
     digest = hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
@@ -593,7 +300,7 @@ def _spool(app: App, current: Manifest, key: str, conversation: Conversation,
         trigger="import", session_id=session, session_key=conversation.session_key,
         agent_id=current.agent, reason=f"import {current.id}", channel=conversation.channel,
         messages=[_message(m) for m in conversation.messages], import_id=current.id,
-        entries_at=_timestamp(last) if last else None,
+        entries_at=timestamp(last) if last else None,
         context=[_message(m) for m in conversation.context[-CONTEXT_MESSAGES:]] or None))
     failpoints.reach("import-after-spool")
     record.job_id = answer.job_id

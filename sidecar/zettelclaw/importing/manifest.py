@@ -42,7 +42,7 @@ class Record(_Model):
     skipped: str | None = None  # why it was not written (nothing new, out of scope, invalid)
     tokens: int = 0  # a conversation's estimate
     # a conversation's: how many of its messages (from the first) the source held, and their
-    # hash (importer.messages_digest): a later export of it continued is sent from there on
+    # hash (reading.messages_digest): a later export of it continued is sent from there on
     sent: int = 0
     digest: str | None = None
 

@@ -26,18 +26,17 @@ The config is backed up before it is written; ``--dry-run`` prints the changes a
 nothing; a config that cannot be parsed, or whose edited sections come from ``$include`` files,
 is refused with nothing written.
 
-The plugin's own settings (``plugins.entries.zettelclaw.config``) are checked against the
-plugin's schema first (``plugin_config.problems``), before OpenClaw is run: OpenClaw refuses to
-start a gateway, or to install a plugin, while a plugin's settings break its schema, and
-``openclaw doctor --fix`` then turns the plugin off. A misspelt key with one close match
-(``timeoutMS``) is moved to that key (``repair``, written before the plugin is installed);
-anything else (an unknown key with no close match, a bad value) is refused, each key named, with
-nothing written. A plugin that is turned off (``enabled: false``) is turned on again.
+The settings it writes, and why: ``init_config.SETTINGS``. The plugin's own settings
+(``plugins.entries.zettelclaw.config``) are checked against the plugin's schema first, before
+OpenClaw is run (``plugin_repair``): a misspelt key with one close match (``timeoutMS``) is moved
+to that key (``repair``, written before the plugin is installed); anything else OpenClaw would
+refuse is refused, with nothing written. A plugin that is turned off (``enabled: false``) is
+turned on again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,85 +45,29 @@ from zettelclaw.agent_ids import MAIN
 from zettelclaw.errors import MarkersError, ZettelclawError
 from zettelclaw.home import Home, resolve_workspace
 from zettelclaw.openclaw.agents import openclaw_workspaces
-from zettelclaw.openclaw.config_file import (
-    ConfigFile,
-    ConfigFileError,
-    backup,
-    read_config,
-    write_config,
+from zettelclaw.openclaw.config_file import ConfigFile, ConfigFileError, backup, write_config
+from zettelclaw.openclaw.init_config import (
+    DREAMING_NOTE,
+    PLUGIN_ID,
+    SETTINGS,
+    Change,
+    InitError,
+    check_path,
+    lookup,
+    read,
+    set_path,
 )
-from zettelclaw.openclaw.plugin_config import plugin_settings, problems
+from zettelclaw.openclaw.plugin_repair import plugin_known, plugin_repairs, repair
 from zettelclaw.workspace import claims as workspace_claims
 from zettelclaw.workspace import memory_md
 from zettelclaw.workspace.markers import layout, splice
 
-PLUGIN_ID = "zettelclaw"
-# Set by the OpenClaw plugin in the environment of the commands it runs: the plugin is loaded.
-PLUGIN_ENV = "ZETTELCLAW_OPENCLAW_PLUGIN"
+# the command's surface, for its front end (cli/init.py) and its tests, named with plan and
+# apply though defined beside them
+__all__ = ["DREAMING_NOTE", "SETTINGS", "InitError", "Outcome", "Plan", "apply", "plan",
+           "repair", "workspace_for"]
 
-
-@dataclass(frozen=True)
-class Setting:
-    path: tuple[str, ...]
-    value: Any
-    why: str
-    if_unset: bool = False  # a value the user set is theirs: kept, whatever it is
-
-    @property
-    def dotted(self) -> str:
-        return ".".join(self.path)
-
-
-SETTINGS: tuple[Setting, ...] = (
-    Setting(("plugins", "slots", "memory"), PLUGIN_ID,
-            "Zettelclaw is the memory plugin"),
-    Setting(("plugins", "entries", PLUGIN_ID, "enabled"), True,
-            "the plugin is enabled"),
-    Setting(("plugins", "entries", PLUGIN_ID, "hooks", "allowConversationAccess"), True,
-            "OpenClaw runs its before_prompt_build hook (the handoff before each turn)"),
-    Setting(("plugins", "entries", "memory-core", "enabled"), False,
-            "memory-core is off: its memory tools and its nightly dreaming"),
-    Setting(("plugins", "entries", PLUGIN_ID, "config", "dreaming", "enabled"), False,
-            "the Control UI's memory tab shows no dreaming (OpenClaw reads the memory plugin's "
-            "`dreaming` setting, memory-core's defaults when unset: on, at 3 a.m.)"),
-    Setting(("hooks", "internal", "entries", "session-memory", "enabled"), False,
-            "the session-memory hook is off: Zettelclaw extracts every session"),
-    Setting(("agents", "defaults", "compaction", "memoryFlush", "enabled"), False,
-            "no memory flush before compaction: Zettelclaw reads whole transcripts"),
-    Setting(("memory", "search", "provider"), "none",
-            "OpenClaw's own memory search embeds nothing (the sidecar does): `openclaw doctor` "
-            "stops asking for an OpenAI key", if_unset=True),
-    Setting(("memory", "search", "rememberAcrossConversations"), False,
-            "OpenClaw's own transcript recall is off (Zettelclaw carries memory across "
-            "conversations): `openclaw doctor` stops saying the provider cannot do it",
-            if_unset=True),
-)
-
-DREAMING_NOTE = (
-    "memory-core's \"Memory Dreaming Promotion\" cron job (if memory-core ever ran) is removed "
-    "by the Zettelclaw plugin when the gateway loads this config"
-)
-
-
-class InitError(Exception):
-    """init cannot go on; nothing was written. ``usage`` tells a bad input from a failed write."""
-
-    def __init__(self, message: str, usage: bool = True) -> None:
-        super().__init__(message)
-        self.usage = usage
-
-
-@dataclass
-class Change:
-    path: str
-    value: Any
-    was: Any = None
-    was_set: bool = False
-    why: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "value": self.value, "was": self.was, "wasSet": self.was_set,
-                "why": self.why}
+ENABLED = ".".join(("plugins", "entries", PLUGIN_ID, "enabled"))
 
 
 @dataclass
@@ -153,91 +96,6 @@ class Plan:
         return not self.changes and self.data_dir_exists and not self.markers_to_write()
 
 
-def _lookup(data: Mapping[str, Any], path: Sequence[str]) -> tuple[bool, Any]:
-    node: Any = data
-    for part in path:
-        if not isinstance(node, Mapping) or part not in node:
-            return False, None
-        node = node[part]
-    return True, node
-
-
-def _check_path(data: Mapping[str, Any], setting: Setting, config_path: Path) -> None:
-    """Refuse to edit through a non-object or a section that ``$include`` supplies."""
-    node: Any = data
-    walked: list[str] = []
-    for part in setting.path[:-1]:
-        if "$include" in node:
-            where = ".".join(walked) or "the top level"
-            raise InitError(
-                f"{config_path}: {where} uses $include, so init cannot tell or change what "
-                f"{setting.dotted} is; nothing was written. Set these yourself:\n"
-                + "\n".join(_config_set_commands()))
-        walked.append(part)
-        child = node.get(part)
-        if child is None:
-            return
-        if not isinstance(child, Mapping):
-            raise InitError(f"{config_path}: {'.'.join(walked)} is a {type(child).__name__}, "
-                            f"not an object, so {setting.dotted} cannot be set; nothing was "
-                            "written")
-        node = child
-    if "$include" in node:
-        raise InitError(f"{config_path}: {'.'.join(walked)} uses $include; nothing was written. "
-                        "Set these yourself:\n" + "\n".join(_config_set_commands()))
-
-
-def _config_set_commands() -> list[str]:
-    return [f"  openclaw config set {s.dotted} {_json(s.value)} --strict-json" for s in SETTINGS]
-
-
-def _json(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f"'\"{value}\"'" if isinstance(value, str) else str(value)
-
-
-def _set(data: dict[str, Any], path: Sequence[str], value: Any) -> None:
-    node = data
-    for part in path[:-1]:
-        node = node.setdefault(part, {})
-    node[path[-1]] = value
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def plugin_known(data: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-    """Whether OpenClaw can find the plugin: the plugin itself runs us, the config has its entry
-    (``openclaw plugins install`` writes one), or a load path holds its manifest."""
-    if env.get(PLUGIN_ENV):
-        return True
-    if _lookup(data, ("plugins", "entries", PLUGIN_ID))[0]:
-        return True
-    found, paths = _lookup(data, ("plugins", "load", "paths"))
-    if not found or not isinstance(paths, list):
-        return False
-    for entry in paths:
-        if isinstance(entry, str) and _manifest_id(Path(entry).expanduser()) == PLUGIN_ID:
-            return True
-    return False
-
-
-def _manifest_id(directory: Path) -> str | None:
-    manifest = directory / "openclaw.plugin.json"
-    try:
-        parsed = read_config(manifest)
-    except ConfigFileError:
-        return None
-    value = parsed.data.get("id")
-    return value if isinstance(value, str) else None
-
-
 def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[str, str]
                   ) -> Path:
     """``--workspace``, ``$ZETTELCLAW_WORKSPACE``, OpenClaw's ``agents.defaults.workspace``, else
@@ -247,7 +105,7 @@ def workspace_for(explicit: str | None, config: Mapping[str, Any], env: Mapping[
     configured = openclaw_workspaces(config, env)
     if MAIN in configured:
         return configured[MAIN]
-    found, value = _lookup(config, ("agents", "defaults", "workspace"))
+    found, value = lookup(config, ("agents", "defaults", "workspace"))
     if found and isinstance(value, str) and value.strip():
         return Path(value).expanduser().absolute()
     return resolve_workspace(None, env)
@@ -270,77 +128,11 @@ def _memory_md(workspace: Path) -> tuple[Path, str]:
         return workspace / memory_md.NAMES[0], f"skip: {exc.message}"
 
 
-SETTINGS_PATH = ("plugins", "entries", PLUGIN_ID, "config")
-ENABLED = ".".join(("plugins", "entries", PLUGIN_ID, "enabled"))
-
-
-def _read(config_path: Path) -> ConfigFile:
-    try:
-        return read_config(config_path)
-    except ConfigFileError as exc:
-        raise InitError(f"{exc}; nothing was written") from exc
-
-
-def plugin_repairs(config: ConfigFile) -> tuple[dict[str, Any], list[Change]]:
-    """The config with the plugin's misspelt settings moved to the keys they were meant for, and
-    those moves; InitError naming every other setting OpenClaw would refuse."""
-    data = _copy(config.data)
-    settings = plugin_settings(data)
-    found = problems(settings)
-    if not found:
-        return data, []
-    moves: list[Change] = []
-    for problem in found:
-        if problem.fix is not None and isinstance(settings, dict):
-            value = settings.pop(problem.key)
-            settings[problem.fix] = value
-            prefix = ".".join(SETTINGS_PATH)
-            moves.append(Change(f"{prefix}.{problem.fix}", value, None, False,
-                                f"moved from {problem.key}: {problem.message}"))
-    left = problems(settings)
-    if left:
-        lines = "\n".join(f"  {p}" for p in left)
-        hint = "\n".join(f"  openclaw config unset {'.'.join(SETTINGS_PATH)}.{p.key}"
-                         for p in left if p.key and p.message.startswith("unknown key"))
-        raise InitError(
-            f"{config.path}: OpenClaw refuses these settings of the zettelclaw plugin (the "
-            "gateway would not start, and `openclaw doctor --fix` would turn the plugin off); "
-            f"nothing was written:\n{lines}"
-            + (f"\nremove the unknown ones:\n{hint}" if hint else ""))
-    return data, moves
-
-
-@dataclass(frozen=True)
-class Repair:
-    changes: list[Change]
-    backup: Path | None
-
-
-def repair(config_path: Path, dry_run: bool) -> Repair:
-    """Check the plugin's settings before OpenClaw is run (it refuses a config they break) and,
-    unless a dry run, write the moves ``plugin_repairs`` found (backed up first)."""
-    config = _read(config_path)
-    for setting in SETTINGS:
-        _check_path(config.data, setting, config_path)
-    data, moves = plugin_repairs(config)
-    if not moves or dry_run:
-        return Repair(moves, None)
-    try:
-        saved = backup(config_path)
-        write_config(config_path, data)
-    except ConfigFileError as exc:
-        raise InitError(f"{exc}; nothing was written") from exc
-    except OSError as exc:
-        raise InitError(f"cannot write {config_path}: {exc.strerror or exc}",
-                        usage=False) from exc
-    return Repair(moves, saved)
-
-
 def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str, str],
          force: bool = False) -> Plan:
-    config = _read(config_path)
+    config = read(config_path)
     for setting in SETTINGS:
-        _check_path(config.data, setting, config_path)
+        check_path(config.data, setting, config_path)
     if not force and not plugin_known(config.data, env):
         raise InitError(
             f"{config_path}: OpenClaw does not know the zettelclaw plugin yet (no "
@@ -351,12 +143,12 @@ def plan(config_path: Path, home: Home, workspace: str | None, env: Mapping[str,
     new, changes = plugin_repairs(config)  # a dry run's: else `repair` has written them
     unchanged: list[str] = []
     for setting in SETTINGS:
-        found, current = _lookup(config.data, setting.path)
+        found, current = lookup(config.data, setting.path)
         same = current == setting.value and type(current) is type(setting.value)
         if found and (setting.if_unset or same):
             unchanged.append(setting.dotted)
             continue
-        _set(new, setting.path, setting.value)
+        set_path(new, setting.path, setting.value)
         why = setting.why
         if setting.dotted == ENABLED and found and current is False:
             why = ("the plugin is turned on again (`openclaw doctor --fix` turns off a plugin "

@@ -14,8 +14,8 @@ from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.index import ranking
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search import weights
 
 
 def ago(days: float) -> str:
@@ -114,7 +114,7 @@ def test_a_memory_files_line_is_weighed_as_an_entry_for_a_question_that_asks_whe
     assert asked[says_when["id"]] == plain[says_when["id"]]
     assert asked["memory/caroline.md"] == plain["memory/caroline.md"]
     assert asked["MEMORY.md"] == pytest.approx(  # (scores are rounded on the wire)
-        ranking.NO_TIME_WHEN_ASKED * plain["MEMORY.md"], abs=1e-5)
+        weights.NO_TIME_WHEN_ASKED * plain["MEMORY.md"], abs=1e-5)
 
 
 def test_every_word_beats_some_words(memory: Direct, write_log: Any) -> None:

@@ -12,7 +12,7 @@ import sqlite3
 
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import passing_filters, rows_by_key, texts
-from zettelclaw.index.ingest import entry_text
+from zettelclaw.index.entry_rows import entry_text
 from zettelclaw.index.keyword import Candidate
 from zettelclaw.search import dates, weights
 from zettelclaw.search.pieces import asks, words

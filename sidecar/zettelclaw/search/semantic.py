@@ -27,7 +27,7 @@ from zettelclaw import failpoints, long_lived
 from zettelclaw.config import SearchConfig
 from zettelclaw.index import entries, vectors
 from zettelclaw.index.database import Index, text_hash
-from zettelclaw.index.ingest import entry_text
+from zettelclaw.index.entry_rows import entry_text
 from zettelclaw.llm.host import HostModels
 from zettelclaw.scrub import scrub
 from zettelclaw.search import local_model, weights

@@ -51,7 +51,8 @@ class Engine:
         so) and ``ready()`` holds (the caller's own condition, asked after that)."""
         query = Query(request, None if request.query is None else fts.plan(request.query), now)
         stages = self.filtered if request.query is None else self.ranked
-        # the cheap checks first: a source's reads come before the sources after it
+        # from the last stage back: Meanings knows its answer without reading, Keywords reads
+        # the term index's counts, ready() looks at the memory files
         if within is not None and (any(stage.postings(query) > within
                                        for stage in reversed(stages))
                                    or (ready is not None and not ready())):

@@ -32,9 +32,17 @@ class Engine:
         self.semantic = semantic
         self.pool = pool  # the best BM25 matches ranked by type and recency (search.keyword)
         self.filtered: list[Stage] = [Newest(index)]
+        # the order docs/07-search.md gives (tests/test_engine.py holds them equal); a stage
+        # that reorders the fused scores (a reranker) goes after Fused
         self.ranked: list[Stage] = [
-            Keywords(index, terms, pool), Meanings(terms, semantic),
-            Admitted(index), Damped(index), Fused(), WhenAsked(index), Ordered(), Shown(index),
+            Keywords(index, terms, pool),  # source: the term index's and FTS5's matches
+            Meanings(terms, semantic),  # source: the closest in meaning; every similarity
+            Admitted(index),  # the candidates by meaning alone that pass the filters
+            Damped(index),  # short texts' and asking entries' similarities brought down
+            Fused(),  # one score: fusion, the time asked, type and recency
+            WhenAsked(index),  # "when ...?": texts that name no time weighed down
+            Ordered(),  # best first, confident meaning-only hits kept, cut to the limit
+            Shown(index),  # hits with snippets
         ]
 
     @overload

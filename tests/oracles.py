@@ -8,7 +8,7 @@ from zettelclaw.log.resolve import effective_target
 from zettelclaw.log.schema import Entry, parse_timestamp
 from zettelclaw.methods.search_wire import search_wire
 from zettelclaw.protocol.results import SearchResult
-from zettelclaw.search.engine import Answer
+from zettelclaw.search.query import Answer
 
 
 def search_result(answer: Answer) -> SearchResult:

@@ -28,7 +28,8 @@ from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.search import snippets
-from zettelclaw.search.engine import Engine, Request
+from zettelclaw.search.engine import Engine
+from zettelclaw.search.query import Request
 
 Build = Callable[..., Index]
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from tests.conftest import entry, line
 from tests.oracles import resolve
 from zettelclaw.home import Home
-from zettelclaw.index import counts, ingest, subject_counts
+from zettelclaw.index import counts, entry_rows, ingest, subject_counts
 from zettelclaw.index.database import DEFERRABLE_INDEXES, Index
 from zettelclaw.index.ingest import Ingester
 from zettelclaw.index.terms import TermIndex
@@ -653,18 +653,18 @@ def test_a_large_build_whose_batch_failed_goes_on_with_the_ids_index(
     first, *rest = [entry() for _ in range(9)]
     write_log(first, *rest[:4], {**first, "content": "a duplicate"},
               entry(replaces=rest[1]["id"]), *rest[4:])
-    real, calls = ingest._insert, itertools.count(1)
+    real, calls = entry_rows.insert, itertools.count(1)
 
     def failing(*args: Any, **kwargs: Any) -> None:
         real(*args, **kwargs)
         if next(calls) == 5:  # in the second batch, after an insert
             raise OSError("disk full")
 
-    monkeypatch.setattr(ingest, "_insert", failing)
+    monkeypatch.setattr(ingest, "insert", failing)
     ingester = Ingester(index, home.log)
     with pytest.raises(OSError, match="disk full"):
         ingester.catch_up()
-    monkeypatch.setattr(ingest, "_insert", real)
+    monkeypatch.setattr(ingest, "insert", real)
     seen: list[set[str]] = []
     ingester.catch_up(lambda done, total: seen.append(_index_names(index)))
     assert DEFERRABLE_INDEXES.keys() <= seen[0], "made before the next batch"

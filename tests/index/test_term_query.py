@@ -19,8 +19,8 @@ from zettelclaw.home import Home
 from zettelclaw.index import term_query
 from zettelclaw.index.database import Index
 from zettelclaw.index.entries import Filters
+from zettelclaw.index.fts import idf
 from zettelclaw.index.ingest import Ingester
-from zettelclaw.index.ranking import idf
 from zettelclaw.index.terms import TermIndex
 
 Write = Callable[..., list[dict[str, Any]]]

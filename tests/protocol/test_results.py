@@ -24,7 +24,7 @@ from zettelclaw.protocol.results import (
     TextSlice,
     restricted,
 )
-from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
+from zettelclaw.search.query import Answer, ChunkHit, EntryHit
 
 ENTRY: dict[str, Any] = {"id": "e00000000001", "timestamp": "2026-02-20T14:00:00Z", "type": "fact",
                          "content": "webhooks retry 5 times", "status": None, "detail": None,

@@ -3,6 +3,7 @@ memory-core's result fields, modes and fallbacks, every match ranked, minScore a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,8 +15,8 @@ from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.index import ranking
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search import weights
 
 
 def ago(days: float) -> str:
@@ -114,7 +115,7 @@ def test_a_memory_files_line_is_weighed_as_an_entry_for_a_question_that_asks_whe
     assert asked[says_when["id"]] == plain[says_when["id"]]
     assert asked["memory/caroline.md"] == plain["memory/caroline.md"]
     assert asked["MEMORY.md"] == pytest.approx(  # (scores are rounded on the wire)
-        ranking.NO_TIME_WHEN_ASKED * plain["MEMORY.md"], abs=1e-5)
+        weights.NO_TIME_WHEN_ASKED * plain["MEMORY.md"], abs=1e-5)
 
 
 def test_every_word_beats_some_words(memory: Direct, write_log: Any) -> None:
@@ -242,3 +243,15 @@ def test_a_match_the_term_index_has_and_sqlite_no_longer_has_is_left_out(
         conn.execute("DELETE FROM entries WHERE id = ?", (gone["id"],))
     results = memory.search(SearchParams(query="ledger"))["results"]
     assert [r["id"] for r in results] == [kept["id"]]
+
+
+def test_the_pipeline_runs_its_stages_in_the_order_the_docs_give(memory: Direct) -> None:
+    """docs/07-search.md's table of stages is the engine's list, in its order: a stage added
+    (a reranker, say) or moved is written down where a reader of ranking starts."""
+    doc = (Path(__file__).parents[1] / "docs" / "07-search.md").read_text()
+    table = doc.split("| stage | kind | what it does |")[1].split("\n\n")[0]
+    listed = re.findall(r"^\| `(\w+)` \|", table, flags=re.MULTILINE)
+    engine = memory.searcher.engine
+    assert listed == [type(stage).__name__ for stage in engine.ranked]
+    assert [type(stage).__name__ for stage in engine.filtered] == ["Newest"]
+    assert "`Newest`" in doc

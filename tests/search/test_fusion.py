@@ -13,8 +13,8 @@ from tests.conftest import entry
 from tests.direct import Direct
 from zettelclaw.config import SearchConfig
 from zettelclaw.home import Home
-from zettelclaw.index import ranking
 from zettelclaw.protocol.params import SearchParams
+from zettelclaw.search import weights
 from zettelclaw.search.local_model import LocalModel
 
 pytestmark = pytest.mark.slow  # loads the real embedding model
@@ -50,7 +50,7 @@ def test_a_close_meaning_no_keyword_finds_stays_in_the_first_ten(
             pass
         results = m.search(SearchParams.model_validate(
             {"query": "What interests does Paola have?", "maxResults": 10}))["results"]
-        assert [r["id"] for r in results].index(answer["id"]) + 1 == ranking.CONFIDENT_PLACE
+        assert [r["id"] for r in results].index(answer["id"]) + 1 == weights.CONFIDENT_PLACE
         assert results[-1]["textScore"] == 0.0
         assert all("nteresting" in r["snippet"] for r in results[:-1]), "words still lead"
         assert [r["score"] for r in results] == sorted((r["score"] for r in results),

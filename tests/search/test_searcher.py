@@ -20,7 +20,7 @@ from zettelclaw.index import read_budget
 from zettelclaw.methods.memory import request_of
 from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search import searcher as searcher_module
-from zettelclaw.search.engine import Answer, Request
+from zettelclaw.search.query import Answer, Request
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from zettelclaw.protocol.params import SearchParams
 from zettelclaw.search import semantic as semantic_module
 from zettelclaw.search.local_model import LocalModel
 from zettelclaw.search.pieces import sentences
+from zettelclaw.search.sources import model_query
 from zettelclaw.serve import Ready, ServerConfig, serve
 
 pytestmark = pytest.mark.slow  # loads the real embedding model
@@ -146,11 +147,11 @@ def test_words_in_much_of_the_log_do_not_steer_the_query_vector(
     m = Direct.open(home, workspace, SearchConfig(semantic="off"))
     try:
         m.sync()
-        engine = m.searcher.engine
+        terms = m.searcher.engine.terms
         query = "What does Joanna do on weekends?"
-        assert engine._model_query(query, fts.plan(query)) == "What does do on weekends?"
+        assert model_query(terms, query, fts.plan(query)) == "What does do on weekends?"
         only_common = "Joanna and Nate"
-        assert engine._model_query(only_common, fts.plan(only_common)) == only_common
+        assert model_query(terms, only_common, fts.plan(only_common)) == only_common
     finally:
         m.close()
 
@@ -312,7 +313,7 @@ def test_the_sentence_that_answers_finds_its_long_entry(
 
 # A question is close to a question on its topic by its form: the turn that asks ranked above
 # the one that answers (scores 0.401 and 0.363 here) before an entry that ends by asking was
-# damped (index/ranking.py, ASKING). No word of the query is in either.
+# damped (search/weights.py, ASKING). No word of the query is in either.
 ASKS = "Caroline: What do you do to calm down when work gets to be too much?"
 ANSWERS = "Melanie: Running by the river every evening keeps me sane when work piles up."
 

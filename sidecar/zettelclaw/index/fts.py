@@ -13,6 +13,7 @@ indexes has spaces around each symbol (``indexed_text``).
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -71,3 +72,9 @@ def plan(query: str) -> MatchPlan | None:
         all_terms=" AND ".join(quoted),
         any_term=" OR ".join(quoted) if len(quoted) > 1 else None,
     )
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts (tantivy's
+    and FTS5's formula)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))

@@ -11,7 +11,7 @@ note went from rank 6 to the top 5 when the share was counted in words).
 
 Log candidates are the ``pool`` best entries by BM25 among every match (the term index prunes
 with block-max WAND; no window of newest matches): entries with every word first, and entries
-with some of them only when fewer than ``limit`` have every word. ``search.ranking`` then weighs
+with some of them only when fewer than ``limit`` have every word. ``search/scoring.py`` then weighs
 them by type and recency; the pool (``search.candidateWindow``, 100 by default) leaves out only
 entries whose BM25 is far below the best, which type and recency (at most a factor of 1.1 / 0.6)
 could not lift to the top (protocol.md: ties of very common words are the exception).
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from zettelclaw.index import fts
 from zettelclaw.index.entries import Filters, entry_dict
-from zettelclaw.index.ranking import idf
+from zettelclaw.index.fts import idf
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.log.schema import EntryRecord
 

@@ -17,7 +17,7 @@ from typing import Any
 import tantivy
 from tantivy import Occur, Query
 
-from zettelclaw.index.ranking import idf
+from zettelclaw.index.fts import idf
 
 Hits = list[tuple[float, Any]]  # tantivy's (score, address), best first
 Clauses = list[tuple[Occur, Query]]

@@ -31,7 +31,7 @@ from zettelclaw.protocol.results import (
     Wire,
     restricted,
 )
-from zettelclaw.search.engine import Answer, Request
+from zettelclaw.search.query import Answer, Request
 from zettelclaw.search.searcher import NOW_SQLITE_SECONDS
 from zettelclaw.workspace.memory_files import FileSlice, read_slice
 

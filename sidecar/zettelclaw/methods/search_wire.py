@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from zettelclaw.index.entries import ENTRY_COLUMNS
-from zettelclaw.search.engine import Answer, ChunkHit, EntryHit
+from zettelclaw.search.query import Answer, ChunkHit, EntryHit
 
 # A result's content and detail in a list: an entry of 50 MB (written by hand) must not make
 # every search answer 50 MB; memory.get returns the whole entry.

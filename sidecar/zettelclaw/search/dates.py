@@ -3,13 +3,13 @@
 ``window``: the time a query names, "in May 2023", "on 23 January, 2022", "in 2021" as written;
 "yesterday", "last Friday", "last week", "two weeks ago" relative to now: [start, end) in Unix
 seconds (UTC days), or None when the query names no time. Search weighs the entries of that
-time up (``search/engine.py``); it filters nothing, since a person's "last week" is approximate
+time up (``search/scoring.py``); it filters nothing, since a person's "last week" is approximate
 and the entry may be about an earlier day.
 
 ``asks_when`` and ``names_time``: whether a query asks for a time ("When did ...?", "what
 time ...", "which year ...") and whether a text names one ("yesterday", "last week", "on
 Friday", "March 14", "in 2022", "9:30"). The answer to a question that asks when says when:
-search weighs the texts that name no time down for such a question (``index/ranking.py``,
+search weighs the texts that name no time down for such a question (``search/weights.py``,
 NO_TIME_WHEN_ASKED).
 """
 

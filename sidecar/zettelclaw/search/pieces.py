@@ -65,7 +65,7 @@ def compared_texts(text: str) -> list[str]:
 # support group yesterday. It was so powerful."), just as a line of a memory file does in its
 # chunk. A sentence of fewer words (not stopwords) than SENTENCE_LEAST_WORDS is not compared
 # alone: "Yes!" says nothing, and its similarity would be damped to next to nothing
-# (index/ranking.py, FULL_WORDS); at most MOST_SENTENCES of an entry are, the first ones. Nor is
+# (search/weights.py, FULL_WORDS); at most MOST_SENTENCES of an entry are, the first ones. Nor is
 # an entry of fewer words than SENTENCES_FROM_WORDS: the model reads a text that short well
 # enough whole, and most entries extraction writes are that short, so their sentences would
 # double the vectors for nothing (bench/README.md#ranking).
@@ -84,7 +84,7 @@ _CLOSING = " \t\r\n\"'\u2019\u201d)]}>*_"
 
 def words(text: str) -> int:
     """The words of ``text`` that are not stopwords: how much a text says, to the model's
-    similarity (``index/ranking.py``, ``damped_similarity``)."""
+    similarity (``search/weights.py``, ``damped_similarity``)."""
     found = fts.WORD_RE.findall(text.lower())
     # (map over the set's own test: twice as fast as a generator)
     return len(found) - sum(map(fts.STOPWORDS.__contains__, found))
@@ -111,6 +111,6 @@ def sentences(text: str) -> list[tuple[str, int]]:
 
 def asks(text: str) -> bool:
     """Whether ``text`` ends by asking: its last sentence is a question (``?`` or the
-    full-width one, before any closing quote or bracket). ``index/ranking.py`` (ASKING)
+    full-width one, before any closing quote or bracket). ``search/weights.py`` (ASKING)
     says why that matters."""
     return text.rstrip(_CLOSING).endswith(("?", "\uff1f"))

@@ -27,7 +27,8 @@ from zettelclaw.index.read_budget import read_now
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.llm.host import EmbeddingOffer, HostModels
 from zettelclaw.machine_state import machine_state
-from zettelclaw.search.engine import Answer, Engine, Request
+from zettelclaw.search.engine import Engine
+from zettelclaw.search.query import Answer, Request
 from zettelclaw.search.semantic import Semantic
 
 logger = logging.getLogger(__name__)
@@ -83,9 +84,7 @@ class Searcher:
         """The answer if it is quick to find and nothing it needs is busy; else None."""
         def quick() -> Answer | None:
             with self._terms_gone():
-                if not self.engine.bounded(request, NOW_POSTINGS) or not self.files.current():
-                    return None
-                return self.engine.search(request, time.time())
+                return self.engine.search(request, time.time(), NOW_POSTINGS, self.files.current)
 
         return read_now(self.index, NOW_SQLITE_SECONDS, quick)
 

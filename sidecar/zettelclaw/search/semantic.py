@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelclaw import failpoints, long_lived
 from zettelclaw.config import SearchConfig
-from zettelclaw.index import entries, ranking, vectors
+from zettelclaw.index import entries, vectors
 from zettelclaw.index.database import Index, text_hash
-from zettelclaw.index.ingest import entry_text
+from zettelclaw.index.entry_rows import entry_text
 from zettelclaw.llm.host import HostModels
 from zettelclaw.scrub import scrub
-from zettelclaw.search import local_model
+from zettelclaw.search import local_model, weights
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.pieces import compared_texts, sentences
 
@@ -302,9 +302,9 @@ class Semantic:
         self._failing = None
         return made
 
-    def scale(self, *similarities: Any) -> ranking.SimilarityScale:
+    def scale(self, *similarities: Any) -> weights.SimilarityScale:
         """The scale a query's similarities are read on: the shipped model's, measured
-        (``ranking.SHIPPED_SCALE``); for another model (an embedding server's), read from the
+        (``weights.SHIPPED_SCALE``); for another model (an embedding server's), read from the
         query's own similarities to the log's texts (``similarities``: numpy arrays), since
         where such a model puts unrelated texts is not known in advance (multilingual-e5-small
         puts them at ~0.75 and its closest at ~0.84, all-MiniLM-L6-v2 at 0-0.2 and ~0.6: on
@@ -313,15 +313,15 @@ class Semantic:
         import numpy as np
 
         if self.embedder is None or self.embedder.name == local_model.NAME:
-            return ranking.SHIPPED_SCALE
+            return weights.SHIPPED_SCALE
         found = [s for s in similarities if len(s)]
         if not found:
-            return ranking.SHIPPED_SCALE
+            return weights.SHIPPED_SCALE
         sims = np.concatenate(found) if len(found) > 1 else found[0]
         floor = float(np.percentile(sims, OTHER_FLOOR_PERCENTILE)
                       if len(sims) >= OTHER_LEAST_TEXTS else sims.min())
         # its closest texts' ranks say how confident a meaning-only hit is (no margin known)
-        return ranking.SimilarityScale(floor, candidate=floor, least_span=0.0, confident=floor)
+        return weights.SimilarityScale(floor, candidate=floor, least_span=0.0, confident=floor)
 
     def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(lines, similarities) for every entry that has a vector."""
@@ -335,14 +335,14 @@ class Semantic:
     def sentence_similarities(self, query: Matrix, floor: float) -> tuple[Any, Any]:
         """(lines, similarities) for the entries compared by their sentences too
         (``search/pieces.py``): each one's best sentence, damped for its few words as a whole
-        text is (``ranking.damped_similarity``, ``floor`` the query's scale's)."""
+        text is (``weights.damped_similarity``, ``floor`` the query's scale's)."""
         import numpy as np
 
         rows = self._entry_rows()[1]
         if not len(rows.keys):
             return rows.keys, np.zeros(0, dtype=np.float32)
         return _best_of_each(rows.keys,
-                             ranking.damped_similarities(rows.matrix @ query, rows.words, floor))
+                             weights.damped_similarities(rows.matrix @ query, rows.words, floor))
 
     def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
         """(chunk ids, similarities): a chunk's best piece."""

@@ -1,6 +1,7 @@
-"""How results are ordered: relevance, then what kind of entry it is and how recent. Pure.
+"""How results are ordered: the weights and formulas of the scoring pipeline's stages
+(``search/scoring.py``): relevance, then what kind of entry it is and how recent. Pure.
 
-A match's quality (in [0, 1], from ``search.keyword``: share of the query's words times BM25
+A match's quality (in [0, 1], from ``index/keyword.py``: share of the query's words times BM25
 relative to the query's best) is weighted by the log's implicit priority signals
 (docs/07-search.md#priority-signals): decisions, open questions and open tasks count a little
 more than facts and handoffs; recent entries count more than old ones, but decay is gentle (a
@@ -24,7 +25,7 @@ whatever the semantic side says, and costs paraphrases nothing: their best keywo
 a small share of the query, so KEYWORD_ALONE times it stays below the closest meaning's
 1 - KEYWORD_SHARE. Raising KEYWORD_SHARE instead helped long conversations but cost paraphrases:
 not taken. What each constant was chosen on, and its figures: bench/README.md#ranking. The
-same reasoning for the query side is in ``search/engine.py`` (``Engine._model_query``).
+same reasoning for the query side is in ``search/sources.py`` (``model_query``).
 """
 
 from __future__ import annotations
@@ -208,9 +209,3 @@ def fuse(keyword: float, semantic: float | None, best: float,
         return keyword
     relative = relative_similarity(semantic, best, scale.floor, scale.least_span)
     return max(share * keyword + (1.0 - share) * relative, KEYWORD_ALONE * keyword)
-
-
-def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency of a word found in ``df`` of ``total`` texts (tantivy's
-    and FTS5's formula)."""
-    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))

@@ -21,7 +21,6 @@ BEING_SPLIT = {
     "search/semantic.py",
     "cli/render.py",
     "cli/main.py",
-    "index/ingest.py",
 }
 
 

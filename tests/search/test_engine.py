@@ -248,7 +248,7 @@ def test_a_match_the_term_index_has_and_sqlite_no_longer_has_is_left_out(
 def test_the_pipeline_runs_its_stages_in_the_order_the_docs_give(memory: Direct) -> None:
     """docs/07-search.md's table of stages is the engine's list, in its order: a stage added
     (a reranker, say) or moved is written down where a reader of ranking starts."""
-    doc = (Path(__file__).parents[1] / "docs" / "07-search.md").read_text()
+    doc = (Path(__file__).parents[2] / "docs" / "07-search.md").read_text()
     table = doc.split("| stage | kind | what it does |")[1].split("\n\n")[0]
     listed = re.findall(r"^\| `(\w+)` \|", table, flags=re.MULTILINE)
     engine = memory.searcher.engine

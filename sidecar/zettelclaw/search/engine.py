@@ -32,7 +32,7 @@ class Engine:
         self.semantic = semantic
         self.pool = pool  # the best BM25 matches ranked by type and recency (search.keyword)
         self.filtered: list[Stage] = [Newest(index)]
-        # the order docs/07-search.md gives (tests/test_engine.py holds them equal); a stage
+        # the order docs/07-search.md gives (tests/search/test_engine.py holds them equal); a stage
         # that reorders the fused scores (a reranker) goes after Fused
         self.ranked: list[Stage] = [
             Keywords(index, terms, pool),  # source: the term index's and FTS5's matches

@@ -223,9 +223,9 @@ class Dispatcher:
             raise InvalidParamsError(f"Invalid params: {summary}", details) from None
         try:
             result = await method.handler(model)
-            if isinstance(result, Wire):  # built directly, for speed (protocol/results.py)
+            if isinstance(result, Wire):  # built directly, for speed (protocol/results/)
                 return result.wire
-            if isinstance(result, BaseModel):  # protocol/results.py: camelCase, unset left out
+            if isinstance(result, BaseModel):  # protocol/results/: camelCase, unset left out
                 return result.model_dump(by_alias=True, exclude_unset=True)
             return result  # a test's own table (the sidecar's: tests/test_results.py)
         except ZettelclawError:

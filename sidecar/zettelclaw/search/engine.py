@@ -1,5 +1,5 @@
 """One ``memory.search``: keyword and (when it can) semantic candidates from the log and the
-workspace's Markdown memory, scored on one scale, as hits (``protocol/results.py`` gives them
+workspace's Markdown memory, scored on one scale, as hits (``protocol/results/`` gives them
 memory-core's result shape).
 
 Keyword candidates and their match quality come from ``search.keyword``; semantic ones from

@@ -25,6 +25,7 @@ from zettelclaw.protocol.params.base import (
     Text,
     day_bounds,
     field_errors,
+    invalid_params,
 )
 from zettelclaw.protocol.params.hooks import (
     EpochMillis,
@@ -109,4 +110,5 @@ __all__ = [
     "VaultSyncParams",
     "day_bounds",
     "field_errors",
+    "invalid_params",
 ]

@@ -11,10 +11,12 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
     model_validator,
 )
 
 from zettelclaw.agent_ids import chosen_agent
+from zettelclaw.errors import InvalidParamsError
 from zettelclaw.session_keys import Audience, ChatType, Noted
 
 Text = Annotated[str, StringConstraints(max_length=4096)]
@@ -124,3 +126,11 @@ def field_errors(errors: list[Any]) -> list[dict[str, str]]:
         message = str(error["msg"]).removeprefix("Value error, ")
         out.append({"field": field or "params", "message": message, "type": error["type"]})
     return out
+
+
+def invalid_params(exc: ValidationError) -> InvalidParamsError:
+    """A params model's refusal as the -32602 error: a summary naming each field, and the
+    fields in ``data`` (the sidecar's answer, and a client's that builds the model itself)."""
+    details = field_errors(exc.errors(include_url=False))
+    summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+    return InvalidParamsError(f"Invalid params: {summary}", details)

@@ -23,8 +23,9 @@ Text = Annotated[str, StringConstraints(max_length=4096)]
 
 
 class Params(BaseModel):
-    # strict: JSON types are taken as they are ("5" is not a number, "yes" not a boolean)
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    # strict: JSON types are taken as they are ("5" is not a number, "yes" not a boolean);
+    # a model's validator is built on its first use: a CLI command builds its method's only
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
 
 DAY_SECONDS = 86_400

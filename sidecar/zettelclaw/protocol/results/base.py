@@ -11,8 +11,9 @@ from pydantic.alias_generators import to_camel
 
 
 class Result(BaseModel):
+    # a model's validator is built on its first use: a CLI command builds its method's only
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True,
-                              extra="forbid")
+                              extra="forbid", defer_build=True)
 
     def wire(self) -> dict[str, Any]:
         """The JSON object sent: camelCase, unset optional fields left out."""

@@ -2,6 +2,8 @@
 
     with Client(socket_path) as client:
         hits = client.call("memory.search", {"query": "webhook"})["results"]
+        # typed by the contract (protocol/contract.py): params and result models
+        found = ask(client, MEMORY_SEARCH, SearchParams(query="webhook"))
 
 Errors come back as the exceptions of ``zettelclaw.errors`` (a -32005 is a SubjectNotFoundError,
 and so on). ``SidecarUnavailableError`` means nothing answers on the socket.
@@ -14,12 +16,14 @@ import os
 import socket
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import orjson
 import trio
+from pydantic import BaseModel, ValidationError
 
 from zettelclaw.errors import from_json
+from zettelclaw.protocol.contract import Rpc
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -52,6 +56,25 @@ def _result(line: bytes, request_id: int) -> tuple[bool, Any]:
     if response.get("id") != request_id:
         return False, None
     return True, response.get("result")
+
+
+P = TypeVar("P", bound=BaseModel)
+R = TypeVar("R")
+
+
+class Caller(Protocol):
+    """What calls a method by name with a JSON object: a client, a CLI backend."""
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any: ...
+
+
+def ask(caller: Caller, rpc: Rpc[P, R], params: P) -> R:
+    """``rpc`` called with ``params``: its result model (mypy holds the three together)."""
+    answer = caller.call(rpc.name, rpc.request(params))
+    try:
+        return rpc.answer(answer)
+    except ValidationError as exc:
+        raise ProtocolViolationError(f"{rpc.name}: the answer is not its result: {exc}") from exc
 
 
 class Client:

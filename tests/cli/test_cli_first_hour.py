@@ -105,11 +105,12 @@ def test_call_reads_params_from_stdin(site: Pair) -> None:
 BUG = """
 import sys
 import zettelclaw.cli.main as cli
+import zettelclaw.cli.reads as reads
 
 def status(*args):  # a bug in a command: an exception no code path expects
     raise RuntimeError("an unexpected state")
 
-cli._status = status
+reads.status = status
 sys.exit(cli.main(sys.argv[1:]))
 """
 

@@ -35,6 +35,7 @@ from zettelclaw.importing.sources import (
     memory_core,
     openclaw_sessions,
 )
+from zettelclaw.protocol.params import ImportApplyParams
 
 T = TypeVar("T")
 GUARD = 30.0  # seconds: a guard against a reader that blocks, never a timing check
@@ -309,15 +310,16 @@ def test_the_time_left_is_when_the_budget_stops_the_apply(
     """At 00f0efb it was the items left at the items' rate: 8 s here, while the budget stops the
     apply 3.5 s on."""
     def answer(done: int, spooled: int, state: str = "running") -> dict[str, Any]:
-        return {"importId": "i-1", "state": state, "done": done, "total": 100,
-                "spooledTokens": spooled, "budget": 1000}
+        return {"importId": "i-1", "state": state, "stopReason": None, "done": done,
+                "total": 100, "notes": 0, "conversations": 0, "skipped": 0,
+                "spooledTokens": spooled, "budget": 1000, "problems": []}
 
     backend = Answers([(1.0, answer(10, 100)), (2.0, answer(20, 300)),
                        (3.0, answer(30, 1000, "stopped"))])
     # the module's clock only (not the process's): ``time`` as the module sees it
     monkeypatch.setattr(cli_importing, "time", SimpleNamespace(monotonic=lambda: backend.now))
-    result = cli_importing._apply(backend, {"path": "/x"})  # type: ignore[arg-type]
-    assert result["state"] == "stopped"
+    result = cli_importing._apply(backend, ImportApplyParams(path="/x"))
+    assert result.state == "stopped"
     lines = capsys.readouterr().err.splitlines()
     assert lines[1] == ("importing i-1: 20/100 items, 10.0/s, about 4 s left (then the budget "
                         "stops it)")

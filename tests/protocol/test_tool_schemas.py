@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from zettelclaw.protocol import tools
-from zettelclaw.protocol.contract import CONTRACT
+from zettelclaw.protocol.contract import CONTRACT, MEMORY_FORGET, MEMORY_SEARCH, MEMORY_UNFORGET
 from zettelclaw.protocol.params import GetParams, SearchParams
 
 
@@ -38,11 +38,11 @@ def test_each_argument_is_a_param_of_its_method(tool: tools.AgentTool) -> None:
 def test_a_call_goes_to_its_route_with_the_arguments_it_takes_unchanged() -> None:
     search, _, _, forget = tools.TOOLS
     assert tools.call(search, {"query": " x ", "corpus": "sessions", "type": None}) == (
-        "memory.search", {"query": " x ", "corpus": "sessions"})
+        MEMORY_SEARCH, {"query": " x ", "corpus": "sessions"})
     assert tools.call(forget, {"ids": ["Qm2vT8_xLp0a"], "undo": True, "text": "ignored"}) == (
-        "memory.unforget", {"ids": ["Qm2vT8_xLp0a"]})
+        MEMORY_UNFORGET, {"ids": ["Qm2vT8_xLp0a"]})
     assert tools.call(forget, {"text": "boiler", "undo": False, "dryRun": True}) == (
-        "memory.forget", {"text": "boiler", "dryRun": True})
+        MEMORY_FORGET, {"text": "boiler", "dryRun": True})
 
 
 @pytest.mark.parametrize(("name", "searched"), [

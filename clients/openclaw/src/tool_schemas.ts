@@ -1,7 +1,7 @@
 // Generated from sidecar/zettelclaw/protocol/tools.py by
 // `python -m zettelclaw.protocol.tools --write`: do not edit
 // (tests/protocol/test_tool_schemas.py fails when this file is not what the definition
-// generates). Each tool's parameters are its method's params (protocol/params.py), as the
+// generates). Each tool's parameters are its method's params (protocol/params/), as the
 // sidecar validates them; the MCP server's tools are the same.
 
 import type { MethodName } from "./protocol_types.ts";

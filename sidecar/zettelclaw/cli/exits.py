@@ -6,6 +6,7 @@ import os
 import select
 import sys
 import traceback
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -20,6 +21,7 @@ from zettelclaw.errors import (
     EXIT_USAGE,
     ZettelclawError,
 )
+from zettelclaw.protocol.results import Result
 
 __all__ = [
     "EXIT_CLOSED_STDOUT",
@@ -70,6 +72,14 @@ def exit_code(exc: ZettelclawError) -> int:
 
 def print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def show(result: Result | Mapping[str, Any], as_json: bool, text: Callable[[], str]) -> None:
+    """The result as JSON for scripts (--json), else as text for people."""
+    if as_json:
+        print_json(result.wire() if isinstance(result, Result) else result)
+    else:
+        print(text())
 
 
 def unexpected(exc: Exception, verbosity: int) -> int:

@@ -13,7 +13,11 @@ import orjson
 from zettelclaw.cli import render
 from zettelclaw.cli.backend import Backend
 from zettelclaw.cli.exits import EXIT_NO_RESULTS, EXIT_OK, print_json
+from zettelclaw.client import ask
 from zettelclaw.errors import InvalidParamsError
+from zettelclaw.protocol import contract as rpc
+from zettelclaw.protocol import params as p
+from zettelclaw.protocol import results as r
 
 GET_DESCRIPTION = """\
 Read one thing by its path, as memory.get does:
@@ -54,21 +58,19 @@ def add_commands(command: Callable[..., argparse.ArgumentParser],
 
 
 def get(args: argparse.Namespace, backend: Backend) -> int:
-    params: dict[str, Any] = {"path": args.path}
-    if args.from_line is not None:
-        params["from"] = args.from_line
-    if args.lines is not None:
-        params["lines"] = args.lines
-    result = backend.call("memory.get", params)
-    past_end = "entry" not in result and result["from"] > max(result["totalLines"], 1)
+    params = p.GetParams(path=args.path, lines=args.lines,
+                         **({} if args.from_line is None else {"from": args.from_line}))
+    found = ask(backend, rpc.MEMORY_GET, params)
+    past_end = (isinstance(found, r.TextSlice)
+                and found.from_ > max(found.total_lines, 1))
     if args.json:
-        print_json(result)
-    elif past_end:
-        total = result["totalLines"]
-        print(f"zettelclaw: {result['path']} has {total} line{'s' * (total != 1)}: "
-              f"--from {result['from']} is past its end", file=sys.stderr)
+        print_json(found.wire())
+    elif isinstance(found, r.TextSlice) and past_end:
+        total = found.total_lines
+        print(f"zettelclaw: {found.path} has {total} line{'s' * (total != 1)}: "
+              f"--from {found.from_} is past its end", file=sys.stderr)
     else:
-        print(render.got(result))
+        print(render.got(found.wire()))
     return EXIT_NO_RESULTS if past_end else EXIT_OK
 
 

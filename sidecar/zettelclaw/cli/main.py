@@ -12,23 +12,23 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from zettelclaw.cli import dash_ids, lookup, render, where
+from pydantic import ValidationError
+
+from zettelclaw.cli import changes, dash_ids, lookup, reads, where
 from zettelclaw.cli.backend import AgentBackend, Backend, open_backend
 from zettelclaw.cli.exits import (
-    EXIT_NO_RESULTS,
     EXIT_OK,
     EXIT_UNAVAILABLE,
     EXIT_USAGE,
     exit_code,
-    print_json,
     unexpected,
 )
 from zettelclaw.cli.parser import build_parser
 from zettelclaw.client import SidecarUnavailableError
-from zettelclaw.errors import InvalidParamsError, ZettelclawError
+from zettelclaw.errors import ZettelclawError
 from zettelclaw.home import Home, ensure_workspace, resolve_home, resolve_workspace
+from zettelclaw.protocol.params import invalid_params
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -181,229 +181,21 @@ def _run(args: argparse.Namespace, backend: Backend,
         backend = AgentBackend(backend, agent)
     if check is not None:  # the memory it answers for is the one asked for
         check(backend)
-    handler = {"status": _status, "jobs": _jobs, "briefing": _briefing, "reindex": _reindex_run,
-               "log": _listing, "search": _listing, "subjects": _subjects,
-               "agents": _agents, "forget": _forget, "remember": _remember,
-               "receipts": _receipts, "trace": _trace, "vault": _vault,
-               "import": _import, "sync": sync_command}.get(args.command)
+    handler = {"status": reads.status, "jobs": reads.jobs, "log": reads.listing,
+               "search": reads.listing, "agents": reads.agents, "receipts": reads.receipts,
+               "trace": reads.trace, "briefing": changes.briefing, "reindex": changes.reindex,
+               "subjects": changes.subjects, "forget": changes.forget,
+               "remember": changes.remember, "vault": changes.vault, "import": _import,
+               "sync": sync_command}.get(args.command)
     if handler is not None:
-        return handler(args, backend, as_json)
+        try:
+            return handler(args, backend, as_json)
+        except ValidationError as exc:  # a params model built here refused a value given
+            raise invalid_params(exc) from None
     return lookup.get(args, backend) if args.command == "get" else lookup.call(args, backend)
-
-
-def _status(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    from zettelclaw.config import unknown_variables
-
-    result = backend.call("status")
-    for warning in unknown_variables(os.environ):  # this shell's; `serve` logs the sidecar's
-        print(f"zettelclaw: warning: {warning}", file=sys.stderr)
-    show(result, as_json, lambda: render.status(result, backend.where))
-    return EXIT_OK
-
-
-def show(result: Any, as_json: bool, text: Callable[[], str]) -> None:
-    """The result as JSON for scripts (--json), else as text for people."""
-    if as_json:
-        print_json(result)
-    else:
-        print(text())
-
-
-def _agents(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    result = backend.call("agents.list")
-    show(result, as_json, lambda: render.agents(result["agents"]))
-    return EXIT_OK
-
-
-def _reindex_run(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    result = _reindex(backend)
-    if as_json:
-        print_json(result)
-    else:
-        print(f"indexed {result['entries']} entries ({result['invalidLines']} invalid "
-              f"lines skipped) and {result['memoryFiles']} memory files "
-              f"({result['chunks']} chunks) in {result['seconds']:.1f} s")
-    return EXIT_OK
-
-
-def _listing(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    """`log` and `search`: results of memory.search, every kind rendered."""
-    results = backend.call("memory.search", _search_params(args))["results"]
-    if args.command == "log":
-        results.reverse()  # a log reads oldest first, like tail
-    if as_json:
-        print_json({"results": results})
-    elif results:
-        print(render.entries(results))
-    else:
-        print("no entries" if args.command == "log" else "no matching entries",
-              file=sys.stderr)
-    return EXIT_OK if results else EXIT_NO_RESULTS
-
-
-def _reindex(backend: Backend) -> Any:
-    """Rebuild; with a sidecar, draw its progress from `status` while the call runs."""
-    from zettelclaw.cli.backend import ProgressBar, SidecarBackend
-
-    if not isinstance(backend, SidecarBackend):
-        return backend.call("index.rebuild")
-    import threading
-
-    from zettelclaw.client import Client
-
-    bar, done = ProgressBar("reindexing log.jsonl"), threading.Event()
-
-    def watch() -> None:
-        with Client(backend.client.socket_path) as client:
-            while not done.wait(0.25):
-                progress = client.call("status")["index"]["progress"]
-                if progress:
-                    bar(*progress)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        return backend.call("index.rebuild")
-    finally:
-        done.set()
-        watcher.join(5)
-
-
-def _jobs(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    if args.action == "retry":
-        params = {"jobId": args.job_id} if args.job_id else {}
-        result = backend.call("jobs.retry", params)
-        if as_json:
-            print_json(result)
-        else:
-            retried = result["retried"]
-            print(f"retrying {len(retried)} job(s)" + (": " + ", ".join(retried) if retried
-                                                      else ""))
-        return EXIT_OK
-    if args.job_id:
-        raise InvalidParamsError("an ID goes with `jobs retry ID`")
-    result = backend.call("jobs.list")
-    show(result, as_json, lambda: render.jobs(result))
-    return EXIT_OK
-
-
-def _search_params(args: argparse.Namespace) -> dict[str, Any]:
-    if args.n < 1:
-        raise InvalidParamsError("-n must be at least 1")
-    if args.command == "log":
-        return {"includeReplaced": True, "maxResults": args.n, "order": "log"}
-    params: dict[str, Any] = {"maxResults": args.n, "includeReplaced": args.all}
-    words = " ".join(args.query).strip()
-    if words:
-        params["query"] = words
-    for name in ("type", "subject", "status", "session", "since", "until"):
-        value = getattr(args, name)
-        if value is not None:
-            params[name] = value
-    return params
-
-
-def _subjects(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    if args.action in (None, "list"):
-        result = backend.call("subjects.list")
-        show(result, as_json, lambda: render.subjects(result["subjects"]))
-        return EXIT_OK
-    if args.action == "add":
-        params = {"slug": args.slug, "type": args.type}
-        if args.display:
-            params["display"] = args.display
-        result = backend.call("subjects.add", params)
-        if as_json:
-            print_json(result)
-        else:
-            s = result["subject"]
-            print(f"added {s['slug']} ({s['display']}, {s['type']})")
-        return EXIT_OK
-    result = backend.call("subjects.rename", {"from": args.from_slug, "to": args.to_slug})
-    if as_json:
-        print_json(result)
-    else:
-        verb = "merged into" if result["merged"] else "renamed to"
-        print(f"{result['from']} {verb} {result['to']}: "
-              f"{result['entriesRewritten']} log entries rewritten")
-    return EXIT_OK
-
-
-def _forget(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    if args.undo:
-        if not args.ids or args.session or args.subject or args.text or args.purge:
-            raise InvalidParamsError("`forget --undo` takes the ids to give back, only")
-        result = backend.call("memory.unforget", {"ids": args.ids, "dryRun": args.dry_run})
-    else:
-        params: dict[str, Any] = {"purge": args.purge, "dryRun": args.dry_run}
-        if args.edit_files:
-            params["editFiles"] = True
-        for key in ("session", "subject", "text"):
-            if getattr(args, key) is not None:
-                params[key] = getattr(args, key)
-        if args.ids:
-            params["ids"] = args.ids
-        result = backend.call("memory.forget", params)
-    show(result, as_json, lambda: render.forgot(result))
-    return EXIT_OK
-
-
-def _remember(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    params: dict[str, Any] = {"type": args.type, "content": " ".join(args.content)}
-    for key, name in (("subject", "subject"), ("detail", "detail"), ("status", "status"),
-                      ("replaces", "replaces"), ("session", "sessionId")):
-        if getattr(args, key) is not None:
-            params[name] = getattr(args, key)
-    result = backend.call("memory.remember", params)
-    said = ("already remembered: {id} (log.jsonl line {line}); nothing written"
-            if result.get("existing") else "remembered {id} (log.jsonl line {line})")
-    show(result, as_json, lambda: said.format(**result))
-    return EXIT_OK
 
 
 def _import(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
     from zettelclaw.cli import importing
 
     return importing.run(args, backend, as_json)
-
-
-def _receipts(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    result = backend.call("memory.receipts", {"limit": args.n})
-    show(result, as_json, lambda: render.receipts(result["conversations"]))
-    return EXIT_OK
-
-
-def _trace(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    result = backend.call("memory.trace", {"limit": args.n})
-    show(result, as_json, lambda: render.trace(result["turns"]))
-    return EXIT_OK
-
-
-def _vault(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    params: dict[str, Any] = {}
-    if args.path:
-        params["path"] = str(Path(args.path).expanduser().absolute())
-    if args.action == "sync":
-        if args.from_scratch or args.force:
-            raise InvalidParamsError("--from-scratch and --force go with `vault build`")
-        result = backend.call("vault.sync", params)
-        show(result, as_json, lambda: render.vault_sync(result))
-        return EXIT_OK
-    if args.force and not args.from_scratch:
-        raise InvalidParamsError("--force goes with --from-scratch")
-    params.update(fromScratch=args.from_scratch, force=args.force)
-    result = backend.call("vault.build", params)
-    show(result, as_json, lambda: render.vault_build(result))
-    return EXIT_OK
-
-
-def _briefing(args: argparse.Namespace, backend: Backend, as_json: bool) -> int:
-    params: dict[str, Any] = {"dryRun": args.dry_run}
-    if getattr(args, "workspace", None):  # given here: the sidecar may serve another one
-        params["workspaceDir"] = str(Path(args.workspace).expanduser().absolute())
-    result = backend.call("briefing.generate", params)
-    if as_json:
-        print_json(result)
-    else:
-        print(render.briefing_run(result))
-    return EXIT_OK

@@ -26,6 +26,8 @@ from zettelclaw.cli.backend import AgentBackend, Backend
 from zettelclaw.cli.mcp_stdio import stdio_streams
 from zettelclaw.client import SidecarUnavailableError
 from zettelclaw.errors import NotFoundError, ZettelclawError
+from zettelclaw.protocol.contract import Rpc
+from zettelclaw.protocol.results import Result
 from zettelclaw.protocol.tools import TOOLS, AgentTool, arguments_model, call, parameters
 
 try:
@@ -47,31 +49,45 @@ INSTRUCTIONS = (
 
 def build_server(open_backend: Callable[[], Backend], agent: str = "main") -> MCPServer[Any]:
     """The MCP server; ``open_backend`` opens where one call goes (a sidecar or the files)."""
-    def ask(method: str, params: dict[str, Any]) -> Any:
+    memory = Memory(open_backend, agent)
+    tools = [mcp_tool(tool, memory.ask) for tool in TOOLS]
+    return MCPServer(name="zettelclaw", version=__version__, instructions=INSTRUCTIONS,
+                     tools=tools)
+
+
+class Memory:
+    """Where a tool's call goes: opened for the call, closed after it (a sidecar started later
+    finds the data directory free); what cannot be reached is a tool error."""
+
+    def __init__(self, open_backend: Callable[[], Backend], agent: str) -> None:
+        self.open_backend = open_backend
+        self.agent = agent
+
+    def ask(self, rpc: Rpc[Any, Any], params: dict[str, Any]) -> dict[str, Any]:
         try:
-            backend = AgentBackend(open_backend(), agent)
+            backend = AgentBackend(self.open_backend(), self.agent)
         except SidecarUnavailableError as exc:
             raise ToolError(f"Zettelclaw memory is unavailable: {exc}") from exc
         except ZettelclawError as exc:
             raise ToolError(f"Zettelclaw memory is unavailable: {exc.message} "
                             f"(code {exc.code})") from exc
         try:
-            return backend.call(method, params)
+            # the arguments as given (the sidecar's params model decides what they mean), the
+            # answer read as the method's result model
+            answer: Result = rpc.answer(backend.call(rpc.name, params))
+            return answer.wire()
         except SidecarUnavailableError as exc:
             raise ToolError(f"Zettelclaw memory is unavailable: {exc}") from exc
         finally:
             backend.close()
 
-    tools = [mcp_tool(tool, ask) for tool in TOOLS]
-    return MCPServer(name="zettelclaw", version=__version__, instructions=INSTRUCTIONS,
-                     tools=tools)
 
-
-def answer(tool: str, arguments: dict[str, Any], result: Callable[[], Any]) -> dict[str, Any]:
+def answer(tool: str, arguments: dict[str, Any], result: Callable[[], dict[str, Any]]
+           ) -> dict[str, Any]:
     """The tool's answer in memory-core's shape (as the plugin's, tools.ts): a read as it is, a
     write or an exact read with its status; a sidecar's refusal is a tool error with its code."""
     try:
-        got: dict[str, Any] = result()
+        got = result()
     except ZettelclawError as exc:
         if isinstance(exc, NotFoundError) and tool == "memory_get":
             return {"status": "not_found", "path": arguments["path"], "text": ""}
@@ -83,15 +99,16 @@ def answer(tool: str, arguments: dict[str, Any], result: Callable[[], Any]) -> d
     return {"status": "ok", **got}
 
 
-def mcp_tool(tool: AgentTool, ask: Callable[[str, dict[str, Any]], Any]) -> Tool:
+def mcp_tool(tool: AgentTool, ask: Callable[[Rpc[Any, Any], dict[str, Any]], dict[str, Any]]
+             ) -> Tool:
     """``tool`` for the SDK: its arguments validated by the definition's model (the SDK reads it
     from the function's signature and passes each argument by its wire name), and shown as the
     definition's parameters, the plugin's."""
     model = arguments_model(tool)
 
     def run(**arguments: Any) -> dict[str, Any]:
-        method, params = call(tool, arguments)
-        return answer(tool.name, arguments, lambda: ask(method, params))
+        rpc, params = call(tool, arguments)
+        return answer(tool.name, arguments, lambda: ask(rpc, params))
 
     run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,

@@ -76,6 +76,22 @@ def build_parser() -> argparse.ArgumentParser:
                 ) -> argparse.ArgumentParser:
         return _subcommand(commands, common, name, help_text, description)
 
+    # in the order `zettelclaw --help` lists them
+    _process_commands(command)
+    _read_commands(command)
+    _subjects_command(command, common)
+    _write_commands(command)
+    _import_command(command)
+    _upkeep_commands(command)
+    _vault_command(command)
+    _sync_command(command)
+    _overview_commands(command)
+    team_command.add_parser(command)
+    return parser
+
+
+def _process_commands(command: Any) -> None:
+    """``serve`` and ``init``: the sidecar, and OpenClaw's files."""
     serve = command("serve", "run the sidecar in the foreground",
                     "Run the sidecar: answer JSON-RPC on the Unix socket until SIGTERM/SIGINT. "
                     "Prints one line when it is ready.")
@@ -91,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                    init_command.DESCRIPTION)
     init_command.add_arguments(init)
 
+
+def _read_commands(command: Any) -> None:
+    """``log``, ``search``, ``get``, ``call``."""
     log = command("log", "show the log's last entries, oldest first (like tail)",
                   "Show the last N entries of the log in log order, as `tail` would: an entry "
                   "appended late with an old timestamp is among them. Replaced entries "
@@ -104,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     lookup.add_commands(command, _json_flag)
 
+
+def _subjects_command(command: Any, common: argparse.ArgumentParser) -> None:
     subjects = command("subjects", "list, add or rename subjects",
                        "List the subjects with their entries (the default action), register "
                        "one, or rename one.")
@@ -130,9 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     rename.add_argument("from_slug", metavar="FROM")
     rename.add_argument("to_slug", metavar="TO")
 
-    _write_commands(command)
-    _import_command(command)
 
+def _upkeep_commands(command: Any) -> None:
+    """``jobs``, ``reindex``, ``briefing``: what the sidecar does by itself, done now."""
     jobs = command("jobs", "list extraction jobs that are pending, waiting or failed",
                    "List the extraction jobs in the spool (pending, waiting for the model, or "
                    "failed), or retry failed ones: `jobs retry` retries all failed jobs, "
@@ -159,9 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="print the block it would write; write nothing")
     _json_flag(briefing)
 
-    _vault_command(command)
-    _sync_command(command)
 
+def _overview_commands(command: Any) -> None:
+    """``status``, ``agents``, and ``mcp`` (one agent's memory to an MCP client)."""
     status = command("status", "show the data directory, counts and the sidecar's state",
                      "Show one agent's memory in full (--agent, default main): its files, "
                      "counts, index, extraction and briefing; then every agent with its "
@@ -182,8 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
             "call asks the running sidecar, or without one reads the files. Needs the extra: "
             "pip install 'zettelclaw[mcp]'.\n\n"
             "  claude mcp add zettelclaw -- zettelclaw mcp")
-    team_command.add_parser(command)
-    return parser
 
 
 def _vault_command(command: Any) -> None:

@@ -20,8 +20,10 @@ import trio
 
 from zettelclaw.agent_ids import MAIN, AgentIdError, check_agent_id
 from zettelclaw.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, print_json
-from zettelclaw.client import Client, SidecarUnavailableError
+from zettelclaw.client import Client, SidecarUnavailableError, ask
 from zettelclaw.home import Home
+from zettelclaw.protocol import contract as rpc
+from zettelclaw.protocol import params as p
 
 T = TypeVar("T")
 
@@ -219,7 +221,7 @@ class _Session:
         if self._sidecar_runs():
             client = Client(self.socket).connect()
             try:
-                client.call("status", {"agentId": self.agent})
+                ask(client, rpc.STATUS, p.StatusParams(agentId=self.agent))
             finally:
                 client.close()
             self._sidecar_caught_up()

@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 from zettelclaw.cli.backend import Backend, SidecarBackend
+from zettelclaw.client import ask
 from zettelclaw.errors import InvalidParamsError, NotFoundError
+from zettelclaw.protocol import contract as rpc
+from zettelclaw.protocol import params as p
 
 READS = frozenset({"log", "search", "get", "status", "jobs", "agents", "receipts", "trace"})
 
@@ -57,14 +60,14 @@ def check_sidecar(args: argparse.Namespace, backend: Backend, inner: Backend, ho
     if getattr(args, "agent", None) not in (None, "main"):
         # another agent's workspace is its own (the roster's), not the one --workspace names
         explicit_workspace = False
-    status = backend.call("status")
-    served = Path(status["home"]).resolve()
+    status = ask(backend, rpc.STATUS, p.StatusParams())
+    served = Path(status.home).resolve()
     if explicit_home and served != home.resolve() and home.resolve() not in served.parents:
         raise InvalidParamsError(
             f"the sidecar at {inner.where.removeprefix('sidecar at ')} serves the data "
             f"directory {served}, not {home}: pass --socket for the sidecar of {home}, or "
             "--no-sidecar to work on its files")
-    theirs = Path(status["workspace"]).resolve()
+    theirs = Path(status.workspace).resolve()
     if explicit_workspace and theirs != workspace.resolve():
         print(f"zettelclaw: warning: the sidecar serves the workspace {theirs}, not "
               f"{workspace}: this command uses its workspace (--no-sidecar works on "

@@ -1,7 +1,7 @@
 """The entry repository: entries by filters, by id with their chains, by line; counts.
 
 Every function takes a connection (the caller holds the index lock) and returns rows or plain
-data; the protocol's result shapes are built in ``protocol/results.py``.
+data; the protocol's result shapes are built in ``protocol/results/``.
 """
 
 from __future__ import annotations

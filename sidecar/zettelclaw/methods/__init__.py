@@ -7,7 +7,7 @@
 registers its methods (``methods(agents)``, each handler a module-level function bound to the
 pool with ``functools.partial``) and holds their handlers: a handler picks the memory of the
 agent the call names (``agents.lease``), turns params into domain arguments, runs the blocking parts
-(files, SQLite) in a worker thread, and returns a result model of ``protocol/results.py``
+(files, SQLite) in a worker thread, and returns a result model of ``protocol/results/``
 (``protocol/contract.py`` names which; tests/protocol/test_protocol_schema.py checks every handler's
 annotation against it). So one slow search never holds up the hook of another connection;
 ``hook.beforePromptBuild`` stays on the event loop: it answers from a cached string after one

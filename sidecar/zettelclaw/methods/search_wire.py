@@ -1,6 +1,6 @@
 """``memory.search``'s answer as sent, built from the search engine's hits: memory-core's fields
 (``path``, ``startLine``, ``endLine``, ``citation``, ``source``) are made here and nowhere else.
-The answer is ``protocol/results.py``'s ``SearchResult`` in its wire form, built directly."""
+The answer is ``protocol/results/``'s ``SearchResult`` in its wire form, built directly."""
 
 from __future__ import annotations
 

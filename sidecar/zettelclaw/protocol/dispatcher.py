@@ -35,7 +35,7 @@ from zettelclaw.panics import is_panic
 from zettelclaw.protocol import jsonrpc
 from zettelclaw.protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from zettelclaw.protocol.limits import MAX_BATCH, MAX_DEPTH, inexact_id, nesting_exceeds
-from zettelclaw.protocol.params import field_errors
+from zettelclaw.protocol.params import invalid_params
 from zettelclaw.protocol.results import Wire
 
 logger = logging.getLogger(__name__)
@@ -186,14 +186,12 @@ class Dispatcher:
         try:
             model = method.params.model_validate(params)
         except ValidationError as exc:
-            details = field_errors(exc.errors(include_url=False))
-            summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
-            raise InvalidParamsError(f"Invalid params: {summary}", details) from None
+            raise invalid_params(exc) from None
         try:
             result = await method.handler(model)
-            if isinstance(result, Wire):  # built directly, for speed (protocol/results.py)
+            if isinstance(result, Wire):  # built directly, for speed (protocol/results/)
                 return result.wire
-            if isinstance(result, BaseModel):  # protocol/results.py: camelCase, unset left out
+            if isinstance(result, BaseModel):  # protocol/results/: camelCase, unset left out
                 return result.model_dump(by_alias=True, exclude_unset=True)
             return result  # a test's own table (the sidecar's: tests/protocol/test_results.py)
         except ZettelclawError:

@@ -22,7 +22,14 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
-from zettelclaw.protocol.contract import CONTRACT
+from zettelclaw.protocol.contract import (
+    MEMORY_FORGET,
+    MEMORY_GET,
+    MEMORY_REMEMBER,
+    MEMORY_SEARCH,
+    MEMORY_UNFORGET,
+    Rpc,
+)
 from zettelclaw.protocol.generated import write_or_print
 
 TS_FILE = (Path(__file__).resolve().parents[3] / "clients" / "openclaw" / "src"
@@ -31,11 +38,15 @@ TS_FILE = (Path(__file__).resolve().parents[3] / "clients" / "openclaw" / "src"
 
 @dataclass(frozen=True)
 class Route:
-    """Where a call goes: ``method``, when the boolean argument ``when`` is true (or always,
-    when None), with those of the tool's arguments that the method's params take."""
+    """Where a call goes: the method ``rpc``, when the boolean argument ``when`` is true (or
+    always, when None), with those of the tool's arguments that the method's params take."""
 
-    method: str
+    rpc: Rpc[Any, Any]
     when: str | None = None
+
+    @property
+    def method(self) -> str:
+        return self.rpc.name
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ TOOLS: tuple[AgentTool, ...] = (
             "status": "Only tasks with this status.",
             "includeReplaced": "Also return entries that were corrected later (default false).",
         },
-        required=("query",), routes=(Route("memory.search"),)),
+        required=("query",), routes=(Route(MEMORY_SEARCH),)),
     AgentTool(
         name="memory_get", title="Memory Get",
         description=(
@@ -91,7 +102,7 @@ TOOLS: tuple[AgentTool, ...] = (
             "lines": "How many lines to return.",
             "corpus": "Accepted for compatibility with memory-core; ignored.",
         },
-        required=("path",), routes=(Route("memory.get"),)),
+        required=("path",), routes=(Route(MEMORY_GET),)),
     AgentTool(
         name="memory_remember", title="Memory Remember",
         description=(
@@ -108,7 +119,7 @@ TOOLS: tuple[AgentTool, ...] = (
             "status": "A task's status (default open).",
             "replaces": "The id of the entry this one corrects (from memory_search).",
         },
-        required=("type", "content"), routes=(Route("memory.remember"),)),
+        required=("type", "content"), routes=(Route(MEMORY_REMEMBER),)),
     AgentTool(
         name="memory_forget", title="Memory Forget",
         description=(
@@ -131,7 +142,7 @@ TOOLS: tuple[AgentTool, ...] = (
                        "user named exact ids."),
         },
         flags={"undo": "Give hidden entries back (ids only): the user changed their mind."},
-        routes=(Route("memory.unforget", when="undo"), Route("memory.forget"))),
+        routes=(Route(MEMORY_UNFORGET, when="undo"), Route(MEMORY_FORGET))),
 )
 
 
@@ -152,7 +163,7 @@ def without_none(annotation: Any) -> Any:
 
 def route_params(tool: AgentTool, route: Route) -> list[str]:
     """The tool's arguments that ``route``'s method takes, as the wire spells them."""
-    model = CONTRACT[route.method].params
+    model = route.rpc.params
     wire = {info.alias or name for name, info in model.model_fields.items()}
     return [arg for arg in tool.args if arg in wire]
 
@@ -160,7 +171,7 @@ def route_params(tool: AgentTool, route: Route) -> list[str]:
 def arguments_model(tool: AgentTool) -> type[BaseModel]:
     """The tool's arguments as a pydantic model: each argument with its params field's type
     and limits; optional ones default to None (left out: the sidecar's default applies)."""
-    params = CONTRACT[tool.routes[-1].method].params
+    params = tool.routes[-1].rpc.params
     fields: dict[str, Any] = {}
     for wire, description in tool.args.items():
         name, info = params_field(params, wire)
@@ -209,13 +220,13 @@ def parameters(tool: AgentTool) -> dict[str, Any]:
     return tidied
 
 
-def call(tool: AgentTool, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def call(tool: AgentTool, arguments: dict[str, Any]) -> tuple[Rpc[Any, Any], dict[str, Any]]:
     """The method a call of ``tool`` goes to, and its params: the arguments that method takes,
     unchanged (the params model validates them), leaving out the ones not given."""
     for route in tool.routes:
         if route.when is None or arguments.get(route.when) is True:
-            return route.method, {name: arguments[name] for name in route_params(tool, route)
-                                  if arguments.get(name) is not None}
+            return route.rpc, {name: arguments[name] for name in route_params(tool, route)
+                               if arguments.get(name) is not None}
     raise ValueError(f"{tool.name}: no route taken")  # the last route has no condition
 
 
@@ -231,7 +242,7 @@ HEADER = """\
 // Generated from sidecar/zettelclaw/protocol/tools.py by
 // `python -m zettelclaw.protocol.tools --write`: do not edit
 // (tests/protocol/test_tool_schemas.py fails when this file is not what the definition
-// generates). Each tool's parameters are its method's params (protocol/params.py), as the
+// generates). Each tool's parameters are its method's params (protocol/params/), as the
 // sidecar validates them; the MCP server's tools are the same.
 
 import type { MethodName } from "./protocol_types.ts";

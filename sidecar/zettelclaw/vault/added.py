@@ -43,7 +43,7 @@ from zettelclaw.vault import purged as remembered
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.state import VaultState, state_dir
 
-# the longest entry text a line may give, as ``memory.remember`` takes (protocol/params.py)
+# the longest entry text a line may give, as ``memory.remember`` takes (protocol/params/)
 MAX_TEXT = 16_384
 
 SECTIONS = {

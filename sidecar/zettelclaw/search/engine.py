@@ -190,7 +190,9 @@ class Engine:
 
         assert self.semantic is not None
         vector = self.semantic.query_vector(query)
-        found = [(target, *similarities(vector)) for wanted, target, similarities in (
+        # the keyword candidates are named: a large log's older vectors are searched only
+        # for the closest, and these need their similarity as well (search/vector_rows.py)
+        found = [(target, *similarities(vector, list(target))) for wanted, target, similarities in (
             (want_log, entries, self.semantic.entry_similarities),
             (want_files, chunks, self.semantic.chunk_similarities)) if wanted]
         scale = self.semantic.scale(*[sims for _, _, sims in found])
@@ -198,7 +200,7 @@ class Engine:
             if not len(keys):
                 continue
             # an entry of several sentences is a candidate by its best sentence too
-            said_keys, said = (self.semantic.sentence_similarities(vector, scale.floor)
+            said_keys, said = (self.semantic.sentence_similarities(vector, scale.floor, entries)
                                if target is entries else (keys[:0], sims[:0]))
             by = sims
             if len(said_keys):

@@ -108,7 +108,7 @@ class Store:
 
     def _load(self, entry: dict[str, Any]) -> Segment:
         import numpy as np
-        from usearch.index import Index
+        from usearch.index import Index as Hnsw
 
         name = str(entry["name"])
         graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
@@ -116,7 +116,7 @@ class Store:
             if path.stat().st_size != int(entry[f"{key}_bytes"]) or _sha256(path) != entry[
                     f"{key}_sha256"]:
                 raise ValueError(f"{path.name} is not the file the manifest lists")
-        index = Index.restore(str(graph), view=True, expansion_search=EXPANSION_SEARCH)
+        index = Hnsw.restore(str(graph), view=True, expansion_search=EXPANSION_SEARCH)
         if index is None or len(index) != int(entry["rows"]):
             raise ValueError(f"{graph.name} holds no index of {entry['rows']} rows")
         with np.load(side) as arrays:
@@ -152,12 +152,12 @@ class Store:
         kind's present ``upto``) as a segment, then list it: a crash before the listing leaves
         files that the next open removes."""
         import numpy as np
-        from usearch.index import Index
+        from usearch.index import Index as Hnsw
 
         count = len(self.segments[kind])
         name = f"{kind}-{count:05d}-{upto}"
         graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
-        index = Index(ndim=DIMENSIONS, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
+        index = Hnsw(ndim=DIMENSIONS, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
                       expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         index.add(np.arange(len(lines), dtype=np.uint64), matrix, threads=threads)
         index.save(str(graph))

@@ -1,7 +1,7 @@
 """Semantic search on large logs: RSS and search latency with the vectors sealed into segments.
 
     .venv/bin/python bench/vectors_scale.py build N DIR [--real K]
-    .venv/bin/python bench/vectors_scale.py measure DIR [--searches 200]
+    .venv/bin/python bench/vectors_scale.py measure DIR [--searches 200] [--exact]
 
 Embedding a million entries with the real model takes hours on a 2-core machine, so ``build``
 embeds only ``--real`` (default 4,000) of the generated log's texts with the shipped model
@@ -11,7 +11,8 @@ ones. They go through the sidecar's own path (``Semantic.embed_pending``: SQLite
 sentences, then ``seal_due``), so the index, the segments and the walk are those a real run
 leaves. ``measure`` opens DIR in a fresh process, loads the real model for the queries, runs
 ``--searches`` hybrid searches (paraphrases, no shared keyword needed) and prints p50 / p95 and
-the process's peak RSS (VmHWM), with the segments' size on disk.
+the process's peak RSS (VmHWM), with the segments' size on disk; ``--exact`` leaves the
+segments out, so every vector is read into memory and compared exactly, as before segments.
 
 The log comes from bench/generate.py (DIR/gen); DIR is kept, outside the repository.
 """
@@ -20,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -121,8 +124,11 @@ def build(n: int, folder: Path, real_count: int) -> None:
     model.close()
 
 
-def measure(folder: Path, searches: int) -> None:
+def measure(folder: Path, searches: int, exact: bool) -> None:
     home = Home(folder / "home")
+    if exact:  # as before segments: every vector in memory, compared exactly
+        empty = Path(tempfile.mkdtemp()) / "none.ann"
+        ann.folder = lambda index: empty
     m = Direct.open(home, folder / "workspace", SearchConfig(semantic="auto",
                                                              semantic_max_entries=10**8))
     model = local_model.LocalModel(2)
@@ -132,16 +138,25 @@ def measure(folder: Path, searches: int) -> None:
     first = m.search(SearchParams.model_validate({"query": QUERIES[0]}))
     print(f"first search (opens the segments) {time.perf_counter() - t:.2f} s, mode "
           f"{first.get('mode')}")
-    times = []
+    times, answers = [], {}
     for i in range(searches):
         q = QUERIES[i % len(QUERIES)]
         t = time.perf_counter()
-        m.search(SearchParams.model_validate({"query": q}))
+        answer = m.search(SearchParams.model_validate({"query": q}))
         times.append((time.perf_counter() - t) * 1000)
+        answers[q] = [r.get("id") for r in answer["results"]]
+    mine, other = (folder / f"answers-{k}.json" for k in (
+        ("exact", "ann") if exact else ("ann", "exact")))
+    mine.write_text(json.dumps(answers))
+    if other.exists():  # the same queries' first ten, with and without segments
+        theirs = json.loads(other.read_text())
+        shared = [len(set(answers[q]) & set(theirs[q])) / max(len(theirs[q]), 1)
+                  for q in answers if q in theirs]
+        print(f"first ten shared with the {other.stem[8:]} run: {statistics.mean(shared):.2f}")
     times.sort()
     store = m.searcher.semantic.rows._store
     rows = {k: store.rows(k) for k in ann.KINDS} if store else {}
-    size = sum(p.stat().st_size for p in ann.folder(home.index).iterdir())
+    size = sum(p.stat().st_size for p in ann.folder(home.index).iterdir() if p.is_file())
     print(f"hybrid search p50 {statistics.median(times):.1f} ms, p95 "
           f"{times[int(len(times) * 0.95)]:.1f} ms ({searches} searches)")
     print(f"sealed rows {rows}; segments on disk {size / 1e6:.0f} MB; peak RSS "
@@ -169,11 +184,13 @@ def main() -> None:
     me = sub.add_parser("measure")
     me.add_argument("dir", type=Path)
     me.add_argument("--searches", type=int, default=200)
+    me.add_argument("--exact", action="store_true",
+                    help="leave the segments out: every vector in memory, as before them")
     args = parser.parse_args()
     if args.command == "build":
         build(args.n, args.dir, args.real)
     else:
-        measure(args.dir, args.searches)
+        measure(args.dir, args.searches, args.exact)
 
 
 if __name__ == "__main__":

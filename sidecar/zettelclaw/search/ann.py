@@ -199,9 +199,10 @@ class Store:
                                            threads=1)
             rows = np.asarray(matches.keys, dtype=np.int64)
             found = [(rows, 1.0 - np.asarray(matches.distances, dtype=np.float32))]
-            if len(also):
-                starts = np.searchsorted(segment.lines, also, side="left")
-                ends = np.searchsorted(segment.lines, also, side="right")
+            inside = also[(also >= segment.lines[0]) & (also <= segment.lines[-1])]
+            if len(inside):
+                starts = np.searchsorted(segment.lines, inside, side="left")
+                ends = np.searchsorted(segment.lines, inside, side="right")
                 extra = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)]
                                        ) if (ends > starts).any() else np.zeros(0, np.int64)
                 extra = np.setdiff1d(extra.astype(np.int64), rows)

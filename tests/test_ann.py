@@ -19,7 +19,7 @@ from zettelclaw.forget import service
 from zettelclaw.home import Home
 from zettelclaw.index import vectors
 from zettelclaw.protocol.params import SearchParams
-from zettelclaw.search import ann
+from zettelclaw.search import ann, vector_rows
 from zettelclaw.search.local_model import LocalModel
 
 pytestmark = pytest.mark.slow  # loads the real embedding model
@@ -202,3 +202,14 @@ def test_the_segments_are_private(memory: Direct, home: Home) -> None:
     folder = ann.folder(home.index)
     assert folder.stat().st_mode & 0o777 == 0o700
     assert {p.stat().st_mode & 0o777 for p in folder.iterdir()} == {0o600}
+
+
+def test_every_keyword_candidate_has_its_similarity(
+        memory: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A segment gives its few closest rows; an entry that only its words found is looked up
+    by name, so the fusion weighs its meaning as it would on a small log."""
+    monkeypatch.setattr(vector_rows, "SEGMENT_CANDIDATES", 1)
+    answer = memory.search(SearchParams.model_validate({"query": "kayak", "maxResults": 10}))
+    found = [r for r in answer["results"] if "kayak" in r["content"]]
+    assert len(found) >= 4
+    assert all(r.get("vectorScore") is not None for r in found)

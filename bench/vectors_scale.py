@@ -161,15 +161,18 @@ def measure(folder: Path, searches: int, exact: bool) -> None:
           f"{times[int(len(times) * 0.95)]:.1f} ms ({searches} searches)")
     print(f"sealed rows {rows}; segments on disk {size / 1e6:.0f} MB; peak RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; VmRSS "
-          f"{_vmrss():.0f} MB")
+          f"{_status('VmRSS'):.0f} MB (anonymous {_status('RssAnon'):.0f}, files "
+          f"{_status('RssFile'):.0f})")
     m.searcher.semantic.embedder = None
     m.close()
     model.close()
 
 
-def _vmrss() -> float:
+def _status(field: str) -> float:
+    """A /proc/self/status field in MB (RssAnon: the heap; RssFile: mapped files' pages, the
+    segments' among them, which the kernel may drop and read again)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 

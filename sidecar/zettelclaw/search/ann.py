@@ -45,7 +45,7 @@ SEAL_ROWS = 32_768
 # (bench/README.md#semantic-search-at-a-million-entries)
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 128
+EXPANSION_SEARCH = 64
 KINDS = ("entries", "parts")
 MANIFEST = "manifest.json"
 

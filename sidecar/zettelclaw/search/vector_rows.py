@@ -25,8 +25,9 @@ from zettelclaw.search.pieces import compared_texts
 if TYPE_CHECKING:
     from zettelclaw.search.matrix import Matrix
 
-# closest rows asked of each segment: as many as the engine looks at among all the rows
-SEGMENT_CANDIDATES = 200
+# closest rows asked of each segment: on the generated log, as many as a wider walk finds
+# (bench/README.md#semantic-search-at-a-million-entries), and a query touches fewer pages
+SEGMENT_CANDIDATES = 64
 SEAL_NICE = 10  # sealing a segment yields the cores to requests, as embedding does
 
 

@@ -213,3 +213,23 @@ def test_every_keyword_candidate_has_its_similarity(
     found = [r for r in answer["results"] if "kayak" in r["content"]]
     assert len(found) >= 4
     assert all(r.get("vectorScore") is not None for r in found)
+
+
+def test_vectors_waiting_for_their_segment_are_bounded_in_memory(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel,
+        sealing: None) -> None:
+    """A log whose vectors all wait to be sealed (the segments made again after a purge, on a
+    large log) is searched over its newest two segments' worth meanwhile, not read whole."""
+    write_log(*[entry("fact", t) for t in texts(41)])
+    m = open_memory(home, workspace, embedder)
+    try:
+        while m.searcher.semantic.embed_pending():
+            pass
+        vector = m.searcher.semantic.query_vector("a kayak")
+        keys, _ = m.searcher.semantic.entry_similarities(vector)
+        assert list(keys) == list(range(41 - 2 * SEAL + 1, 42))
+        m.searcher.semantic.seal_due()
+        keys, _ = m.searcher.semantic.entry_similarities(vector)
+        assert list(keys) == list(range(1, 42)), "every entry, once sealed"
+    finally:
+        close(m)

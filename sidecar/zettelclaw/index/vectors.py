@@ -50,6 +50,13 @@ def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: i
         " LIMIT ?", (model, line, upto, limit)).fetchall()
 
 
+def line_before(conn: sqlite3.Connection, upto: int, count: int) -> int:
+    """The line after which ``count`` entries are, up to ``upto`` (0 when fewer are)."""
+    row = conn.execute("SELECT line FROM entries WHERE line <= ? ORDER BY line DESC"
+                       " LIMIT 1 OFFSET ?", (upto, count)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
 def entries_between(conn: sqlite3.Connection, line: int, upto: int) -> int:
     """How many entries are after ``line`` and up to ``upto`` (at least as many as have a
     vector: a cheap bound before reading them)."""

@@ -148,12 +148,16 @@ class VectorRows:
             self._entries = _after(self._entries, store.upto["entries"])
             self._parts = _after(self._parts, store.upto["parts"])
             name = self._model()
-            start = max(self._entries_upto, store.upto["entries"])
+            # No more than two segments' worth waits in memory: a log whose vectors all wait
+            # (a purge made the segments again) is searched over its newest entries until
+            # the background has sealed the rest, rather than read whole into memory.
+            floor = vectors.line_before(conn, wholes, 2 * ann.SEAL_ROWS)
+            start = max(self._entries_upto, store.upto["entries"], floor)
             if wholes > start:
                 self._entries = _appended(self._entries, vectors.entry_vectors_after(
                     conn, name, start, wholes))
                 self._entries_upto = wholes
-            start = max(self._parts_upto, store.upto["parts"])
+            start = max(self._parts_upto, store.upto["parts"], floor)
             if walked > start:
                 self._parts = _appended(self._parts, vectors.part_vectors_after(
                     conn, name, start, walked))
@@ -165,9 +169,11 @@ class VectorRows:
         sealed = 0
         with self._seal_lock:  # one sealer; searches go on meanwhile
             while True:
-                with self._lock, self.index.read() as conn:
+                with self.index.read() as conn:
                     generation, wholes, walked = self._bounds(conn)
+                with self._lock:  # (searches wait for this, not for the reading below)
                     store = self._store_for(generation)
+                with self.index.read() as conn:
                     name = self._model()
                     upto = store.upto
                     found: Sequence[tuple[Any, ...]]

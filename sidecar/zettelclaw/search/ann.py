@@ -203,9 +203,7 @@ class Store:
             if len(inside):
                 starts = np.searchsorted(segment.lines, inside, side="left")
                 ends = np.searchsorted(segment.lines, inside, side="right")
-                extra = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)]
-                                       ) if (ends > starts).any() else np.zeros(0, np.int64)
-                extra = np.setdiff1d(extra.astype(np.int64), rows)
+                extra = np.setdiff1d(_spans(starts, ends), rows)
                 if len(extra):
                     found.append((extra, _similarities(segment.index, extra, query)))
             for rows_found, sims_found in found:
@@ -222,6 +220,16 @@ class Store:
     def rows(self, kind: str) -> int:
         with self._lock:
             return sum(len(s.lines) for s in self.segments[kind])
+
+
+def _spans(starts: Any, ends: Any) -> Any:
+    """Every row of the spans [start, end), in order (a line's sentences are several rows)."""
+    import numpy as np
+
+    lengths = ends - starts
+    total = int(lengths.sum())
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return (offsets + np.arange(total)).astype(np.int64)
 
 
 def _similarities(index: Any, rows: Any, query: Any) -> Any:

@@ -48,6 +48,11 @@ def sealing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ann, "SEAL_ROWS", SEAL)
 
 
+@pytest.fixture
+def merging(monkeypatch: pytest.MonkeyPatch, sealing: None) -> None:
+    monkeypatch.setattr(ann, "MERGE_FAN", 2)
+
+
 def open_memory(home: Home, workspace: Path, embedder: LocalModel) -> Direct:
     m = Direct.open(home, workspace, SearchConfig(semantic="auto"))
     m.searcher.semantic.use(embedder)
@@ -231,5 +236,33 @@ def test_vectors_waiting_for_their_segment_are_bounded_in_memory(
         m.searcher.semantic.seal_due()
         keys, _ = m.searcher.semantic.entry_similarities(vector)
         assert list(keys) == list(range(1, 42)), "every entry, once sealed"
+    finally:
+        close(m)
+
+
+def test_segments_of_one_level_are_merged_into_one(
+        home: Home, workspace: Path, write_log: Any, embedder: LocalModel, merging: None
+        ) -> None:
+    """A query walks one graph a segment: as many segments of a level as MERGE_FAN become one
+    of the next, its rows the same, the merged files gone, and it opens again after a restart."""
+    write_log(*[entry("fact", t) for t in texts(20)], entry("fact", TARGET),
+              *[entry("fact", t) for t in texts(20, offset=20)])
+    m = open_memory(home, workspace, embedder)
+    try:
+        fill(m)
+        store = store_of(m)
+        assert [len(s.lines) for s in store.segments["entries"]] == [2 * SEAL]
+        assert list(store.segments["entries"][0].lines) == list(range(1, 2 * SEAL + 1))
+        names = {p.name for p in ann.folder(home.index).iterdir()}
+        assert len([n for n in names if n.startswith("entries-")]) == 2, "one graph, its rows"
+        assert top(m, "we got a cat as a pet") == TARGET
+        vector = m.searcher.semantic.query_vector(TARGET)
+        assert store.search("entries", vector, 1, np.zeros(0, np.int64)).sims.max() > 0.99
+    finally:
+        close(m)
+    m = open_memory(home, workspace, embedder)
+    try:
+        assert store_of(m).rows("entries") == 2 * SEAL, "the merged segment opens again"
+        assert top(m, "we got a cat as a pet") == TARGET
     finally:
         close(m)

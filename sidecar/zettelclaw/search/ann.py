@@ -46,6 +46,10 @@ SEAL_ROWS = 32_768
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 64
+# segments merged into one when as many of one level are there, up to this many levels: at most
+# SEAL_ROWS * MERGE_FAN ** MERGE_LEVELS rows a segment (524,288), which a merge builds in memory
+MERGE_FAN = 4
+MERGE_LEVELS = 2
 KINDS = ("entries", "parts")
 MANIFEST = "manifest.json"
 
@@ -151,15 +155,72 @@ class Store:
         """Write ``lines``' rows (ascending; every row of each line up to ``upto``, after the
         kind's present ``upto``) as a segment, then list it: a crash before the listing leaves
         files that the next open removes."""
+        entry, segment = self._write(kind, 0, lines, words, [matrix], threads=threads)
+        with self._lock:
+            listed = self._manifest["kinds"][kind]
+            listed["segments"].append(entry)
+            listed["upto"] = upto
+            atomic_write_json(self.folder / MANIFEST, self._manifest)
+            self.segments[kind] = [*self.segments[kind], segment]
+            self.upto[kind] = upto
+
+    def merge_due(self, kind: str, threads: int = 1) -> bool:
+        """Merge the oldest MERGE_FAN segments of one level into one of the next (a query
+        walks one graph instead of several); whether one was. The merged ones' files go once
+        the new one is listed; a crash between leaves unlisted files, removed at the next
+        open."""
+        import numpy as np
+
+        with self._lock:
+            entries = list(self._manifest["kinds"][kind]["segments"])
+            segments = list(self.segments[kind])
+        levels = [int(e.get("level", 0)) for e in entries]
+        for at in range(len(entries) - MERGE_FAN + 1):
+            level = levels[at]
+            if level < MERGE_LEVELS and levels[at:at + MERGE_FAN] == [level] * MERGE_FAN:
+                break
+        else:
+            return False
+        parts = segments[at:at + MERGE_FAN]
+        lines = np.concatenate([p.lines for p in parts])
+        words = None if parts[0].words is None else np.concatenate([p.words for p in parts])
+        matrices = (np.asarray(p.index.get(np.arange(len(p.lines), dtype=np.uint64),
+                                           dtype=np.float32), dtype=np.float32)
+                    for p in parts)
+        entry, segment = self._write(kind, level + 1, lines, words, matrices,
+                                     threads=threads)
+        with self._lock:
+            listed = self._manifest["kinds"][kind]
+            names = {e["name"] for e in entries[at:at + MERGE_FAN]}
+            listed["segments"] = [e for e in listed["segments"] if e["name"] not in names]
+            listed["segments"].insert(at, entry)
+            atomic_write_json(self.folder / MANIFEST, self._manifest)
+            self.segments[kind] = [s for s in self.segments[kind] if s.name not in names]
+            self.segments[kind].insert(at, segment)
+        for name in names:
+            for suffix in (".usearch", ".npz"):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.folder / f"{name}{suffix}").unlink()
+        return True
+
+    def _write(self, kind: str, level: int, lines: Any, words: Any, matrices: Any, *,
+               threads: int) -> tuple[dict[str, Any], Segment]:
+        """A segment's two files, written and synced, with its manifest entry (not listed)."""
         import numpy as np
         from usearch.index import Index as Hnsw
 
-        count = len(self.segments[kind])
-        name = f"{kind}-{count:05d}-{upto}"
+        with self._lock:
+            number = int(self._manifest.get("next", 0))
+            self._manifest["next"] = number + 1
+        name = f"{kind}-{number:05d}-{level}-{int(lines[-1])}"
         graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
         index = Hnsw(ndim=DIMENSIONS, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
-                      expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
-        index.add(np.arange(len(lines), dtype=np.uint64), matrix, threads=threads)
+                     expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+        start = 0
+        for matrix in matrices:  # a part at a time: a merge never holds all as float32
+            index.add(np.arange(start, start + len(matrix), dtype=np.uint64), matrix,
+                      threads=threads)
+            start += len(matrix)
         index.save(str(graph))
         del index
         buffer = io.BytesIO()
@@ -172,17 +233,10 @@ class Store:
             os.chmod(path, 0o600)
             _fsync(path)
         fsync_dir(self.folder)
-        entry = {"name": name, "rows": len(lines),
+        entry = {"name": name, "rows": len(lines), "level": level,
                  "graph_bytes": graph.stat().st_size, "graph_sha256": _sha256(graph),
                  "side_bytes": side.stat().st_size, "side_sha256": _sha256(side)}
-        segment = self._load(entry)
-        with self._lock:
-            listed = self._manifest["kinds"][kind]
-            listed["segments"].append(entry)
-            listed["upto"] = upto
-            atomic_write_json(self.folder / MANIFEST, self._manifest)
-            self.segments[kind] = [*self.segments[kind], segment]
-            self.upto[kind] = upto
+        return entry, self._load(entry)
 
     # -- searching -------------------------------------------------------------------------------
 

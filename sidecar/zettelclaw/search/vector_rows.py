@@ -14,7 +14,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zettelclaw import priority
 from zettelclaw.index import ranking, vectors
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 # (bench/README.md#semantic-search-at-a-million-entries), and a query touches fewer pages
 SEGMENT_CANDIDATES = 64
 SEAL_NICE = 10  # sealing a segment yields the cores to requests, as embedding does
+T = TypeVar("T")
 
 
 @dataclass
@@ -187,15 +188,19 @@ class VectorRows:
                         whole = [r for r in found if r[0] != found[-1][0]]
                         found = whole or found
                     else:
-                        return sealed
+                        break
                 if len(found) < ann.SEAL_ROWS // 2:  # many entries without a vector yet
-                    return sealed
+                    break
                 rows = _appended(_empty(), found)
                 _lowered(functools.partial(
                     store.seal, kind, rows.keys, rows.matrix,
                     rows.words if kind == "parts" else None, upto=int(rows.keys[-1]),
                     threads=threads))
                 sealed += len(found)
+            for kind in ann.KINDS:  # fewer, larger segments: fewer graphs for a query to walk
+                while _lowered(functools.partial(store.merge_due, kind, threads)):
+                    pass
+        return sealed
 
     def _chunk_rows(self) -> Rows:
         import numpy as np
@@ -226,15 +231,16 @@ class VectorRows:
             return self._chunks
 
 
-def _lowered(job: Callable[[], None]) -> None:
+def _lowered(job: Callable[[], T]) -> T:
     """``job`` on a thread of its own at a lower priority: usearch's workers are made by it
     and inherit that (a worker thread of trio's is reused, so it is not lowered itself)."""
+    done: list[T] = []
     failed: list[BaseException] = []
 
     def run() -> None:
         priority.lower_this_thread(SEAL_NICE)
         try:
-            job()
+            done.append(job())
         except BaseException as exc:  # raised again in the caller
             failed.append(exc)
 
@@ -243,6 +249,7 @@ def _lowered(job: Callable[[], None]) -> None:
     thread.join()
     if failed:
         raise failed[0]
+    return done[0]
 
 
 def _sorted(keys: Iterable[int]) -> Any:

@@ -129,6 +129,7 @@ def measure(folder: Path, searches: int, exact: bool) -> None:
     if exact:  # as before segments: every vector in memory, compared exactly
         empty = Path(tempfile.mkdtemp()) / "none.ann"
         ann.folder = lambda index: empty
+        ann.SEAL_ROWS = 1 << 40  # and nothing kept out of memory for want of a segment
     m = Direct.open(home, folder / "workspace", SearchConfig(semantic="auto",
                                                              semantic_max_entries=10**8))
     model = local_model.LocalModel(2)

@@ -41,11 +41,11 @@ DIMENSIONS = 384
 # float32 are 48 MB, and a segment of them takes ~10 s to build on one core
 SEAL_ROWS = 32_768
 # HNSW parameters (usearch's names): links a node keeps, and how wide the walk is when adding
-# and searching; chosen on the generated log's real vectors
-# (bench/README.md#semantic-search-at-a-million-entries)
+# and searching; chosen on the generated log (bench/README.md#semantic-search-at-a-million-entries):
+# a merged segment of 96k rows needs a walk of 128 to find what 64 found in 32k
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 64
+EXPANSION_SEARCH = 128
 # segments merged into one when as many of one level are there, up to this many levels: at most
 # SEAL_ROWS * MERGE_FAN ** MERGE_LEVELS rows a segment (524,288), which a merge builds in memory
 MERGE_FAN = 4

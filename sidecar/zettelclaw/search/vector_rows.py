@@ -25,8 +25,8 @@ from zettelclaw.search.pieces import compared_texts
 if TYPE_CHECKING:
     from zettelclaw.search.matrix import Matrix
 
-# closest rows asked of each segment: on the generated log, as many as a wider walk finds
-# (bench/README.md#semantic-search-at-a-million-entries), and a query touches fewer pages
+# closest rows asked of each segment: on the generated log, 200 found no more of the exact
+# first ten (bench/README.md#semantic-search-at-a-million-entries)
 SEGMENT_CANDIDATES = 64
 SEAL_NICE = 10  # sealing a segment yields the cores to requests, as embedding does
 T = TypeVar("T")

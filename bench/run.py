@@ -64,7 +64,8 @@ except ImportError:  # pragma: no cover
 
 HOOK_PARAMS = {"sessionKey": "agent:main:main"}
 READY_TIMEOUT = 120.0
-INDEX_TIMEOUT = 3600.0
+# a million entries' cold build takes ~20 s, but their embedding (--paraphrase) ~80 minutes
+INDEX_TIMEOUT = 3 * 3600.0
 POLL_SECONDS = 0.05
 # status takes ~2.5 ms at 1M (kept counts since 51fcedb; a count of every entry, ~0.2 s, before),
 # its Python beside the build's: polled at 2 Hz, the build's figure is up to 0.5 s late (0.25 s

@@ -111,7 +111,7 @@ class CronConfig(_Section):
 
 class SearchConfig(_Section):
     semantic: Literal["auto", "off"] = "auto"  # auto: on (the model is in the base install)
-    semantic_max_entries: int = Field(200_000, ge=0, alias="semanticMaxEntries")
+    semantic_max_entries: int = Field(2_000_000, ge=0, alias="semanticMaxEntries")
     # how many of the best BM25 matches (among every match) are ranked by type and recency: an
     # entry past them has under ~half the best one's BM25, which type and recency cannot make up
     candidate_window: int = Field(100, ge=20, le=100_000, alias="candidateWindow")

@@ -92,7 +92,8 @@ def test_fields_a_newer_sidecar_adds_are_ignored() -> None:
               "fallback": {"reason": "semantic search is turned off", "laterField": 1}}
     found = ask(Recorder(answer), contract.MEMORY_SEARCH, SearchParams(query="x"))
     assert found.mode == "keyword"
-    assert found.fallback is not None and found.fallback.reason.startswith("semantic")
+    assert found.fallback is not None
+    assert found.fallback.reason.startswith("semantic")
     assert "addedLater" not in found.wire()
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ from zettelclaw import freed_memory
 from zettelclaw.app import App
 from zettelclaw.config import load_config
 from zettelclaw.home import Home
+from zettelclaw.search import ann
 from zettelclaw.search import semantic as semantic_module
 
 
@@ -110,3 +111,17 @@ async def test_a_long_pass_gives_back_the_memory_its_batches_freed(
     write_log(*[entry(content=f"and another {i}") for i in range(5)])
     await _run_until_idle(app, Hashing())
     assert trims == [1], "a pass of 10 texts"
+
+
+async def test_the_background_seals_older_vectors_into_segments(
+        app: App, write_log: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once more rows wait in memory than one segment holds, the vectorizer seals them
+    (search/ann.py) between its batches, without being asked."""
+    monkeypatch.setattr(ann, "SEAL_ROWS", 8)
+    monkeypatch.setattr(semantic_module, "BATCH", 4)
+    write_log(*[entry(content=f"entry number {i}") for i in range(20)])
+    await _run_until_idle(app, Hashing())
+    rows = app.searcher.semantic.rows
+    rows.entry_similarities(np.ones(384, dtype=np.float32) / np.sqrt(384))
+    assert rows._store is not None
+    assert rows._store.rows("entries") == 16, "two segments of 8; 4 entries kept exact"

@@ -24,6 +24,7 @@ from zettelclaw.log import hides
 from zettelclaw.log.store import LogStore
 from zettelclaw.machine_state import machine_state
 from zettelclaw.replicate.ingest import record_purged_locked
+from zettelclaw.search import ann
 from zettelclaw.vault.memory import Memory
 from zettelclaw.vault.scrub import scrub_locked
 from zettelclaw.vault.state import lock_path as vault_lock
@@ -232,6 +233,7 @@ def _index_step(app: App, removed: purging.Removed, before: int | None = None) -
     app.freshness.rebuild(locked=True)  # (new subjects registered under our lock)
     removed.index_rows += max(0, before - space.entry_total(app.index))
     removed.vectors += space.drop_unused_vectors(app.index)
+    ann.remove(ann.folder(app.index.path))  # made again from the vectors left
     space.wipe_free_pages(app.index)
     app.freshness.terms.collect_garbage()
     failpoints.reach("purge-after-index")

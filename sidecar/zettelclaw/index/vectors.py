@@ -40,14 +40,35 @@ def current_entries_after(conn: sqlite3.Connection, line: int, limit: int
     return rows
 
 
-def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int
-                        ) -> list[tuple[int, bytes]]:
+def entry_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int,
+                        limit: int = -1) -> list[tuple[int, bytes]]:
     """(line, vector) of the entries after ``line`` and up to ``upto`` that have a vector, in
-    log order."""
+    log order (the first ``limit`` of them, when given)."""
     return conn.execute(
         "SELECT e.line, v.vec FROM entries e JOIN vectors v ON v.model = ?"
-        " AND v.text_hash = e.text_hash WHERE e.line > ? AND e.line <= ? ORDER BY e.line",
-        (model, line, upto)).fetchall()
+        " AND v.text_hash = e.text_hash WHERE e.line > ? AND e.line <= ? ORDER BY e.line"
+        " LIMIT ?", (model, line, upto, limit)).fetchall()
+
+
+def line_before(conn: sqlite3.Connection, upto: int, count: int) -> int:
+    """The line after which ``count`` entries are, up to ``upto`` (0 when fewer are)."""
+    row = conn.execute("SELECT line FROM entries WHERE line <= ? ORDER BY line DESC"
+                       " LIMIT 1 OFFSET ?", (upto, count)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def entries_between(conn: sqlite3.Connection, line: int, upto: int) -> int:
+    """How many entries are after ``line`` and up to ``upto`` (at least as many as have a
+    vector: a cheap bound before reading them)."""
+    return int(conn.execute("SELECT count(*) FROM entries WHERE line > ? AND line <= ?",
+                            (line, upto)).fetchone()[0])
+
+
+def parts_between(conn: sqlite3.Connection, line: int, upto: int) -> int:
+    """How many sentences the entries after ``line`` and up to ``upto`` are compared by."""
+    return int(conn.execute(
+        "SELECT count(*) FROM entries e JOIN text_parts p ON p.text_hash = e.text_hash"
+        " WHERE e.line > ? AND e.line <= ?", (line, upto)).fetchone()[0])
 
 
 def store_parts(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, int]]) -> None:
@@ -61,15 +82,16 @@ def forget_parts(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM text_parts")
 
 
-def part_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int
-                       ) -> list[tuple[int, bytes, int]]:
+def part_vectors_after(conn: sqlite3.Connection, model: str, line: int, upto: int,
+                       limit: int = -1) -> list[tuple[int, bytes, int]]:
     """(line, vector, words) of the sentences of the entries after ``line`` and up to
-    ``upto`` that have a vector, in log order."""
+    ``upto`` that have a vector, in log order (the first ``limit`` of them, when given)."""
     return conn.execute(
         "SELECT e.line, v.vec, p.words FROM entries e"
         " JOIN text_parts p ON p.text_hash = e.text_hash"
         " JOIN vectors v ON v.model = ? AND v.text_hash = p.part_hash"
-        " WHERE e.line > ? AND e.line <= ? ORDER BY e.line", (model, line, upto)).fetchall()
+        " WHERE e.line > ? AND e.line <= ? ORDER BY e.line LIMIT ?",
+        (model, line, upto, limit)).fetchall()
 
 
 def chunk_texts(conn: sqlite3.Connection) -> list[str]:

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zettelclaw import failpoints, long_lived
@@ -33,6 +31,7 @@ from zettelclaw.scrub import scrub
 from zettelclaw.search import local_model, weights
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.pieces import compared_texts, sentences
+from zettelclaw.search.vector_rows import VectorRows
 
 if TYPE_CHECKING:
     from zettelclaw.search.matrix import Matrix
@@ -94,13 +93,6 @@ class Embeds(Protocol):
         """Let threads and sessions go (the memory closes)."""
 
 
-@dataclass
-class _Rows:
-    keys: Any  # numpy int64 array: entry lines or chunk ids, ascending
-    matrix: Any  # numpy float32 array, one unit vector per key
-    words: Any = None  # numpy float32 array: an entry sentence's words (search/pieces.py)
-
-
 class Semantic:
     """What hybrid search needs: whether it can run (and why not), the query vector, and
     similarities against the stored vectors (kept in memory, refreshed incrementally)."""
@@ -112,22 +104,7 @@ class Semantic:
         self.hosts = hosts  # the connected hosts (search.embeddings = host asks theirs)
         self.embedder: Embeds | None = None
         self.reason: str | None = self._static_reason() or NOT_LOADED
-        self._lock = threading.Lock()
-        self._entries: _Rows | None = None
-        self._entries_upto = 0
-        self._parts: _Rows | None = None  # the sentences of entries (search/pieces.py)
-        self._parts_upto = 0
-        self._generation: object = None
-        self._chunks: _Rows | None = None
-        # the chunks' stamp and the two generations below when the matrix was made
-        self._chunks_stamp: tuple[object, int, int] | None = None
-        self._chunks_missing = 0  # the texts it lacked a vector for
-        # Bumped whenever this process writes or drops vectors (only it does, while it runs),
-        # and the second when those were the chunks' (or a model's): the chunks' matrix is made
-        # again after the second, or after the first if it lacked vectors. A count(*) of the
-        # vectors table would read every row of it on every search (bench/README.md).
-        self._vectors_generation = 0
-        self._chunk_vectors_generation = 0
+        self.rows = VectorRows(index, self._model_name)
         self.clock = time.monotonic
         self._failing: tuple[float, str] | None = None  # when the service last failed, and why
 
@@ -197,9 +174,12 @@ class Semantic:
                 Index.set_meta(conn, {"vector_line": 0, "wholes_line": walked,
                                       "sentences_rule": SENTENCES_RULE})
                 vectors.forget_parts(conn)
-        self._vectors_generation += 1
-        self._chunk_vectors_generation += 1
+        self.rows.written(chunks=True)
         self.reason = None
+
+    def _model_name(self) -> str:
+        assert self.embedder is not None
+        return self.embedder.name
 
     # -- filling the vectors (the background vectorizer) --------------------------------------
 
@@ -241,10 +221,7 @@ class Semantic:
             with self.index.write() as conn:  # a sentence's row and its vector together
                 vectors.store(conn, made)
                 vectors.store_parts(conn, parts)
-            with self._lock:
-                self._vectors_generation += 1
-                if not rows:  # this batch was the chunks' texts
-                    self._chunk_vectors_generation += 1
+            self.rows.written(chunks=not rows)  # (no rows: this batch was the chunks' texts)
         if rows:
             with self.index.write() as conn:
                 Index.set_meta(conn, {"vector_line": rows[-1][0]})
@@ -323,130 +300,24 @@ class Semantic:
         # its closest texts' ranks say how confident a meaning-only hit is (no margin known)
         return weights.SimilarityScale(floor, candidate=floor, least_span=0.0, confident=floor)
 
-    def entry_similarities(self, query: Matrix) -> tuple[Any, Any]:
-        """(lines, similarities) for every entry that has a vector."""
-        import numpy as np
+    def entry_similarities(self, query: Matrix, also: Iterable[int] = ()) -> tuple[Any, Any]:
+        """(lines, similarities), lines ascending: the entries closest to ``query`` (every
+        entry, on a log of less than one sealed segment) and those of ``also``."""
+        return self.rows.entry_similarities(query, also)
 
-        rows = self._entry_rows()[0]
-        if not len(rows.keys):
-            return rows.keys, np.zeros(0, dtype=np.float32)
-        return rows.keys, rows.matrix @ query
-
-    def sentence_similarities(self, query: Matrix, floor: float) -> tuple[Any, Any]:
+    def sentence_similarities(self, query: Matrix, floor: float, also: Iterable[int] = ()
+                              ) -> tuple[Any, Any]:
         """(lines, similarities) for the entries compared by their sentences too
         (``search/pieces.py``): each one's best sentence, damped for its few words as a whole
         text is (``weights.damped_similarity``, ``floor`` the query's scale's)."""
-        import numpy as np
+        return self.rows.sentence_similarities(query, floor, also)
 
-        rows = self._entry_rows()[1]
-        if not len(rows.keys):
-            return rows.keys, np.zeros(0, dtype=np.float32)
-        return _best_of_each(rows.keys,
-                             weights.damped_similarities(rows.matrix @ query, rows.words, floor))
+    def chunk_similarities(self, query: Matrix, also: Iterable[int] = ()) -> tuple[Any, Any]:
+        """(chunk ids, similarities): a chunk's best piece (every chunk: they are few)."""
+        return self.rows.chunk_similarities(query)
 
-    def chunk_similarities(self, query: Matrix) -> tuple[Any, Any]:
-        """(chunk ids, similarities): a chunk's best piece."""
-        import numpy as np
-
-        rows = self._chunk_rows()
-        if not len(rows.keys):
-            return rows.keys, np.zeros(0, dtype=np.float32)
-        return _best_of_each(rows.keys, rows.matrix @ query)
-
-    def _entry_rows(self) -> tuple[_Rows, _Rows]:
-        """The entries' vectors and their sentences', each in log order, up to where the
-        vectorizer has walked the log (``vector_line``: each entry up to it has its vectors,
-        written before it moved on; for the entries' own, ``wholes_line`` too, where a walk
-        began again for the sentences alone); what it added since the last call is read and
-        appended. Not beyond: an entry ahead whose text an earlier one shares has its vectors
-        already, and reading up to it would skip the entries the walk has yet to reach."""
-        assert self.embedder is not None
-        with self._lock, self.index.read() as conn:
-            meta = self.index.meta(conn)
-            generation = (meta.get("ino"), meta.get("generation"), meta.get("vector_model"))
-            walked = int(str(meta.get("vector_line", 0)))
-            wholes = max(walked, int(str(meta.get("wholes_line", 0))))
-            if (generation != self._generation or self._entries is None
-                    or self._parts is None or wholes < self._entries_upto
-                    or walked < self._parts_upto):
-                self._entries, self._entries_upto, self._generation = _empty(), 0, generation
-                self._parts, self._parts_upto = _empty(), 0
-            name = self.embedder.name
-            if wholes > self._entries_upto:
-                self._entries = _appended(self._entries, vectors.entry_vectors_after(
-                    conn, name, self._entries_upto, wholes))
-                self._entries_upto = wholes
-            if walked > self._parts_upto:
-                self._parts = _appended(self._parts, vectors.part_vectors_after(
-                    conn, name, self._parts_upto, walked))
-                self._parts_upto = walked
-            return self._entries, self._parts
-
-    def _chunk_rows(self) -> _Rows:
-        import numpy as np
-
-        assert self.embedder is not None
-        with self._lock, self.index.read() as conn:
-            # The log's entries are embedded a batch at a time: their vectors cannot change a
-            # matrix that had every chunk text's, and making it again after each batch cost the
-            # next hybrid search its lookups again (bench/README.md#search-at-a-million-entries).
-            now = (vectors.chunks_stamp(conn), self._chunk_vectors_generation,
-                   self._vectors_generation)
-            made = self._chunks_stamp
-            if (self._chunks is None or made is None or now[:2] != made[:2]
-                    or (self._chunks_missing > 0 and now[2] != made[2])):
-                found: list[tuple[int, bytes]] = []
-                missing = 0
-                for chunk_id, text in vectors.chunks_in_order(conn):
-                    for piece in compared_texts(text):
-                        vec = vectors.vector(conn, self.embedder.name, text_hash(piece))
-                        if vec is None:
-                            missing += 1
-                        else:
-                            found.append((chunk_id, vec))
-                keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-                self._chunks = _Rows(keys, _matrix([r[1] for r in found]))
-                self._chunks_stamp, self._chunks_missing = now, missing
-            assert self._chunks is not None
-            return self._chunks
-
-
-def _matrix(blobs: Sequence[bytes]) -> Any:
-    import numpy as np
-
-    if not blobs:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(
-        np.float32)
-
-
-def _appended(old: _Rows, found: Sequence[tuple[Any, ...]]) -> _Rows:
-    """``old`` and the rows read after it: (key, vector bytes) or (key, vector bytes, words)."""
-    import numpy as np
-
-    if not found:
-        return old
-    keys = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-    matrix = _matrix([r[1] for r in found])
-    words = (np.fromiter((r[2] for r in found), dtype=np.float32, count=len(found))
-             if len(found[0]) > 2 else None)
-    if not len(old.keys):
-        return _Rows(keys, matrix, words)
-    return _Rows(np.concatenate([old.keys, keys]), np.vstack([old.matrix, matrix]),
-                 None if words is None else np.concatenate([old.words, words]))
-
-
-def _best_of_each(keys: Any, similarities: Any) -> tuple[Any, Any]:
-    """(each key once, its best similarity): a chunk's best piece, an entry's best sentence
-    (``keys`` sorted, so a key's rows are together)."""
-    import numpy as np
-
-    unique, starts = np.unique(keys, return_index=True)
-    return unique, np.maximum.reduceat(similarities, starts)
-
-
-def _empty() -> _Rows:
-    import numpy as np
-
-    return _Rows(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32),
-                 np.zeros(0, dtype=np.float32))
+    def seal_due(self) -> int:
+        """The background's: older vectors sealed into segments (``search/ann.py``)."""
+        if self.embedder is None:
+            return 0
+        return self.rows.seal_due(self.config.embedding_threads)

@@ -102,7 +102,9 @@ class Meanings(Stage):
 
         assert self.semantic is not None
         vector = self.semantic.query_vector(text)
-        found = [(target, *similarities(vector)) for wanted, target, similarities in (
+        # the keyword candidates are named: a large log's older vectors are searched only
+        # for the closest, and these need their similarity as well (search/vector_rows.py)
+        found = [(target, *similarities(vector, list(target))) for wanted, target, similarities in (
             (query.want_log, pool.entries, self.semantic.entry_similarities),
             (query.want_files, pool.chunks, self.semantic.chunk_similarities)) if wanted]
         scale = self.semantic.scale(*[sims for _, _, sims in found])
@@ -110,7 +112,8 @@ class Meanings(Stage):
             if not len(keys):
                 continue
             # an entry of several sentences is a candidate by its best sentence too
-            said_keys, said = (self.semantic.sentence_similarities(vector, scale.floor)
+            said_keys, said = (self.semantic.sentence_similarities(vector, scale.floor,
+                                                                   pool.entries)
                                if target is pool.entries else (keys[:0], sims[:0]))
             by = sims
             if len(said_keys):

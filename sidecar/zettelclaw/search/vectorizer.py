@@ -96,6 +96,8 @@ class Vectorizer:
                 logger.info("%s", exc)
                 await trio.to_thread.run_sync(self.semantic.load)
                 done = await trio.to_thread.run_sync(self.semantic.embed_pending)
+            # older vectors into a segment, once enough are there (seconds, at a low priority)
+            await trio.to_thread.run_sync(self.semantic.seal_due)
         except EmbeddingError as exc:  # the server is down or answers nonsense: say it
             if str(exc) != self.failing:  # once, not every few seconds
                 logger.warning("embedding failed: %s; trying again every %g s", exc,

@@ -26,11 +26,12 @@ from zettelclaw.index.entries import (
     passing_filters,
     rows_by_key,
     texts,
+    texts_and_subjects,
 )
 from zettelclaw.index.ingest import entry_text
 from zettelclaw.index.keyword import Candidate, file_candidates, log_candidates
 from zettelclaw.index.terms import TermIndex
-from zettelclaw.search import dates
+from zettelclaw.search import dates, gather
 from zettelclaw.search.http_embeddings import EmbeddingError
 from zettelclaw.search.pieces import asks, words
 from zettelclaw.search.semantic import Semantic
@@ -252,6 +253,8 @@ class Engine:
         if request.query and dates.asks_when(request.query):
             scored = _weigh_when(conn, scored, request.limit)
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
+        if request.query and gather.asks_many(request.query):  # a list: search/gather.py
+            scored = _spread(conn, request.query, scored, request.limit)
         scored = _keep_confident(scored, scale)
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         top = scored[:request.limit]
@@ -292,6 +295,22 @@ def _keep_confident(scored: list[tuple[float, str, int, Candidate]],
         _, kind, key, c = scored.pop(i)
         scored.insert(place - 1 + at, (scored[place - 1 + at][0], kind, key, c))
     return scored
+
+
+def _spread(conn: sqlite3.Connection, query: str,
+            scored: list[tuple[float, str, int, Candidate]], limit: int
+            ) -> list[tuple[float, str, int, Candidate]]:
+    """``scored`` with its first ``limit`` chosen away from near copies and towards the subject
+    the question names (gather.spread); each place keeps its score, so that scores still fall
+    down the list."""
+    window = scored[:gather.WINDOW * limit]
+    lines = [key for _, kind, key, _ in window if kind == "log"]
+    said = {line: gather.Said(gather.words(entry_text(content, detail)), gather.names(query, name))
+            for line, content, detail, name in texts_and_subjects(conn, lines)}
+    spread = gather.spread(scored, lambda s: said.get(s[2], gather.Said()) if s[1] == "log"
+                           else gather.Said(), lambda s: s[0], limit)
+    return [(place[0], kind, key, c) for place, (_, kind, key, c) in zip(scored, spread,
+                                                                          strict=True)]
 
 
 def _weigh_when(conn: sqlite3.Connection, scored: list[tuple[float, str, int, Candidate]],

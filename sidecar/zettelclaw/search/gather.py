@@ -105,27 +105,23 @@ def spread(scored: Sequence[S], said_of: Callable[[S], Said], score_of: Callable
            limit: int) -> list[S]:
     """``scored`` (best first) with its first ``limit`` chosen one at a time, each the best
     of the first ``WINDOW * limit`` by its score times NEAR_COPY if it is a near copy of one
-    chosen, and times
-    OTHER_SUBJECT if the question names the subject of some of them and not its own; the
-    rest follow in their order."""
+    chosen, and times OTHER_SUBJECT if the question names the subject of some of them and not
+    its own; the rest follow in their order."""
     window = list(scored[:WINDOW * limit])
-    said = {id(item): said_of(item) for item in window}
-    named = any(x.named for x in said.values())
+    said = [said_of(item) for item in window]
+    named = any(x.named for x in said)
+    # each candidate's weighed score; a near copy's falls once, when its original is chosen
+    weighed = [score_of(item) * (OTHER_SUBJECT if named and not x.named else 1.0)
+               for item, x in zip(window, said, strict=True)]
+    copied = [False] * len(window)
+    left = list(range(len(window)))
     chosen: list[S] = []
-    chosen_words: list[frozenset[str]] = []
-
-    def weighed(item: S) -> float:
-        mine = said[id(item)]
-        score = score_of(item)
-        if any(near_copy(mine.words, other) for other in chosen_words):
-            score *= NEAR_COPY
-        if named and not mine.named:
-            score *= OTHER_SUBJECT
-        return score
-
-    while window and len(chosen) < limit:
-        best = max(range(len(window)), key=lambda i: (weighed(window[i]), -i))
-        item = window.pop(best)
-        chosen.append(item)
-        chosen_words.append(said[id(item)].words)
-    return chosen + window + list(scored[WINDOW * limit:])
+    while left and len(chosen) < limit:
+        best = max(left, key=lambda i: (weighed[i], -i))
+        left.remove(best)
+        chosen.append(window[best])
+        for i in left:
+            if not copied[i] and near_copy(said[i].words, said[best].words):
+                copied[i] = True
+                weighed[i] *= NEAR_COPY
+    return chosen + [window[i] for i in left] + list(scored[WINDOW * limit:])

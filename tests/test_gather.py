@@ -72,6 +72,10 @@ def test_spread_puts_the_named_subjects_entries_first() -> None:
     out = gather.spread(scored, lambda s: gather.Said(named=s[1] == "paola"), lambda s: s[0],
                         limit=3)
     assert [s[0] for s in out] == [0.9, 0.85, 1.0, 0.5]
+    # a memory file's chunk has no subject: not weighed by it
+    chunk = gather.spread(scored, lambda s: gather.Said(named=None if s[1] == "sam" else True),
+                          lambda s: s[0], limit=3)
+    assert chunk == scored
     unnamed = gather.spread(scored, lambda s: gather.Said(), lambda s: s[0], limit=3)
     assert unnamed == scored, "no subject named: the order stands"
 

@@ -95,10 +95,11 @@ def names(query: str, subject_name: str | None) -> bool:
 @dataclass(frozen=True, slots=True)
 class Said:
     """What ``spread`` reads of a candidate: its ``words``, and whether its subject is one the
-    question names (a memory file's chunk has no subject)."""
+    question names (None for a memory file's chunk, which has no subject field: not weighed
+    by it)."""
 
     words: frozenset[str] = frozenset()
-    named: bool = False
+    named: bool | None = None
 
 
 def spread(scored: Sequence[S], said_of: Callable[[S], Said], score_of: Callable[[S], float],
@@ -106,12 +107,12 @@ def spread(scored: Sequence[S], said_of: Callable[[S], Said], score_of: Callable
     """``scored`` (best first) with its first ``limit`` chosen one at a time, each the best
     of the first ``WINDOW * limit`` by its score times NEAR_COPY if it is a near copy of one
     chosen, and times OTHER_SUBJECT if the question names the subject of some of them and not
-    its own; the rest follow in their order."""
+    its own (an entry's); the rest follow in their order."""
     window = list(scored[:WINDOW * limit])
     said = [said_of(item) for item in window]
     named = any(x.named for x in said)
     # each candidate's weighed score; a near copy's falls once, when its original is chosen
-    weighed = [score_of(item) * (OTHER_SUBJECT if named and not x.named else 1.0)
+    weighed = [score_of(item) * (OTHER_SUBJECT if named and x.named is False else 1.0)
                for item, x in zip(window, said, strict=True)]
     copied = [False] * len(window)
     left = list(range(len(window)))

@@ -92,6 +92,16 @@ def test_a_question_names_a_subject_by_its_display_name(query: str, name: str | 
     assert gather.names(query, name) is named
 
 
+def test_a_long_list_is_spread_in_its_first_results_only(memory: Direct, write_log: Any) -> None:
+    copies = [entry("fact", f"Melanie's activities: pottery class{'!' * i}") for i in range(30)]
+    write_log(*copies)
+    memory.sync()
+    results = memory.search(SearchParams.model_validate(
+        {"query": "What activities does Melanie partake in?", "maxResults": 50}))["results"]
+    assert len(results) == 30
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
 def test_near_copy_is_most_words_shared() -> None:
     assert gather.near_copy(gather.words("I love the Alps and hiking"),
                             gather.words("hiking the Alps, love it"))

@@ -254,7 +254,7 @@ class Engine:
             scored = _weigh_when(conn, scored, request.limit)
         scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
         if request.query and gather.asks_many(request.query):  # a list: search/gather.py
-            scored = _spread(conn, request.query, scored, request.limit)
+            scored = _spread(conn, request.query, scored, min(request.limit, gather.MOST))
         scored = _keep_confident(scored, scale)
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         top = scored[:request.limit]

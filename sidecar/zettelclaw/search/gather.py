@@ -31,7 +31,7 @@ NEAR_COPY_FROM = 0.7
 # ... and this much when the question names a subject (its display name), some of the
 # candidates are that subject's and it is not: the list is of that subject's things, and
 # another's entry holds the question's words by chance ("That's interesting!").
-OTHER_SUBJECT = 0.8
+OTHER_SUBJECT = 0.6
 # The spread reorders this many of the best candidates per result asked, at most: lower ones
 # stay below them. It chooses MOST results at most (a request of 100 results would otherwise
 # compare 200 candidates' words a hundred times); the rest follow in their order.

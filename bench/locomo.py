@@ -105,6 +105,7 @@ class Outcome:
     evidence: frozenset[str]
     seconds: float | None = None
     summaries: frozenset[str] = frozenset()
+    question: str = ""
 
 
 @dataclass
@@ -167,12 +168,20 @@ def conversations(data: Path, wanted: Sequence[str] | None, handoffs: bool = Fal
     return out
 
 
-def log_lines(conv: Conversation) -> bytes:
+def subject(speaker: str) -> str:
+    """The subject slug of a speaker's turns (``--subjects``)."""
+    return re.sub(r"[^a-z0-9]+", "-", speaker.lower()).strip("-")
+
+
+def log_lines(conv: Conversation, subjects: bool = False) -> bytes:
     lines = []
     handoffs = {t.session: t for t in conv.handoffs}
     for at, t in enumerate(conv.turns):
-        lines.append(json.dumps({"id": t.entry_id, "timestamp": t.ts, "type": "fact",
-                                 "content": f"{t.speaker}: {t.text}", "session": t.session}))
+        turn = {"id": t.entry_id, "timestamp": t.ts, "type": "fact",
+                "content": f"{t.speaker}: {t.text}", "session": t.session}
+        if subjects:
+            turn["subject"] = subject(t.speaker)
+        lines.append(json.dumps(turn))
         last = at + 1 == len(conv.turns) or conv.turns[at + 1].session != t.session
         if last and t.session in handoffs:  # a session's handoff ends it
             h = handoffs[t.session]
@@ -223,11 +232,13 @@ def run_bm25(conv: Conversation) -> SystemRun:
 
 # -- the sidecar -----------------------------------------------------------------------------
 
-def data_dir(root: Path, conv: Conversation, semantic: str) -> tuple[Path, Path, bool]:
-    """(home, workspace, reused): a data directory holding the conversation's log."""
-    where = root / conv.sample_id / semantic
+def data_dir(root: Path, conv: Conversation, semantic: str, subjects: bool = False
+             ) -> tuple[Path, Path, bool]:
+    """(home, workspace, reused): a data directory holding the conversation's log (with
+    ``subjects``, each turn's subject its speaker, registered in subjects.json)."""
+    where = root / conv.sample_id / (f"{semantic}-subjects" if subjects else semantic)
     home, workspace = where / "home", where / "ws"
-    log = log_lines(conv)
+    log = log_lines(conv, subjects)
     digest = hashlib.blake2b(log, digest_size=8).hexdigest()
     stamp = where / "log.digest"
     if stamp.exists() and stamp.read_text() == digest:
@@ -237,6 +248,9 @@ def data_dir(root: Path, conv: Conversation, semantic: str) -> tuple[Path, Path,
     os.chmod(home, 0o700)
     workspace.mkdir()
     (home / "log.jsonl").write_bytes(log)
+    if subjects:
+        (home / "subjects.json").write_text(json.dumps({
+            subject(t.speaker): {"display": t.speaker, "type": "person"} for t in conv.turns}))
     stamp.write_text(digest)
     return home, workspace, False
 
@@ -259,12 +273,14 @@ def wait_embedded(sock: Path, timeout: float = 3600) -> None:
 
 
 def run_sidecar(conv: Conversation, root: Path, semantic: str,
-                embeddings: tuple[str, str, bool] | None = None) -> SystemRun:
+                embeddings: tuple[str, str, bool] | None = None, subjects: bool = False
+                ) -> SystemRun:
     """One conversation's questions through a real ``zettelclaw serve``; ``embeddings`` (an
     OpenAI-compatible server's URL and model, and whether requests say ``input_type``) for
     ``search.embeddings = http``."""
     home, workspace, _ = data_dir(root, conv, semantic if embeddings is None else
-                                  f"{semantic}-http-{embeddings[1]}-{int(embeddings[2])}")
+                                  f"{semantic}-http-{embeddings[1]}-{int(embeddings[2])}",
+                                  subjects)
     sock = Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp")) / "s.sock"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZETTELCLAW_", "ANTHROPIC"))}
     env["ZETTELCLAW_SEARCH_SEMANTIC"] = semantic
@@ -303,7 +319,7 @@ def run_sidecar(conv: Conversation, root: Path, semantic: str,
                         run.other_hits[r["path"]] += 1
                         ranked.append(f"{r['path']}#{r.get('startLine')}")
                 run.outcomes.append(Outcome(q.category, conv.sample_id, ranked, q.evidence,
-                                            seconds, q.summaries))
+                                            seconds, q.summaries, q.text))
     finally:
         proc.terminate()
         proc.wait(30)
@@ -394,7 +410,17 @@ def handoff_lines(runs: dict[str, list[Outcome]], convs: Sequence[Conversation])
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def write_outcomes(path: Path, runs: dict[str, list[Outcome]]) -> None:
+    """Each question's ranking, a JSON line each (``--outcomes``), for reading the misses."""
+    with path.open("w") as f:
+        for system, out in runs.items():
+            for o in out:
+                f.write(json.dumps({"system": system, "conversation": o.conversation,
+                                    "category": o.category, "question": o.question,
+                                    "evidence": sorted(o.evidence), "ranked": o.ranked}) + "\n")
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo's locomo10.json")
     parser.add_argument("--conversations", default="",
@@ -403,6 +429,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the data directories here")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--subjects", action="store_true",
+                        help="each turn's subject is its speaker (display name the speaker's "
+                        "name), as extraction would set the person a fact is about")
+    parser.add_argument("--outcomes", type=Path,
+                        help="also write each question's ranking to this file (JSON lines: "
+                        "system, conversation, category, question, evidence, ranked)")
     parser.add_argument("--handoffs", action="store_true",
                         help="end each session with a handoff entry holding LoCoMo's summary of "
                         "it (session_summary); reports hit@5 counting the evidence session's "
@@ -412,7 +444,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedding-model", default="", help="the server's model name")
     parser.add_argument("--embedding-input-type", action="store_true",
                         help="requests say input_type (search.embeddingInputType)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     server = ((args.embedding_url, args.embedding_model, args.embedding_input_type)
               if args.embedding_url else None)
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
@@ -431,8 +467,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             per_conv[conv.sample_id] = {}
             for system in systems:
                 run = (run_bm25(conv) if system == "bm25"
-                       else run_sidecar(conv, root, "auto", server) if system == "hybrid"
-                       else run_sidecar(conv, root, "off"))
+                       else run_sidecar(conv, root, "auto", server, args.subjects)
+                       if system == "hybrid" else run_sidecar(conv, root, "off", None,
+                                                              args.subjects))
                 runs[system] += run.outcomes
                 others.update(run.other_hits)
                 per_conv[conv.sample_id][system] = figures(
@@ -453,15 +490,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         {s: [o for o in out if o.conversation in half]
                          for s, out in runs.items()}))
     print()
-    print("recall@5 over categories 1-4 per conversation:")
-    for sid, by in per_conv.items():
-        print(f"  {sid}: " + ", ".join(f"{s} {f['recall@5']:.3f}" for s, f in by.items()))
+    print("recall@5 over categories 1-4 per conversation:\n" + "\n".join(
+        f"  {sid}: " + ", ".join(f"{s} {f['recall@5']:.3f}" for s, f in by.items())
+        for sid, by in per_conv.items()))
     print("top-5 turns under 60 characters: " + ", ".join(
         f"{s} {v:.1%}" for s, v in short_share(runs, texts).items()))
     if args.handoffs:
         print(handoff_lines(runs, convs))
     if others:
         print(f"results that are not log entries: {dict(others)}")
+    if args.outcomes:
+        write_outcomes(args.outcomes, runs)
     if args.json:
         args.json.write_text(json.dumps({
             "machine": machine, "conversations": [c.sample_id for c in convs],

@@ -222,6 +222,17 @@ def texts(conn: sqlite3.Connection, lines: list[int]) -> Iterator[tuple[int, str
             f" WHERE line IN ({','.join('?' * len(part))})", part)
 
 
+def texts_and_subjects(conn: sqlite3.Connection, lines: list[int]
+                       ) -> Iterator[tuple[int, str, str | None, str | None]]:
+    """(line, content, detail, the subject's display name) of the entries at these lines, 500
+    at a time."""
+    for start in range(0, len(lines), 500):
+        part = lines[start:start + 500]
+        yield from conn.execute(
+            "SELECT line, content, detail, subject_name FROM entries"  # noqa: S608
+            f" WHERE line IN ({','.join('?' * len(part))})", part)
+
+
 def passing_filters(conn: sqlite3.Connection, lines: list[int], filters: Filters
                     ) -> list[sqlite3.Row]:
     """(line, type, status, ts) of the entries at ``lines`` that pass the filters."""

@@ -19,7 +19,16 @@ from zettelclaw.index import fts
 from zettelclaw.index.database import Index
 from zettelclaw.index.terms import TermIndex
 from zettelclaw.search.query import Answer, Pool, Query, Request, Stage
-from zettelclaw.search.scoring import Admitted, Damped, Fused, Ordered, Shown, WhenAsked
+from zettelclaw.search.scoring import (
+    Admitted,
+    Damped,
+    Fused,
+    Gathered,
+    Ordered,
+    Shown,
+    Sorted,
+    WhenAsked,
+)
 from zettelclaw.search.semantic import Semantic
 from zettelclaw.search.sources import Keywords, Meanings, Newest
 
@@ -41,7 +50,9 @@ class Engine:
             Damped(index),  # short texts' and asking entries' similarities brought down
             Fused(),  # one score: fusion, the time asked, type and recency
             WhenAsked(index),  # "when ...?": texts that name no time weighed down
-            Ordered(),  # best first, confident meaning-only hits kept, cut to the limit
+            Sorted(),  # best first
+            Gathered(index),  # a list question: away from near copies, to its subject
+            Ordered(),  # confident meaning-only hits kept, cut to the limit
             Shown(index),  # hits with snippets
         ]
 

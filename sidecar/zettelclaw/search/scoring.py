@@ -1,7 +1,8 @@
 """The pipeline's scoring stages, in the order ``search/engine.py`` runs them after the sources:
 the candidates the filters admit (``Admitted``), their similarities damped (``Damped``), one
-score each (``Fused``), weighed down for a question that asks when (``WhenAsked``), in order
-and cut to the limit (``Ordered``), shown as hits (``Shown``). Every weight and formula they
+score each (``Fused``), weighed down for a question that asks when (``WhenAsked``), best first
+(``Sorted``), a list question's first results gathered (``Gathered``, ``search/gather.py``), cut
+to the limit (``Ordered``), shown as hits (``Shown``). Every weight and formula they
 apply is in ``search/weights.py``; why each is what it is, there.
 """
 
@@ -11,10 +12,10 @@ import heapq
 import sqlite3
 
 from zettelclaw.index.database import Index
-from zettelclaw.index.entries import passing_filters, rows_by_key, texts
+from zettelclaw.index.entries import passing_filters, rows_by_key, texts, texts_and_subjects
 from zettelclaw.index.entry_rows import entry_text
 from zettelclaw.index.keyword import Candidate
-from zettelclaw.search import dates, weights
+from zettelclaw.search import dates, gather, weights
 from zettelclaw.search.pieces import asks, words
 from zettelclaw.search.query import ChunkHit, EntryHit, Pool, Query, Scored, Stage, entry_hit
 from zettelclaw.search.snippets import snippet
@@ -110,16 +111,44 @@ class WhenAsked(Stage):
             pool.scored = _weigh_when(conn, pool.scored, query.request.limit)
 
 
+class Sorted(Stage):
+    """Best first; ties: log before file, then the later line or chunk."""
+
+    def run(self, query: Query, pool: Pool) -> None:
+        pool.scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
+
+
+class Gathered(Stage):
+    """A question that asks for someone's many things (``gather.asks_many``): its first results
+    chosen away from near copies and towards the subject the question names (``gather.spread``);
+    each place keeps its score, so that scores still fall down the list."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def run(self, query: Query, pool: Pool) -> None:
+        if not query.text or not gather.asks_many(query.text) or not pool.scored:
+            return
+        limit = min(query.request.limit, gather.MOST)
+        scored = pool.scored
+        lines = [key for _, kind, key, _ in scored[:gather.WINDOW * limit] if kind == "log"]
+        with self.index.read() as conn:
+            said = {line: gather.Said(gather.words(entry_text(content, detail)),
+                                      gather.names(query.text, name))
+                    for line, content, detail, name in texts_and_subjects(conn, lines)}
+        spread = gather.spread(scored, lambda s: said.get(s[2], gather.Said()) if s[1] == "log"
+                               else gather.Said(), lambda s: s[0], limit)
+        pool.scored = [(place[0], kind, key, c)
+                       for place, (_, kind, key, c) in zip(scored, spread, strict=True)]
+
+
 class Ordered(Stage):
-    """Best first (ties: log before file, then the later line or chunk), each confident
-    meaning-only hit lifted (``keep_confident``), those at or below zero or under the
-    request's ``min_score`` left out, cut to its limit."""
+    """Each confident meaning-only hit lifted (``keep_confident``), those at or below zero or
+    under the request's ``min_score`` left out, cut to its limit."""
 
     def run(self, query: Query, pool: Pool) -> None:
         request = query.request
-        scored = pool.scored
-        scored.sort(key=lambda s: (-s[0], s[1], -s[2]))
-        scored = keep_confident(scored, pool.scale)
+        scored = keep_confident(pool.scored, pool.scale)
         scored = [s for s in scored if s[0] > 0 and s[0] >= request.min_score]
         pool.scored = scored[:request.limit]
 

@@ -28,7 +28,7 @@ def test_nested_dataclasses_become_camel_case_and_unknowns_are_left_out() -> Non
 
 
 def test_a_field_without_a_default_is_sent_as_null() -> None:
-    from zettelclaw.extraction.service import After, Need, SweepReport
+    from zettelclaw.extraction.sweep import After, Need, SweepReport
     from zettelclaw.protocol.results import Sweep
 
     wire = from_domain(Sweep, SweepReport(sessions=[Need("s1", None), Need("s2", After("k", None))],

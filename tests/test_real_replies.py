@@ -114,6 +114,26 @@ async def test_a_reply_cut_in_a_repetition_loop_is_not_taken_as_whole(
     assert "stopped at its token limit while repeating itself" in outcome["note"]
 
 
+async def test_a_reply_cut_while_cycling_through_several_facts_is_not_continued(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real reply (tests/fixtures/real_replies/locomo-conv44-s2-cycle.json): eleven facts,
+    then nine of them again in the same order, cut at the token limit mid-object. Fewer than
+    half are repeats, and its end is no sentence written three times; but its newest objects
+    are all old ones: going on would write the cycle again, so it is not asked to."""
+    recorded = json.loads((FIXTURES / "locomo-conv44-s2-cycle.json").read_text())
+    (reply,) = recorded["replies"]
+    fake.add(Reply(text=reply["text"], stop_reason="max_tokens"))
+    fake.default = Reply(status=500, text=None)  # a call to go on: seen as failed
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-cycle")
+    listing = await settled(client)
+    assert len(fake.requests) == 1, "a cycle is not asked to go on"
+    (outcome,) = recent(listing)
+    assert (outcome["cut"], outcome["looping"]) == (True, True)
+    contents = [e["content"] for e in log_entries(home)]
+    assert len(contents) == len(set(contents))
+
+
 async def test_one_fact_43_times_is_written_once_and_a_held_one_not_again(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     fact = FACTS[1]

@@ -154,6 +154,24 @@ async def test_one_fact_43_times_is_written_once_and_a_held_one_not_again(
     assert recent(listing)[-1]["held"] == 1
 
 
+async def test_a_fact_with_a_relative_date_held_already_is_not_written_again(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real model wrote "Melanie has a painting ... that she created last year" in two
+    sessions of one conversation; the first was kept with its date resolved ("last year
+    (2022)"), so the second, compared before its own date was resolved, was new to memory and
+    the log held the same fact twice."""
+    fact = {"type": "fact", "content": "Rosa painted a lake sunrise last year",
+            "subject": "rosa"}
+    fake.add(Reply(text=json.dumps(fact)), Reply(text=json.dumps(fact)))
+    _, client = await start(settings(home, fake))
+    for session in ("s-dated-1", "s-dated-2"):
+        await talk(client, session)
+        listing = await settled(client)
+    contents = [e["content"] for e in log_entries(home) if e["type"] == "fact"]
+    assert contents == ["Rosa painted a lake sunrise last year (2022)"]
+    assert recent(listing)[-1]["held"] == 1
+
+
 async def test_an_unreadable_reply_fails_visibly_and_leaves_no_stand_in(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     """The real model once answered in prose. Main wrote a stand-in handoff ("Conversation

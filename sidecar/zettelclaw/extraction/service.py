@@ -175,11 +175,16 @@ class Extraction:
         def fallback(entries: Sequence[Entry]) -> tuple[str, str] | None:
             return _fallback_handoff(entries)
 
+        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
+                                              job.entries_at)
+
         def held(entry: Entry) -> bool:
+            # as it will be written: memory holds "last year (2022)", not "last year"
+            content = relative_dates.resolve(entry.content, on)
             with self.index.read() as conn:
-                found = entries.current_contents(conn, entry.type, entry.subject,
-                                                 entry.content)
-            return same(entry.type, entry.content) in {same(entry.type, c) for c in found}
+                found = entries.current_contents(conn, entry.type, entry.subject, content)
+            held = {same(entry.type, c) for c in found}
+            return same(entry.type, content) in held or same(entry.type, entry.content) in held
 
         report = OutputReport(continued=continued, looping=looping)
         built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
@@ -191,8 +196,6 @@ class Extraction:
             # an imported conversation's handoff would become the live one (the last in the
             # log): the state at the end of a conversation of last year is no handoff for today
             built = [e for e in built if e.type != "handoff"]
-        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
-                                              job.entries_at)
         return {"entries": [relative_dates.dated(entry_to_dict(e), on) for e in built],
                 "report": report.to_json(), "at": now_timestamp()}
 

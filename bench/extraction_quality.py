@@ -171,12 +171,14 @@ def _log(home: Path) -> list[dict[str, Any]]:
 
 
 def extract(conv: Conv, root: Path, route_env: dict[str, str], semantic: str,
-            timeout: float, *, roles: tuple[str, str] = ("user", "user")
+            timeout: float, *, roles: tuple[str, str] = ("user", "user"), more: bool = False
             ) -> tuple[Path, list[dict[str, Any]], float]:
-    """Every session through the sidecar's extraction; the memory's home, the outcomes."""
+    """Every session through the sidecar's extraction; the memory's home, the outcomes.
+    ``more``: into the memory an earlier run kept there, after its sessions."""
     home = root / conv.sample_id / "sidecar" / "home"
-    shutil.rmtree(home.parent, ignore_errors=True)
-    home.mkdir(parents=True, mode=0o700)
+    if not (more and home.is_dir()):
+        shutil.rmtree(home.parent, ignore_errors=True)
+        home.mkdir(parents=True, mode=0o700)
     proc, sock = _serve(home, route_env, semantic)
     started = time.monotonic()
     try:
@@ -377,6 +379,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--roles", choices=("user,user", "user,assistant"), default="user,user",
                         help="the roles of LoCoMo's first and second speaker's turns")
     parser.add_argument("--keep", type=Path, help="keep the memories here")
+    parser.add_argument("--more", action="store_true",
+                        help="with --keep: send the sessions to the memories an earlier run "
+                             "kept there (its later sessions: --sessions conv-44:3-4)")
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep: judge the memories an earlier run extracted there "
                              "(--sessions: those it finished) instead of extracting again")
@@ -397,7 +402,7 @@ def _one(conv: Conv, name: str, args: argparse.Namespace, route_env: dict[str, s
         return
     if name == "sidecar":
         home, outcomes, seconds = extract(conv, root, route_env, args.semantic, args.timeout,
-                                          roles=tuple(args.roles.split(",")))
+                                          roles=tuple(args.roles.split(",")), more=args.more)
         result.outcomes += outcomes
         result.seconds += seconds
     else:

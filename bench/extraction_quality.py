@@ -4,16 +4,17 @@ and any model route, against the raw turns and LoCoMo's own observations.
     .venv/bin/python bench/extraction_quality.py --data /work/locomo-cache/locomo10.json \\
         --sessions conv-26:1-4,conv-30:1-3 | --conversations tune|heldout|conv-26,... [--first N]
         [--local-url URL --local-model NAME] [--semantic auto|off] [--json FILE]
-        [--extractors sidecar,turns,observations]
+        [--extractors sidecar,turns,observations] [--roles user,user|user,assistant]
 
 Extractors: ``sidecar`` sends each session, in order, to a fresh memory as a conversation
-(``hook.sessionEnd``: the first speaker's turns as the user's, the other's as the assistant's,
-each "<Speaker>: <text>" at the session's date) and waits for its extraction, through the route
-the flags give (``--local-url``: an OpenAI-compatible server, ``extraction.route local``; else an
-Anthropic key in ANTHROPIC_API_KEY); ``turns`` is every turn an entry (what a memory without
-extraction would hold); ``observations`` is LoCoMo's GPT-written observations of each session,
-each an entry (a reference extractor). LoCoMo's data (CC BY-NC 4.0) stays outside the
-repository (bench/README.md says where it comes from).
+(``hook.sessionEnd``: each turn "<Speaker>: <text>" at the session's date, both speakers' turns
+as the user's, as in a chat between two people, unless ``--roles user,assistant``: the second
+speaker as the assistant, whose words a model reads as an AI's) and waits for its extraction,
+through the route the flags give (``--local-url``: an OpenAI-compatible server,
+``extraction.route local``; else an Anthropic key in ANTHROPIC_API_KEY); ``turns`` is every
+turn an entry (what a memory without extraction would hold); ``observations`` is LoCoMo's
+GPT-written observations of each session, each an entry (a reference extractor). LoCoMo's data
+(CC BY-NC 4.0) stays outside the repository (bench/README.md says where it comes from).
 
 Per extractor: parse outcomes (replies read, failed, cut at the token limit, continued: the
 sidecar's ``extraction.recent``), entries per session, exact duplicates (type and content, case
@@ -170,18 +171,21 @@ def _log(home: Path) -> list[dict[str, Any]]:
 
 
 def extract(conv: Conv, root: Path, route_env: dict[str, str], semantic: str,
-            timeout: float) -> tuple[Path, list[dict[str, Any]], float]:
-    """Every session through the sidecar's extraction; the memory's home, the outcomes."""
+            timeout: float, *, roles: tuple[str, str] = ("user", "user"), more: bool = False
+            ) -> tuple[Path, list[dict[str, Any]], float]:
+    """Every session through the sidecar's extraction; the memory's home, the outcomes.
+    ``more``: into the memory an earlier run kept there, after its sessions."""
     home = root / conv.sample_id / "sidecar" / "home"
-    shutil.rmtree(home.parent, ignore_errors=True)
-    home.mkdir(parents=True, mode=0o700)
+    if not (more and home.is_dir()):
+        shutil.rmtree(home.parent, ignore_errors=True)
+        home.mkdir(parents=True, mode=0o700)
     proc, sock = _serve(home, route_env, semantic)
     started = time.monotonic()
     try:
         with Client(sock, timeout=120) as client:
             for session in conv.sessions:
                 base = int(time.mktime(time.strptime(session.ts, "%Y-%m-%dT%H:%M:%SZ")) * 1000)
-                messages = [{"role": "user" if speaker == conv.speakers[0] else "assistant",
+                messages = [{"role": roles[0] if speaker == conv.speakers[0] else roles[1],
                              "content": f"{speaker}: {text}", "timestamp": base + i * 1000}
                             for i, (_, speaker, text) in enumerate(session.turns)]
                 client.call("hook.sessionEnd", {"sessionId": session.uuid,
@@ -226,7 +230,8 @@ def written_home(conv: Conv, root: Path, kind: str) -> Path:
     return home
 
 
-def judge(conv: Conv, home: Path, semantic: str, result: Result) -> None:
+def judge(conv: Conv, home: Path, semantic: str, result: Result) -> list[dict[str, Any]]:
+    """Coverage and answerable@5 of the memory at ``home``; its extraction outcomes."""
     entries = [e for e in _log(home) if e.get("type") in ("fact", "task", "decision",
                                                            "question", "handoff")]
     result.entries += entries
@@ -242,8 +247,10 @@ def judge(conv: Conv, home: Path, semantic: str, result: Result) -> None:
                 found = client.call("memory.search", {"query": text, "maxResults": 5})
                 top = "\n".join(entry_text(r) for r in found["results"][:5])
                 result.answerable.append((category, holds(words, top)))
+            outcomes: list[dict[str, Any]] = client.call("jobs.list")["extraction"]["recent"]
     finally:
         _stop(proc, sock)
+    return outcomes
 
 
 def figures(result: Result) -> dict[str, Any]:
@@ -336,6 +343,8 @@ def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
             env["ZETTELCLAW_EXTRACTION_LOCAL_PART_CHARS"] = str(args.local_part_chars)
         if args.max_tokens:
             env["ZETTELCLAW_EXTRACTION_MAX_TOKENS"] = str(args.max_tokens)
+        if args.local_timeout:
+            env["ZETTELCLAW_EXTRACTION_LOCAL_TIMEOUT_SECONDS"] = str(args.local_timeout)
         return env
     key = os.environ.get("ANTHROPIC_API_KEY")
     if key:
@@ -363,13 +372,42 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--local-model")
     parser.add_argument("--local-part-chars", type=int)
     parser.add_argument("--max-tokens", type=int, help="extraction.maxTokens (default 4096)")
+    parser.add_argument("--local-timeout", type=float,
+                        help="extraction.localTimeoutSeconds (default 900)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="per session, seconds")
     parser.add_argument("--semantic", choices=("auto", "off"), default="auto")
+    parser.add_argument("--roles", choices=("user,user", "user,assistant"), default="user,user",
+                        help="the roles of LoCoMo's first and second speaker's turns")
     parser.add_argument("--keep", type=Path, help="keep the memories here")
+    parser.add_argument("--more", action="store_true",
+                        help="with --keep: send the sessions to the memories an earlier run "
+                             "kept there (its later sessions: --sessions conv-44:3-4)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: judge the memories an earlier run extracted there "
+                             "(--sessions: those it finished) instead of extracting again")
     parser.add_argument("--record", type=Path,
                         help="with --local-url: append every reply to this file (JSON lines)")
     parser.add_argument("--json", type=Path)
     return parser
+
+
+def _one(conv: Conv, name: str, args: argparse.Namespace, route_env: dict[str, str], *,
+         root: Path, result: Result) -> None:
+    """One conversation through one extractor, judged."""
+    if name == "sidecar" and args.reuse:  # extracted by an earlier run
+        home = root / conv.sample_id / "sidecar" / "home"
+        if not home.is_dir():
+            raise SystemExit(f"--reuse: no memory at {home}")
+        result.outcomes += judge(conv, home, args.semantic, result)
+        return
+    if name == "sidecar":
+        home, outcomes, seconds = extract(conv, root, route_env, args.semantic, args.timeout,
+                                          roles=tuple(args.roles.split(",")), more=args.more)
+        result.outcomes += outcomes
+        result.seconds += seconds
+    else:
+        home = written_home(conv, root, name)
+    judge(conv, home, args.semantic, result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -384,7 +422,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--extractors: unknown {', '.join(sorted(unknown))}")
     if args.record and args.local_url:
         args.local_url = Recorder(args.local_url, args.record).url
-    route_env = _route_env(args, "sidecar" in extractors)
+    if args.reuse and not args.keep:
+        parser.error("--reuse needs --keep: where the earlier run kept its memories")
+    route_env = _route_env(args, "sidecar" in extractors and not args.reuse)
     if route_env is None:
         parser.error("the sidecar extractor needs --local-url or ANTHROPIC_API_KEY")
     convs = load_convs(args.data, wanted, args.first)
@@ -393,16 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for conv in convs:
             for name in extractors:
-                result = results[name]
-                result.sessions += len(conv.sessions)
-                if name == "sidecar":
-                    home, outcomes, seconds = extract(conv, root, route_env, args.semantic,
-                                                      args.timeout)
-                    result.outcomes += outcomes
-                    result.seconds += seconds
-                else:
-                    home = written_home(conv, root, name)
-                judge(conv, home, args.semantic, result)
+                results[name].sessions += len(conv.sessions)
+                _one(conv, name, args, route_env, root=root, result=results[name])
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -47,7 +47,7 @@ def test_fill_replaces_every_placeholder() -> None:
     for name in PLACEHOLDER.findall(template):
         assert f"<{name} value>" in filled
     # the JSON examples' single braces are left alone
-    assert '{"type":"handoff","content":"...","detail":"..."}' in filled
+    assert '{"type":"handoff","content":"Ana is to send Ben her vet\'s name."}' in filled
 
 
 def test_fill_replaces_each_occurrence() -> None:

@@ -16,8 +16,8 @@ from zettelclaw.errors import DataDirError
 from zettelclaw.extraction.admission import Admission, AdmissionStatus, Subject
 from zettelclaw.extraction.intake import Accepted, HookCall, Intake
 from zettelclaw.extraction.provenance import Provenance
-from zettelclaw.extraction.service import HostSession, Skipped
 from zettelclaw.extraction.spool import Spool
+from zettelclaw.extraction.sweep import HostSession, Skipped
 from zettelclaw.home import Home
 from zettelclaw.methods import hooks as hook_methods
 from zettelclaw.protocol.params import HookTranscriptParams

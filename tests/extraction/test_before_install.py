@@ -11,7 +11,7 @@ from tests.direct import open_app
 from zettelclaw import lock
 from zettelclaw.client import AsyncClient
 from zettelclaw.extraction.intake import HookCall
-from zettelclaw.extraction.service import HostSession
+from zettelclaw.extraction.sweep import HostSession
 from zettelclaw.home import Home
 from zettelclaw.log.schema import parse_timestamp
 from zettelclaw.serve import Ready

@@ -91,7 +91,7 @@ class Sidecar:
             return client.call(method, params)
 
     def settle(self) -> None:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + scaled(20)
         while self.call("jobs.list")["jobs"]:
             assert time.monotonic() < deadline, self.call("jobs.list")
             time.sleep(0.02)

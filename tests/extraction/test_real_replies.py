@@ -114,6 +114,26 @@ async def test_a_reply_cut_in_a_repetition_loop_is_not_taken_as_whole(
     assert "stopped at its token limit while repeating itself" in outcome["note"]
 
 
+async def test_a_reply_cut_while_cycling_through_several_facts_is_not_continued(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real reply (tests/fixtures/real_replies/locomo-conv44-s2-cycle.json): eleven facts,
+    then nine of them again in the same order, cut at the token limit mid-object. Fewer than
+    half are repeats, and its end is no sentence written three times; but its newest objects
+    are all old ones: going on would write the cycle again, so it is not asked to."""
+    recorded = json.loads((FIXTURES / "locomo-conv44-s2-cycle.json").read_text())
+    (reply,) = recorded["replies"]
+    fake.add(Reply(text=reply["text"], stop_reason="max_tokens"))
+    fake.default = Reply(status=500, text=None)  # a call to go on: seen as failed
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-cycle")
+    listing = await settled(client)
+    assert len(fake.requests) == 1, "a cycle is not asked to go on"
+    (outcome,) = recent(listing)
+    assert (outcome["cut"], outcome["looping"]) == (True, True)
+    contents = [e["content"] for e in log_entries(home)]
+    assert len(contents) == len(set(contents))
+
+
 async def test_one_fact_43_times_is_written_once_and_a_held_one_not_again(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     fact = FACTS[1]
@@ -131,6 +151,24 @@ async def test_one_fact_43_times_is_written_once_and_a_held_one_not_again(
     contents = [e["content"] for e in log_entries(home)]
     assert contents.count(fact["content"]) == 1
     assert [o["duplicates"] for o in recent(listing)] == [42, 0]
+    assert recent(listing)[-1]["held"] == 1
+
+
+async def test_a_fact_with_a_relative_date_held_already_is_not_written_again(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real model wrote "Melanie has a painting ... that she created last year" in two
+    sessions of one conversation; the first was kept with its date resolved ("last year
+    (2022)"), so the second, compared before its own date was resolved, was new to memory and
+    the log held the same fact twice."""
+    fact = {"type": "fact", "content": "Rosa painted a lake sunrise last year",
+            "subject": "rosa"}
+    fake.add(Reply(text=json.dumps(fact)), Reply(text=json.dumps(fact)))
+    _, client = await start(settings(home, fake))
+    for session in ("s-dated-1", "s-dated-2"):
+        await talk(client, session)
+        listing = await settled(client)
+    contents = [e["content"] for e in log_entries(home) if e["type"] == "fact"]
+    assert contents == ["Rosa painted a lake sunrise last year (2022)"]
     assert recent(listing)[-1]["held"] == 1
 
 

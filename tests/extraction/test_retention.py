@@ -21,7 +21,7 @@ from zettelclaw.config import load_config
 from zettelclaw.errors import NotFoundError
 from zettelclaw.extraction.intake import Accepted, HookCall
 from zettelclaw.extraction.retention import DAY, INTERVAL_SECONDS, Kept
-from zettelclaw.extraction.service import HostSession
+from zettelclaw.extraction.sweep import HostSession
 from zettelclaw.extraction.transcript import _iso
 from zettelclaw.extraction.worker import Worker
 from zettelclaw.home import Home

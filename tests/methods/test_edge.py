@@ -21,7 +21,8 @@ from zettelclaw.agents import roster
 from zettelclaw.briefing import service as briefing_service
 from zettelclaw.briefing.service import BriefingRun, SectionCount
 from zettelclaw.briefing.summaries import ModelReport
-from zettelclaw.extraction import service as extraction_service
+from zettelclaw.extraction import reports as extraction_reports
+from zettelclaw.extraction import sweep as extraction_sweep
 from zettelclaw.forget.select import Kept
 from zettelclaw.importing import answers
 from zettelclaw.index import entries
@@ -55,7 +56,7 @@ def test_nested_dataclasses_become_camel_case_and_unknowns_are_left_out() -> Non
 
 
 def test_a_field_without_a_default_is_sent_as_null() -> None:
-    from zettelclaw.extraction.service import After, Need, SweepReport
+    from zettelclaw.extraction.sweep import After, Need, SweepReport
     from zettelclaw.protocol.results import Sweep
 
     wire = from_domain(Sweep, SweepReport(sessions=[Need("s1", None), Need("s2", After("k", None))],
@@ -70,9 +71,9 @@ def test_a_field_without_a_default_is_sent_as_null() -> None:
 MIRRORS: list[tuple[type[BaseModel], type]] = [
     (r.Briefing, briefing_service.BriefingRun),
     (r.BriefingStatus, briefing_service.BriefingStatus),
-    (r.JobsList, extraction_service.JobsReport),
-    (r.ExtractionStatus, extraction_service.ExtractionStatus),
-    (r.Sweep, extraction_service.SweepReport),
+    (r.JobsList, extraction_reports.JobsReport),
+    (r.ExtractionStatus, extraction_reports.ExtractionStatus),
+    (r.Sweep, extraction_sweep.SweepReport),
     (r.SearchStatus, searcher.SearchStatus),
     (r.Route, route.RouteStatus),
     (r.EntryWithChain, entries.Chain),

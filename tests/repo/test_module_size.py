@@ -15,7 +15,6 @@ PACKAGE = Path(zettelclaw.__file__).parent
 MAX_LINES = 400
 # over the limit while they are split (each to leave this list, which ends empty)
 BEING_SPLIT = {
-    "extraction/service.py",
 }
 
 

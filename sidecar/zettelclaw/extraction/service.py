@@ -10,21 +10,27 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from zettelclaw import failpoints, lock, prompts_loader
 from zettelclaw.config import AdmissionConfig, ExtractionConfig, RetentionConfig
-from zettelclaw.errors import InvalidParamsError, NotFoundError
-from zettelclaw.extraction import context, outcomes, parts, relative_dates, retention
-from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus, Subject
+from zettelclaw.errors import NotFoundError
+from zettelclaw.extraction import context, outcomes, parts, relative_dates, retention, sweep
+from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus
 from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, outcome_locked
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import OutputReport, build_entries, same
 from zettelclaw.extraction.pause import ModelPause
 from zettelclaw.extraction.provenance import Provenance, check_session_id
-from zettelclaw.extraction.spool import Job, JobSummary, Spool
+from zettelclaw.extraction.reports import (
+    ExtractionStatus,
+    JobCounts,
+    JobsReport,
+    before_install_status,
+)
+from zettelclaw.extraction.spool import MAX_ATTEMPTS, Job, Spool
+from zettelclaw.extraction.sweep import HostSession, SweepReport
 from zettelclaw.extraction.transcript import Message, render
 from zettelclaw.files import remove_stale_temps
 from zettelclaw.home import Home
@@ -32,108 +38,16 @@ from zettelclaw.index import entries
 from zettelclaw.index.database import Index
 from zettelclaw.index.freshness import Freshness
 from zettelclaw.llm.host import retired_handle
-from zettelclaw.llm.route import BudgetStatus, Router, RouteStatus
-from zettelclaw.log.schema import (
-    Entry,
-    entry_to_dict,
-    now_timestamp,
-    parse_timestamp,
-    validate_entry,
-)
+from zettelclaw.llm.route import Router
+from zettelclaw.log.schema import Entry, entry_to_dict, now_timestamp, validate_entry
 from zettelclaw.log.store import LogStore
 from zettelclaw.recall import receipts
-from zettelclaw.state import BeforeInstall, Outcome, State, load_state, update_state_locked
+from zettelclaw.state import Outcome, load_state
 from zettelclaw.subjects.registry import SubjectRegistry
 from zettelclaw.workspace.memory_files import FileSlice
 
 logger = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 2  # the first call and one retry (docs/04-extraction.md#the-model)
-IMPORT_HINT = "zettelclaw import openclaw (see its plan first; --apply extracts them)"
-BEFORE_INSTALL = ("before this memory's start (its last activity is older than Zettelclaw's "
-                  "install): `zettelclaw import openclaw` takes it, with a plan and a budget")
-
-
-@dataclass(frozen=True, slots=True)
-class JobCounts:
-    pending: int
-    waiting: int
-    failed: int
-
-
-@dataclass(frozen=True, slots=True)
-class BeforeInstallStatus:
-    """The memory's start and the sessions the last sweep left out as older (import's)."""
-
-    since: str | None
-    sessions: int
-    at: str | None  # that sweep's time
-    hint: str | None  # what takes them, when there are any
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractionStatus:
-    """How extraction is doing: its model and route, the jobs by state, what they wait for,
-    the admission patterns and the transcripts kept."""
-
-    model: str
-    api_key: bool
-    base_url: str | None
-    jobs: JobCounts
-    waiting_for: str | None
-    concurrency: int
-    route: RouteStatus
-    admission: AdmissionStatus
-    transcripts: retention.Kept
-    budget: BudgetStatus
-    before_install: BeforeInstallStatus
-    recent: list[Outcome]  # what became of the last jobs' replies, newest last
-
-
-@dataclass(frozen=True, slots=True)
-class JobsReport:
-    jobs: list[JobSummary]
-    extraction: ExtractionStatus
-
-
-@dataclass(frozen=True, slots=True)
-class HostSession:
-    """A session as the host lists it to the sweep."""
-
-    session_id: str
-    session_key: str | None = None
-    agent_id: str | None = None
-    updated_at: float | None = None  # its last activity, epoch ms
-
-
-@dataclass(frozen=True, slots=True)
-class After:
-    """The last message received of a session: the host sends what came after it."""
-
-    key: str | None
-    timestamp: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Need:
-    session_id: str
-    after: After | None
-
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    session_id: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class SweepReport:
-    """The sweep of one memory: the sessions to send, those left out and why, the failed jobs
-    made due again."""
-
-    sessions: list[Need]
-    skipped: list[Skipped]
-    retried: list[str]
 
 
 class Extraction:
@@ -261,11 +175,16 @@ class Extraction:
         def fallback(entries: Sequence[Entry]) -> tuple[str, str] | None:
             return _fallback_handoff(entries)
 
+        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
+                                              job.entries_at)
+
         def held(entry: Entry) -> bool:
+            # as it will be written: memory holds "last year (2022)", not "last year"
+            content = relative_dates.resolve(entry.content, on)
             with self.index.read() as conn:
-                found = entries.current_contents(conn, entry.type, entry.subject,
-                                                 entry.content)
-            return same(entry.type, entry.content) in {same(entry.type, c) for c in found}
+                found = entries.current_contents(conn, entry.type, entry.subject, content)
+            held = {same(entry.type, c) for c in found}
+            return same(entry.type, content) in held or same(entry.type, entry.content) in held
 
         report = OutputReport(continued=continued, looping=looping)
         built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
@@ -277,8 +196,6 @@ class Extraction:
             # an imported conversation's handoff would become the live one (the last in the
             # log): the state at the end of a conversation of last year is no handoff for today
             built = [e for e in built if e.type != "handoff"]
-        on = relative_dates.conversation_date([m.get("timestamp") for m in job.messages],
-                                              job.entries_at)
         return {"entries": [relative_dates.dated(entry_to_dict(e), on) for e in built],
                 "report": report.to_json(), "at": now_timestamp()}
 
@@ -419,15 +336,8 @@ class Extraction:
             admission=self._admission_status(),
             transcripts=retention.kept(self.provenance, self.retention.transcript_days),
             budget=self.router.budget_status(),
-            before_install=self._before_install_status(),
+            before_install=before_install_status(load_state(self.home)),
             recent=load_state(self.home).extraction_outcomes)
-
-    def _before_install_status(self) -> BeforeInstallStatus:
-        state = load_state(self.home)
-        sessions = state.before_install.sessions
-        return BeforeInstallStatus(since=state.since, sessions=sessions,
-                                   at=state.before_install.at,
-                                   hint=IMPORT_HINT if sessions else None)
 
     def _admission_status(self) -> AdmissionStatus:
         state = load_state(self.home)
@@ -439,49 +349,8 @@ class Extraction:
 
     def sweep(self, sessions: Sequence[HostSession]) -> SweepReport:
         """Which of the host's sessions need extraction, and from which message; and retry the
-        failed jobs that have not had their sweep retry. A session this memory has never seen
-        whose last activity is older than the memory's start (``since``) is left out: it is
-        ``zettelclaw import openclaw``'s, with its plan and budget (docs/13-import.md)."""
-        need: list[Need] = []
-        skipped: list[Skipped] = []
-        since = _since_millis(load_state(self.home).since)
-        before_install = 0
-        for session in sessions:
-            try:
-                session_id = check_session_id(session.session_id)
-            except InvalidParamsError as exc:  # that one session, named; not the whole sweep
-                skipped.append(Skipped(session.session_id, exc.message))
-                continue
-            reason = self.intake.refusal(Subject(session_key=session.session_key,
-                                                 agent_id=session.agent_id))
-            if reason is not None:
-                skipped.append(Skipped(session_id, reason))
-                continue
-            updated = session.updated_at
-            seen = self.provenance.seen(session_id)
-            if updated is not None and seen is not None and seen >= updated:
-                continue  # read for a hook since its last activity
-            last = self.provenance.last(session_id)
-            if last is not None and updated is not None and _millis(last) >= updated:
-                continue
-            if (last is None and seen is None and updated is not None and since is not None
-                    and updated < since):
-                before_install += 1
-                skipped.append(Skipped(session_id, BEFORE_INSTALL))
-                continue
-            need.append(Need(session_id, None if last is None else
-                             After(key=last.get("key"), timestamp=last.get("timestamp"))))
-        retried = []
-        with lock.exclusive(self.home.lock):
-            update_state_locked(self.home, lambda state: _count_before_install(
-                state, before_install))
-            for job in self.spool.jobs():
-                if job.state == "failed" and not job.sweep_retried:
-                    job.state, job.attempts, job.sweep_retried = "pending", MAX_ATTEMPTS - 1, True
-                    job.not_before = None
-                    self.spool.save(job)
-                    retried.append(job.job_id)
-        return SweepReport(sessions=need, skipped=skipped, retried=retried)
+        failed jobs that have not had their sweep retry (extraction/sweep.py)."""
+        return sweep.sweep(self.home, self.intake, self.provenance, self.spool, sessions)
 
     # -- provenance for memory.get --------------------------------------------------------------
 
@@ -515,27 +384,6 @@ def _fallback_handoff(entries: Sequence[Entry]) -> tuple[str, str] | None:
         return None
     topics = "; ".join(e.content for e in entries[:3])
     return f"Session covered: {topics}"[:600], FALLBACK_NOTE
-
-
-def _count_before_install(state: State, sessions: int) -> None:
-    state.before_install = BeforeInstall(sessions=sessions, at=now_timestamp())
-
-
-def _since_millis(since: str | None) -> float | None:
-
-    try:
-        return parse_timestamp(since).timestamp() * 1000 if since else None
-    except ValueError:
-        return None  # unreadable: no session is left out for it
-
-
-def _millis(record: dict[str, Any]) -> float:
-
-    stamp = record.get("timestamp")
-    try:
-        return parse_timestamp(str(stamp)).timestamp() * 1000 if stamp else 0.0
-    except ValueError:
-        return 0.0
 
 
 def with_context(job: Job, transcript: str, max_chars: int) -> str:

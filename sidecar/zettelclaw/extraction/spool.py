@@ -29,6 +29,7 @@ from zettelclaw.home import DIR_MODE, Home
 logger = logging.getLogger(__name__)
 
 JobState = Literal["pending", "waiting", "failed"]
+MAX_ATTEMPTS = 2  # the first call and one retry (docs/04-extraction.md#the-model)
 
 
 class SpooledMessage(TypedDict):

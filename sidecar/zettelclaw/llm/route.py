@@ -188,15 +188,21 @@ class Router:
 
 LOOP_TAIL = 80  # characters: a reply whose end is a stretch it already wrote twice is looping
 LOOP_WINDOW = 4000
+LOOP_OBJECTS = 4  # a reply whose last this many objects were all written before is looping
 
 
 def _looping(text: str) -> bool:
     """A reply that is mostly the same objects again (a small model cut at its token limit
-    while writing one fact 43 times), or that ends repeating a sentence inside one (the same
-    model, a handoff's detail saying the same three sentences until the limit): going on
-    would only write more of it."""
+    while writing one fact 43 times), or whose last objects it had all written already, or
+    that ends repeating a sentence inside one (the same model, a handoff's detail saying the
+    same three sentences until the limit): going on would only write more of it."""
     objects = [repr(sorted(o.items())) for o in scan(text).objects]
     if len(objects) >= 6 and len(set(objects)) * 2 <= len(objects):
+        return True
+    # a cycle of several facts written over and over (the same model: nine facts, then the
+    # same nine again, until the limit): the newest objects are all old ones
+    newest = len(objects) - LOOP_OBJECTS
+    if newest >= LOOP_OBJECTS and set(objects[newest:]) <= set(objects[:newest]):
         return True
     tail = text.rstrip()[-LOOP_TAIL:]
     return len(tail) == LOOP_TAIL and text[-LOOP_WINDOW:].count(tail) >= 3

@@ -23,7 +23,7 @@ import trio
 from zettelclaw.agent_ids import MAIN, AgentIdError
 from zettelclaw.agents.pool import Agents
 from zettelclaw.extraction.intake import Accepted, HookCall
-from zettelclaw.extraction.service import HostSession
+from zettelclaw.extraction.sweep import HostSession
 from zettelclaw.methods import turn
 from zettelclaw.methods.agents import register_workspace
 from zettelclaw.methods.edge import from_domain, heard

@@ -172,6 +172,27 @@ async def test_a_fact_with_a_relative_date_held_already_is_not_written_again(
     assert recent(listing)[-1]["held"] == 1
 
 
+
+async def test_a_handoff_said_again_word_for_word_is_not_written_again(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real model restated the previous session's handoff word for word when nothing had
+    moved (the tuning half's only exact duplicates); an older handoff said again, after
+    another, is news: where things stand went back to it."""
+    first = {"type": "handoff", "content": "Rosa is choosing a frame for the lake painting"}
+    other = {"type": "handoff", "content": "Rosa hung the painting in the hall"}
+    fake.add(Reply(text=json.dumps(first)), Reply(text=json.dumps({**first, "content":
+                                                                    " rosa is choosing a frame"
+                                                                    " for the lake painting"})),
+             Reply(text=json.dumps(other)), Reply(text=json.dumps(first)))
+    _, client = await start(settings(home, fake))
+    for session in ("s-h1", "s-h2", "s-h3", "s-h4"):
+        await talk(client, session)
+        listing = await settled(client)
+    handoffs = [(e["session"], e["content"]) for e in log_entries(home) if e["type"] == "handoff"]
+    assert handoffs == [("s-h1", first["content"]), ("s-h3", other["content"]),
+                        ("s-h4", first["content"])]
+    assert [o["held"] for o in recent(listing)][-3:] == [1, 0, 0]
+
 async def test_an_unreadable_reply_fails_visibly_and_leaves_no_stand_in(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     """The real model once answered in prose. Main wrote a stand-in handoff ("Conversation

@@ -112,7 +112,8 @@ def build_entries(text: str, session: str, timestamp: str, current: Callable[[st
     ``fallback_handoff(entries)`` gives (content, detail) for a handoff when the model wrote none
     (None: no handoff).
     ``held(entry)``: memory holds that entry already (a current one of the same type, subject
-    and content): it is not written again. An entry the reply gives twice is written once.
+    and content; for a handoff, the newest handoff says the same): it is not written again. An
+    entry the reply gives twice is written once.
     """
     report = report or OutputReport()
     taken: set[str] = set()
@@ -160,14 +161,26 @@ def build_entries(text: str, session: str, timestamp: str, current: Callable[[st
             report.held += 1
             continue
         entries.append(entry)
-    if handoffs:
-        report.extra_handoffs = len(handoffs) - 1
-        entries.append(handoffs[-1])  # the last one: the state at the end of the conversation
-    elif (made := fallback_handoff(entries)) is not None:
+    handoff = _handoff(handoffs, held, report)
+    if handoff is None and not handoffs and (made := fallback_handoff(entries)) is not None:
         content, detail = made
-        entries.append(validate_entry({"id": fresh_id(), "timestamp": timestamp,
-                                       "session": session, "type": "handoff",
-                                       "content": content, "detail": detail}))
+        handoff = validate_entry({"id": fresh_id(), "timestamp": timestamp, "session": session,
+                                  "type": "handoff", "content": content, "detail": detail})
         report.synthesized_handoff = True
+    if handoff is not None:
+        entries.append(handoff)
     report.entries = len(entries)
     return entries, report
+
+
+def _handoff(handoffs: list[Entry], held: Callable[[Entry], bool],
+             report: OutputReport) -> Entry | None:
+    """The reply's last handoff (the state at the end of the conversation), unless where things
+    stand has not moved since the newest one memory holds."""
+    if not handoffs:
+        return None
+    report.extra_handoffs = len(handoffs) - 1
+    if held(handoffs[-1]):
+        report.held += 1
+        return None
+    return handoffs[-1]

@@ -1,8 +1,5 @@
 """No module of the package grows past ``MAX_LINES``: a module that large holds more than one
 job, and is split by job (as ``methods/`` is, one module per namespace).
-
-``BEING_SPLIT`` names the modules over the limit that are being split now; it only shrinks: a
-listed module that fits fails the test too, so that its line goes as soon as it may.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ import zettelclaw
 
 PACKAGE = Path(zettelclaw.__file__).parent
 MAX_LINES = 400
-# over the limit while they are split (each to leave this list: empty, and kept so)
-BEING_SPLIT: set[str] = set()
 
 
 def line_counts(root: Path) -> dict[str, int]:
@@ -22,20 +17,13 @@ def line_counts(root: Path) -> dict[str, int]:
             for path in sorted(root.rglob("*.py"))}
 
 
-def too_long(counts: dict[str, int], allowed: set[str]) -> list[str]:
-    return [f"{name}: {lines} lines" for name, lines in counts.items()
-            if lines > MAX_LINES and name not in allowed]
+def too_long(counts: dict[str, int]) -> list[str]:
+    return [f"{name}: {lines} lines" for name, lines in counts.items() if lines > MAX_LINES]
 
 
 def test_no_module_is_over_the_limit() -> None:
-    over = too_long(line_counts(PACKAGE), BEING_SPLIT)
+    over = too_long(line_counts(PACKAGE))
     assert not over, f"modules over {MAX_LINES} lines (split them by job):\n" + "\n".join(over)
-
-
-def test_the_list_of_modules_being_split_only_shrinks() -> None:
-    counts = line_counts(PACKAGE)
-    done = sorted(name for name in BEING_SPLIT if counts.get(name, 0) <= MAX_LINES)
-    assert not done, f"within {MAX_LINES} lines now (or gone): take them off BEING_SPLIT: {done}"
 
 
 def test_the_check_sees_a_long_module(tmp_path: Path) -> None:
@@ -43,5 +31,4 @@ def test_the_check_sees_a_long_module(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
     counts = line_counts(tmp_path)
-    assert too_long(counts, set()) == [f"sub/long.py: {MAX_LINES + 1} lines"]
-    assert too_long(counts, {"sub/long.py"}) == []
+    assert too_long(counts) == [f"sub/long.py: {MAX_LINES + 1} lines"]

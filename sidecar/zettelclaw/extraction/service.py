@@ -161,7 +161,10 @@ class Extraction:
         the reply stopped at its token limit (after ``continued`` calls to go on).
 
         Raises ``UnreadReply`` when nothing in the reply could be used (no object read, or
-        every one dropped): a failed attempt, shown as such, and no stand-in handoff written.
+        every one dropped as invalid): a failed attempt, shown as such, and no stand-in handoff
+        written. A reply whose objects memory holds already (or repeats of them, beside at most
+        one unfinished object) is no failure: the job ends with no entry, its outcome
+        ``nothingNew``.
         """
         self.freshness.sync()
 
@@ -194,7 +197,7 @@ class Extraction:
         built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
                                       current, fallback, held=held, report=report)
         report.cut = report.cut or cut
-        if report.unread() or (not built and report.invalid):
+        if report.unread() or (not built and report.invalid and not report.nothing_new()):
             raise outcomes.UnreadReply(report)
         if job.imported is not None:
             # an imported conversation's handoff would become the live one (the last in the

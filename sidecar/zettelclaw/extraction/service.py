@@ -49,7 +49,6 @@ from zettelclaw.workspace.memory_files import FileSlice
 logger = logging.getLogger(__name__)
 
 
-
 class Extraction:
     def __init__(self, home: Home, freshness: Freshness, config: ExtractionConfig,
                  router: Router, transcript_roots: Sequence[Path] = (), *,
@@ -161,11 +160,8 @@ class Extraction:
         the reply stopped at its token limit (after ``continued`` calls to go on).
 
         Raises ``UnreadReply`` when nothing in the reply could be used (no object read, or
-        every one dropped as invalid): a failed attempt, shown as such, and no stand-in handoff
-        written. A reply whose objects memory holds already (or repeats of them, beside at most
-        one unfinished object) is no failure: the job ends with no entry, its outcome
-        ``nothingNew``.
-        """
+        only invalid ones): a failed attempt, and no stand-in handoff written. Objects all held
+        already or repeated (``OutputReport.nothing_new``) are no failure: no entry is written."""
         self.freshness.sync()
 
         def current(entry_id: str) -> str | None:

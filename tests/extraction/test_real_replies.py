@@ -22,6 +22,7 @@ from tests.extraction.test_worker import MAIN, fake, log_entries, msg, settings,
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
 from zettelclaw.home import Home
+from zettelclaw.log.schema import now_timestamp
 
 __all__ = ["fake", "start"]  # fixtures, shared with test_worker
 
@@ -307,6 +308,30 @@ async def test_the_prompt_gives_the_conversations_date_for_relative_dates(
     entry = log_entries(home)[0]
     assert entry["content"] == ("Rosa went climbing for the first time yesterday "
                                 "(2023-05-06)")
+
+
+async def test_entries_are_dated_when_the_conversation_said_them(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The bench sends LoCoMo sessions at their own dates; main stamped their entries with the
+    day the model read them, so a search for that day (or a "when" question) found nothing.
+    Now an entry takes its conversation's last message's time, a message dated ahead of the
+    clock is taken as now, and the log stays in append order."""
+    fake.add(Reply(text=pretty(*FACTS[:2], FACTS[-1])), Reply(text=json.dumps(FACTS[3])))
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-then")
+    await settled(client)
+    assert {e["timestamp"] for e in log_entries(home)} == {"2023-05-07T22:53:22Z"}
+    found = await client.call("memory.search", {"since": "2023-05-07", "until": "2023-05-07"})
+    assert {r["content"] for r in found["results"]} == {FACTS[i]["content"] for i in (0, 1, -1)}
+    ahead = 4_102_444_800_000  # 2100-01-01: a host whose clock is wrong
+    before = now_timestamp()
+    await client.call("hook.sessionEnd", {"sessionId": "s-ahead", "sessionKey": MAIN,
+                                          "messages": [msg("user", "Evenings are hard.",
+                                                           ahead)]})
+    await settled(client)
+    last = log_entries(home)[-1]
+    assert last["session"] == "s-ahead"
+    assert before <= last["timestamp"] <= now_timestamp()
 
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "real_replies"

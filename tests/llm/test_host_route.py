@@ -264,7 +264,11 @@ def test_the_briefing_asks_the_hosts_model(sidecar: KeylessSidecar, hosts: list[
                                            tmp_path: Path) -> None:
     sidecar.start()
     fake_host = host(sidecar, hosts)
-    sidecar.call("hook.sessionEnd", HOOK)
+    # said now: its entries take the conversation's time, and the briefing asks about the
+    # subjects active lately (briefing.activeWindow)
+    said = int(time.time() * 1000)
+    sidecar.call("hook.sessionEnd", {**HOOK, "messages": [
+        {**m, "timestamp": said + i} for i, m in enumerate(HOOK["messages"])]})
     sidecar.settle()
     fake_host.reply = '{"subject":"billing-service","summary":"Postgres chosen; provisioning next"}'
     workspace = tmp_path / "ws"

@@ -190,7 +190,7 @@ class Extraction:
             return same(entry.type, content) in held or same(entry.type, entry.content) in held
 
         report = OutputReport(continued=continued, looping=looping)
-        built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
+        built, report = build_entries(reply, job.session_id, job.said_at(),
                                       current, fallback, held=held, report=report)
         report.cut = report.cut or cut
         if report.unread() or (not built and report.invalid and not report.nothing_new()):

@@ -22,7 +22,7 @@ from zettelclaw.config import Config, load_config
 from zettelclaw.home import Home
 from zettelclaw.llm import local_client
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
-from zettelclaw.llm.speed import FLOOR, FLOOR_SECONDS, SLOWER, Speeds, Timings
+from zettelclaw.llm.speed import FLOOR, FLOOR_SECONDS, MARGIN, SLOWER, Speeds, Timings
 
 __all__ = ["start"]  # a fixture, shared with test_worker
 
@@ -146,7 +146,7 @@ def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
 
 def test_a_calls_timeout_follows_the_routes_measured_speeds(tmp_path: Path) -> None:
     """The time a call should take (the prompt read, the tokens asked for written, at the
-    measured speeds), twice over, between a floor and the configured timeout; the configured
+    measured speeds), three times over, between a floor and the configured timeout; the configured
     one before any measurement. A call that timed out makes the route slower."""
     speeds = Speeds(tmp_path / "speeds.json")
     assert speeds.timeout("local", 2000, 400, 900) == 900  # not measured yet
@@ -154,7 +154,7 @@ def test_a_calls_timeout_follows_the_routes_measured_speeds(tmp_path: Path) -> N
     speeds.record("local", 400, 200.0, prompt_tokens=2000,
                   timings=Timings(2000, 100.0, 400, 100.0))
     assert (speeds.reading(), speeds.known()) == ({"local": 20.0}, {"local": 4.0})
-    assert speeds.timeout("local", 2000, 400, 900) == 2 * (2000 / 20 + 400 / 4)
+    assert speeds.timeout("local", 2000, 400, 900) == MARGIN * (2000 / 20 + 400 / 4)
     assert speeds.timeout("local", 2000, 4000, 900) == 900, "never above the configured"
     assert speeds.timeout("local", 10, 10, 900) == FLOOR_SECONDS, "never below the floor"
     assert speeds.timeout("anthropic", 2000, 400, 120) == 120, "an API's is its own"
@@ -164,7 +164,7 @@ def test_a_calls_timeout_follows_the_routes_measured_speeds(tmp_path: Path) -> N
     assert (speeds.known()["local"], speeds.reading()["local"]) == (2.0, 10.0)
     remembered = Speeds(tmp_path / "speeds.json")
     assert (remembered.known(), remembered.reading()) == ({"local": 2.0}, {"local": 10.0})
-    assert remembered.timeout("local", 2000, 400, 900) == 2 * (2000 / 10 + 400 / 2)
+    assert remembered.timeout("local", 2000, 400, 1800) == MARGIN * (2000 / 10 + 400 / 2)
 
 
 def test_without_timings_reading_and_writing_are_fitted_apart() -> None:

@@ -32,7 +32,9 @@ SHARE = 0.6
 FLOOR = 256
 WEIGHT = 0.3
 MIN_TOKENS = 128  # a shorter reply says little about the speed (latency, the prompt's reading)
-MARGIN = 2.0  # a call's timeout: the time it should take, this many times over
+# a call's timeout: the time it should take, this many times over (a shared machine's load
+# makes a small model's speed vary several times over from one call to the next)
+MARGIN = 3.0
 FLOOR_SECONDS = 60.0  # ... and never less (a busy machine, a cold start of the model)
 SLOWER = 0.5  # a timed-out call: the speeds are taken as this share of what they were
 SEPARABLE = 0.05  # the calls' prompt/output mixes differ enough to fit the two speeds apart

@@ -3,10 +3,14 @@
 Semantic search compares a query with every entry and sentence it has a vector for. The newest
 rows (up to ``SEAL_ROWS`` of each kind) stay in memory as float32 and are compared exactly
 (``search/vector_rows.py``); once that many are there, the background seals them into a
-segment: a usearch HNSW graph of int8 vectors (384 bytes a vector instead of 1,536), written
-beside the index and memory-mapped, so its pages are the kernel's page cache, read where a
-search goes, rather than the process's heap. A log smaller than one segment is searched
-exactly, as before (docs/decisions/0009-approximate-vector-index.md says why usearch).
+segment, written beside the index: a usearch HNSW graph of the vectors' signs (one bit a
+dimension: 48 bytes a vector), memory-mapped, which a query walks for its ``RESCORED`` closest
+rows; and the same vectors in int8 (384 bytes), in a file of their own, of which a query reads
+those rows only, whose similarities rank them. A walk reads most of a graph's pages, and mapped
+pages count in the process's resident size: a graph of bits is an eighth of one of int8
+vectors; the int8 rows read are let go at once, so they stay in the kernel's page cache only. A
+log smaller than one segment is searched exactly, as before
+(docs/decisions/0009-approximate-vector-index.md says why usearch and why bits).
 
 Derived data: every segment is made from the vectors in the index (``index/vectors.py``), so
 any doubt about one drops them all and the background makes them again. The manifest
@@ -26,6 +30,8 @@ import logging
 import os
 import shutil
 import threading
+import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +40,7 @@ from zettelclaw.files import atomic_write_json, fsync_dir, read_json_object
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 1: int8 graphs, no vectors file (made again from the index)
 DIMENSIONS = 384
 # rows of one kind kept exact in memory before they are sealed into a segment: below this a
 # log is searched exactly (LoCoMo's 5,882 turns, tests/quality's 3,100 entries); 32,768 rows of
@@ -46,20 +52,66 @@ SEAL_ROWS = 32_768
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
+# rows a query takes from a segment's graph of bits, whose int8 similarities then rank them
+# (bench/README.md#semantic-search-at-a-million-entries): the exact first ten of a 96k-row
+# segment were 0.95 of the first 128 (the int8 graph's walk: 0.89), but hybrid search's first
+# ten, which weigh the segment's first 64 (``SEGMENT_CANDIDATES``), agree with the exact scan's
+# as the int8 graph's did (0.82 / 0.83) from 512 on: 0.71 at 128, 0.76 at 256
+RESCORED = 512
 # segments merged into one when as many of one level are there, up to this many levels: at most
 # SEAL_ROWS * MERGE_FAN ** MERGE_LEVELS rows a segment (524,288), which a merge builds in memory
 MERGE_FAN = 4
 MERGE_LEVELS = 2
 KINDS = ("entries", "parts")
 MANIFEST = "manifest.json"
+SUFFIXES = (".usearch", ".npz", ".i8")  # a segment's graph, its rows' lines, their vectors
 
 
 @dataclass
 class Segment:
     name: str
-    index: Any  # usearch.index.Index, a view of the file
+    index: Any  # usearch.index.Index of the rows' signs, a view of the file
     lines: Any  # numpy int64: each row's entry line, ascending
     words: Any  # numpy float32: each row's words (sentences); None for entries
+    vectors: Vectors  # the rows' int8 vectors
+
+
+class Vectors:
+    """A segment's int8 vectors (``DIMENSIONS`` bytes a row, nothing else), mapped, of which a
+    query gathers a few hundred rows and then lets the pages go (``MADV_DONTNEED``: they stay in
+    the kernel's page cache, out of the process's resident size). The mapping holds the file
+    while the segment is used (a merge may delete it meanwhile) and closes with the segment."""
+
+    def __init__(self, path: Path, rows: int) -> None:
+        import mmap
+
+        self.rows = rows
+        if path.stat().st_size != rows * DIMENSIONS:
+            raise ValueError(f"{path.name} does not hold {rows} rows")
+        with path.open("rb") as f:
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        weakref.finalize(self, self._map.close)
+
+    def read(self, rows: Any) -> Any:
+        """int8 (len(rows), DIMENSIONS): the vectors of ``rows`` (numpy int64)."""
+        import mmap
+
+        import numpy as np
+
+        view = np.frombuffer(self._map, dtype=np.int8).reshape(self.rows, DIMENSIONS)
+        out = view[rows]  # a copy
+        del view
+        if hasattr(mmap, "MADV_DONTNEED"):
+            self._map.madvise(mmap.MADV_DONTNEED)
+        return out
+
+    def all(self, chunk: int) -> Iterator[Any]:
+        """int8 matrices of every row, ``chunk`` rows at a time (a merge's)."""
+        import numpy as np
+
+        for start in range(0, self.rows, chunk):
+            yield self.read(np.arange(start, min(start + chunk, self.rows), dtype=np.int64))
+
 
 
 @dataclass
@@ -115,8 +167,8 @@ class Store:
         from usearch.index import Index as Hnsw
 
         name = str(entry["name"])
-        graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
-        for path, key in ((graph, "graph"), (side, "side")):
+        graph, side, stored = (self.folder / f"{name}{suffix}" for suffix in SUFFIXES)
+        for path, key in ((graph, "graph"), (side, "side"), (stored, "vectors")):
             if path.stat().st_size != int(entry[f"{key}_bytes"]) or _sha256(path) != entry[
                     f"{key}_sha256"]:
                 raise ValueError(f"{path.name} is not the file the manifest lists")
@@ -128,7 +180,7 @@ class Store:
             words = arrays["words"] if "words" in arrays.files else None
         if len(lines) != len(index):
             raise ValueError(f"{side.name} does not match {graph.name}")
-        return Segment(name, index, lines, words)
+        return Segment(name, index, lines, words, Vectors(stored, len(lines)))
 
     def _start_afresh(self) -> None:
         remove(self.folder)
@@ -142,7 +194,7 @@ class Store:
     def _remove_unlisted(self) -> None:
         """Files a crash left between writing a segment and listing it."""
         listed = {f"{s.name}{suffix}" for kind in KINDS for s in self.segments[kind]
-                  for suffix in (".usearch", ".npz")} | {MANIFEST}
+                  for suffix in SUFFIXES} | {MANIFEST}
         for path in self.folder.iterdir():
             if path.name not in listed:
                 with contextlib.suppress(FileNotFoundError):
@@ -184,9 +236,7 @@ class Store:
         parts = segments[at:at + MERGE_FAN]
         lines = np.concatenate([p.lines for p in parts])
         words = None if parts[0].words is None else np.concatenate([p.words for p in parts])
-        matrices = (np.asarray(p.index.get(np.arange(len(p.lines), dtype=np.uint64),
-                                           dtype=np.float32), dtype=np.float32)
-                    for p in parts)
+        matrices = (matrix for p in parts for matrix in p.vectors.all(SEAL_ROWS))
         entry, segment = self._write(kind, level + 1, lines, words, matrices,
                                      threads=threads)
         with self._lock:
@@ -198,14 +248,14 @@ class Store:
             self.segments[kind] = [s for s in self.segments[kind] if s.name not in names]
             self.segments[kind].insert(at, segment)
         for name in names:
-            for suffix in (".usearch", ".npz"):
+            for suffix in SUFFIXES:
                 with contextlib.suppress(FileNotFoundError):
                     (self.folder / f"{name}{suffix}").unlink()
         return True
 
     def _write(self, kind: str, level: int, lines: Any, words: Any, matrices: Any, *,
                threads: int) -> tuple[dict[str, Any], Segment]:
-        """A segment's two files, written and synced, with its manifest entry (not listed)."""
+        """A segment's files, written and synced, with its manifest entry (not listed)."""
         import numpy as np
         from usearch.index import Index as Hnsw
 
@@ -213,14 +263,17 @@ class Store:
             number = int(self._manifest.get("next", 0))
             self._manifest["next"] = number + 1
         name = f"{kind}-{number:05d}-{level}-{int(lines[-1])}"
-        graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
-        index = Hnsw(ndim=DIMENSIONS, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
+        graph, side, stored = (self.folder / f"{name}{suffix}" for suffix in SUFFIXES)
+        index = Hnsw(ndim=DIMENSIONS, metric="hamming", dtype="b1", connectivity=CONNECTIVITY,
                      expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         start = 0
-        for matrix in matrices:  # a part at a time: a merge never holds all as float32
-            index.add(np.arange(start, start + len(matrix), dtype=np.uint64), matrix,
-                      threads=threads)
-            start += len(matrix)
+        with stored.open("wb") as out:
+            for matrix in matrices:  # a part at a time: a merge never holds all as float32
+                quantized = quantize(matrix)
+                out.write(quantized.tobytes())
+                index.add(np.arange(start, start + len(matrix), dtype=np.uint64),
+                          np.packbits(quantized > 0, axis=1), threads=threads)
+                start += len(matrix)
         index.save(str(graph))
         del index
         buffer = io.BytesIO()
@@ -229,37 +282,42 @@ class Store:
             arrays["words"] = np.asarray(words, dtype=np.float32)
         np.savez(buffer, allow_pickle=False, **arrays)
         side.write_bytes(buffer.getvalue())
-        for path in (graph, side):
+        for path in (graph, side, stored):
             os.chmod(path, 0o600)
             _fsync(path)
         fsync_dir(self.folder)
         entry = {"name": name, "rows": len(lines), "level": level,
                  "graph_bytes": graph.stat().st_size, "graph_sha256": _sha256(graph),
-                 "side_bytes": side.stat().st_size, "side_sha256": _sha256(side)}
+                 "side_bytes": side.stat().st_size, "side_sha256": _sha256(side),
+                 "vectors_bytes": stored.stat().st_size, "vectors_sha256": _sha256(stored)}
         return entry, self._load(entry)
 
     # -- searching -------------------------------------------------------------------------------
 
     def search(self, kind: str, query: Any, count: int, also: Any) -> Found:
-        """The ``count`` closest rows of each segment of ``kind``, and every row of the lines in
-        ``also`` (numpy int64, sorted: keyword candidates, which need their similarity)."""
+        """The ``count`` closest rows of each segment of ``kind`` (of the ``RESCORED`` its
+        graph of signs finds, by their int8 similarity), and every row of the lines in ``also``
+        (numpy int64, sorted: keyword candidates, which need their similarity)."""
         import numpy as np
 
         lines, sims, words = [], [], []
         with self._lock:
             segments = self.segments[kind]
+        signs = np.packbits(query > 0)
         for segment in segments:
-            matches = segment.index.search(query, count=min(count, len(segment.lines)),
-                                           threads=1)
+            matches = segment.index.search(
+                signs, count=min(max(count, RESCORED), len(segment.lines)), threads=1)
             rows = np.asarray(matches.keys, dtype=np.int64)
-            found = [(rows, 1.0 - np.asarray(matches.distances, dtype=np.float32))]
+            closest = _similarities(segment.vectors, rows, query)
+            best = np.argsort(-closest, kind="stable")[:count]
+            found = [(rows[best], closest[best])]
             inside = also[(also >= segment.lines[0]) & (also <= segment.lines[-1])]
             if len(inside):
                 starts = np.searchsorted(segment.lines, inside, side="left")
                 ends = np.searchsorted(segment.lines, inside, side="right")
-                extra = np.setdiff1d(_spans(starts, ends), rows)
+                extra = np.setdiff1d(_spans(starts, ends), rows[best])
                 if len(extra):
-                    found.append((extra, _similarities(segment.index, extra, query)))
+                    found.append((extra, _similarities(segment.vectors, extra, query)))
             for rows_found, sims_found in found:
                 lines.append(segment.lines[rows_found])
                 sims.append(sims_found)
@@ -286,11 +344,21 @@ def _spans(starts: Any, ends: Any) -> Any:
     return (offsets + np.arange(total)).astype(np.int64)
 
 
-def _similarities(index: Any, rows: Any, query: Any) -> Any:
+def quantize(matrix: Any) -> Any:
+    """int8 rows of unit vectors (as usearch's i8: x 127); int8 rows are kept as they are."""
     import numpy as np
 
-    vectors = np.asarray(index.get(rows.astype(np.uint64), dtype=np.float32),
-                         dtype=np.float32).reshape(len(rows), -1)
+    if matrix.dtype == np.int8:
+        return matrix
+    return np.clip(np.rint(np.asarray(matrix, dtype=np.float32) * 127), -127, 127).astype(
+        np.int8)
+
+
+def _similarities(stored: Vectors, rows: Any, query: Any) -> Any:
+    """Cosine of ``query`` (a unit vector) to the int8 vectors of ``rows``."""
+    import numpy as np
+
+    vectors = stored.read(rows).astype(np.float32)
     norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
     return (vectors @ query / norms).astype(np.float32)
 

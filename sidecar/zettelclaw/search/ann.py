@@ -30,18 +30,16 @@ import logging
 import os
 import shutil
 import threading
-import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from zettelclaw.files import atomic_write_json, fsync_dir, read_json_object
+from zettelclaw.search.segment_vectors import DIMENSIONS, Vectors, quantize
 
 logger = logging.getLogger(__name__)
 
 FORMAT = 2  # 1: int8 graphs, no vectors file (made again from the index)
-DIMENSIONS = 384
 # rows of one kind kept exact in memory before they are sealed into a segment: below this a
 # log is searched exactly (LoCoMo's 5,882 turns, tests/quality's 3,100 entries); 32,768 rows of
 # float32 are 48 MB, and a segment of them takes ~10 s to build on one core
@@ -73,45 +71,7 @@ class Segment:
     index: Any  # usearch.index.Index of the rows' signs, a view of the file
     lines: Any  # numpy int64: each row's entry line, ascending
     words: Any  # numpy float32: each row's words (sentences); None for entries
-    vectors: Vectors  # the rows' int8 vectors
-
-
-class Vectors:
-    """A segment's int8 vectors (``DIMENSIONS`` bytes a row, nothing else), mapped, of which a
-    query gathers a few hundred rows and then lets the pages go (``MADV_DONTNEED``: they stay in
-    the kernel's page cache, out of the process's resident size). The mapping holds the file
-    while the segment is used (a merge may delete it meanwhile) and closes with the segment."""
-
-    def __init__(self, path: Path, rows: int) -> None:
-        import mmap
-
-        self.rows = rows
-        if path.stat().st_size != rows * DIMENSIONS:
-            raise ValueError(f"{path.name} does not hold {rows} rows")
-        with path.open("rb") as f:
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        weakref.finalize(self, self._map.close)
-
-    def read(self, rows: Any) -> Any:
-        """int8 (len(rows), DIMENSIONS): the vectors of ``rows`` (numpy int64)."""
-        import mmap
-
-        import numpy as np
-
-        view = np.frombuffer(self._map, dtype=np.int8).reshape(self.rows, DIMENSIONS)
-        out = view[rows]  # a copy
-        del view
-        if hasattr(mmap, "MADV_DONTNEED"):
-            self._map.madvise(mmap.MADV_DONTNEED)
-        return out
-
-    def all(self, chunk: int) -> Iterator[Any]:
-        """int8 matrices of every row, ``chunk`` rows at a time (a merge's)."""
-        import numpy as np
-
-        for start in range(0, self.rows, chunk):
-            yield self.read(np.arange(start, min(start + chunk, self.rows), dtype=np.int64))
-
+    vectors: Vectors  # the rows' int8 vectors (search/segment_vectors.py)
 
 
 @dataclass
@@ -164,7 +124,7 @@ class Store:
 
     def _load(self, entry: dict[str, Any]) -> Segment:
         import numpy as np
-        from usearch.index import Index as Hnsw
+        Hnsw = _hnsw()
 
         name = str(entry["name"])
         graph, side, stored = (self.folder / f"{name}{suffix}" for suffix in SUFFIXES)
@@ -257,7 +217,7 @@ class Store:
                threads: int) -> tuple[dict[str, Any], Segment]:
         """A segment's files, written and synced, with its manifest entry (not listed)."""
         import numpy as np
-        from usearch.index import Index as Hnsw
+        Hnsw = _hnsw()
 
         with self._lock:
             number = int(self._manifest.get("next", 0))
@@ -308,16 +268,21 @@ class Store:
             matches = segment.index.search(
                 signs, count=min(max(count, RESCORED), len(segment.lines)), threads=1)
             rows = np.asarray(matches.keys, dtype=np.int64)
-            closest = _similarities(segment.vectors, rows, query)
-            best = np.argsort(-closest, kind="stable")[:count]
-            found = [(rows[best], closest[best])]
             inside = also[(also >= segment.lines[0]) & (also <= segment.lines[-1])]
+            named = np.zeros(0, np.int64)
             if len(inside):
-                starts = np.searchsorted(segment.lines, inside, side="left")
-                ends = np.searchsorted(segment.lines, inside, side="right")
-                extra = np.setdiff1d(_spans(starts, ends), rows[best])
-                if len(extra):
-                    found.append((extra, _similarities(segment.vectors, extra, query)))
+                named = _spans(np.searchsorted(segment.lines, inside, side="left"),
+                               np.searchsorted(segment.lines, inside, side="right"))
+            # the walk's rows and the named ones in one read: one gathering, one release
+            wanted = np.concatenate([rows, np.setdiff1d(named, rows)])
+            every = segment.vectors.similarities(wanted, query)
+            best = np.argsort(-every[:len(rows)], kind="stable")[:count]
+            found = [(rows[best], every[best])]
+            extra = np.setdiff1d(named, rows[best])
+            if len(extra):
+                order = np.argsort(wanted, kind="stable")
+                at = order[np.searchsorted(wanted, extra, sorter=order)]
+                found.append((extra, every[at]))
             for rows_found, sims_found in found:
                 lines.append(segment.lines[rows_found])
                 sims.append(sims_found)
@@ -344,23 +309,16 @@ def _spans(starts: Any, ends: Any) -> Any:
     return (offsets + np.arange(total)).astype(np.int64)
 
 
-def quantize(matrix: Any) -> Any:
-    """int8 rows of unit vectors (as usearch's i8: x 127); int8 rows are kept as they are."""
-    import numpy as np
+def _hnsw() -> Any:
+    """usearch's index class, with onnxruntime's library loaded first where it is installed:
+    loaded after usearch's, the next onnxruntime session made killed the process (SIGSEGV;
+    tests/search/test_ann_segments.py), as when a memory switches to the shipped model."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
 
-    if matrix.dtype == np.int8:
-        return matrix
-    return np.clip(np.rint(np.asarray(matrix, dtype=np.float32) * 127), -127, 127).astype(
-        np.int8)
+    from usearch.index import Index
 
-
-def _similarities(stored: Vectors, rows: Any, query: Any) -> Any:
-    """Cosine of ``query`` (a unit vector) to the int8 vectors of ``rows``."""
-    import numpy as np
-
-    vectors = stored.read(rows).astype(np.float32)
-    norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
-    return (vectors @ query / norms).astype(np.float32)
+    return Index
 
 
 def folder(index: Path) -> Path:

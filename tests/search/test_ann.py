@@ -1,7 +1,8 @@
 """search/ann.py and search/vector_rows.py with the real model: the log's older vectors sealed
-into approximate (HNSW, int8) segments as they are embedded, searched together with the exact
-rows in memory; a purge's entries leaving the segments; a torn or unlisted segment file found
-and made again, never searched; the approximate answer agreeing with the exact one."""
+into approximate segments (an HNSW graph of their signs, their int8 vectors) as they are
+embedded, searched together with the exact rows in memory; a purge's entries leaving the
+segments; a torn or unlisted segment file found and made again, never searched; the
+approximate answer agreeing with the exact one."""
 
 from __future__ import annotations
 
@@ -113,7 +114,7 @@ def test_older_vectors_are_sealed_and_new_ones_join_as_they_are_embedded(
     after = files(home)
     assert {k: v for k, v in after.items() if k in before and k != ann.MANIFEST} == {
         k: v for k, v in before.items() if k != ann.MANIFEST}, "segments are never rewritten"
-    assert len(after) == len(before) + 2, "one more segment: its graph and its rows"
+    assert len(after) == len(before) + len(ann.SUFFIXES), "one more segment: its files"
 
 
 def test_the_approximate_answer_agrees_with_the_exact_one(memory: Direct) -> None:
@@ -164,12 +165,14 @@ def test_a_purged_entry_leaves_the_segments(memory: Direct, home: Home) -> None:
     assert all(TARGET.encode() not in data for data in files(home).values())
 
 
-@pytest.mark.parametrize("damage", ["torn", "flipped", "missing"])
+@pytest.mark.parametrize("damage", ["torn .usearch", "flipped .usearch", "missing .usearch",
+                                    "torn .i8", "flipped .i8"])
 def test_a_damaged_segment_is_found_and_made_again(
         memory: Direct, home: Home, workspace: Path, embedder: LocalModel, damage: str) -> None:
     close(memory)
     folder = ann.folder(home.index)
-    graph = sorted(folder.glob("entries-*.usearch"))[0]
+    damage, suffix = damage.split()
+    graph = sorted(folder.glob(f"entries-*{suffix}"))[0]
     if damage == "torn":  # a crash mid-write, or a disk that lost the tail
         graph.write_bytes(graph.read_bytes()[: graph.stat().st_size // 2])
     elif damage == "flipped":  # the same size, other bytes
@@ -254,7 +257,8 @@ def test_segments_of_one_level_are_merged_into_one(
         assert [len(s.lines) for s in store.segments["entries"]] == [2 * SEAL]
         assert list(store.segments["entries"][0].lines) == list(range(1, 2 * SEAL + 1))
         names = {p.name for p in ann.folder(home.index).iterdir()}
-        assert len([n for n in names if n.startswith("entries-")]) == 2, "one graph, its rows"
+        assert len([n for n in names if n.startswith("entries-")]) == len(ann.SUFFIXES), \
+            "one segment: its graph, its rows' lines, their vectors"
         assert top(m, "we got a cat as a pet") == TARGET
         vector = m.searcher.semantic.query_vector(TARGET)
         assert store.search("entries", vector, 1, np.zeros(0, np.int64)).sims.max() > 0.99

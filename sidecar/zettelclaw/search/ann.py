@@ -3,10 +3,14 @@
 Semantic search compares a query with every entry and sentence it has a vector for. The newest
 rows (up to ``SEAL_ROWS`` of each kind) stay in memory as float32 and are compared exactly
 (``search/vector_rows.py``); once that many are there, the background seals them into a
-segment: a usearch HNSW graph of int8 vectors (384 bytes a vector instead of 1,536), written
-beside the index and memory-mapped, so its pages are the kernel's page cache, read where a
-search goes, rather than the process's heap. A log smaller than one segment is searched
-exactly, as before (docs/decisions/0009-approximate-vector-index.md says why usearch).
+segment, written beside the index: a usearch HNSW graph of the vectors' signs (one bit a
+dimension: 48 bytes a vector), memory-mapped, which a query walks for its ``RESCORED`` closest
+rows; and the same vectors in int8 (384 bytes), in a file of their own, of which a query reads
+those rows only, whose similarities rank them. A walk reads most of a graph's pages, and mapped
+pages count in the process's resident size: a graph of bits is an eighth of one of int8
+vectors; the int8 rows read are let go at once, so they stay in the kernel's page cache only. A
+log smaller than one segment is searched exactly, as before
+(docs/decisions/0009-approximate-vector-index.md says why usearch and why bits).
 
 Derived data: every segment is made from the vectors in the index (``index/vectors.py``), so
 any doubt about one drops them all and the background makes them again. The manifest
@@ -31,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from zettelclaw.files import atomic_write_json, fsync_dir, read_json_object
+from zettelclaw.search.segment_vectors import DIMENSIONS, Vectors, quantize
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
-DIMENSIONS = 384
+FORMAT = 2  # 1: int8 graphs, no vectors file (made again from the index)
 # rows of one kind kept exact in memory before they are sealed into a segment: below this a
 # log is searched exactly (LoCoMo's 5,882 turns, tests/quality's 3,100 entries); 32,768 rows of
 # float32 are 48 MB, and a segment of them takes ~10 s to build on one core
@@ -46,20 +50,28 @@ SEAL_ROWS = 32_768
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
+# rows a query takes from a segment's graph of bits, whose int8 similarities then rank them
+# (bench/README.md#semantic-search-at-a-million-entries): the exact first ten of a 96k-row
+# segment were 0.95 of the first 128 (the int8 graph's walk: 0.89), but hybrid search's first
+# ten, which weigh the segment's first 64 (``SEGMENT_CANDIDATES``), agree with the exact scan's
+# as the int8 graph's did (0.82 / 0.83) from 512 on: 0.71 at 128, 0.76 at 256
+RESCORED = 512
 # segments merged into one when as many of one level are there, up to this many levels: at most
 # SEAL_ROWS * MERGE_FAN ** MERGE_LEVELS rows a segment (524,288), which a merge builds in memory
 MERGE_FAN = 4
 MERGE_LEVELS = 2
 KINDS = ("entries", "parts")
 MANIFEST = "manifest.json"
+SUFFIXES = (".usearch", ".npz", ".i8")  # a segment's graph, its rows' lines, their vectors
 
 
 @dataclass
 class Segment:
     name: str
-    index: Any  # usearch.index.Index, a view of the file
+    index: Any  # usearch.index.Index of the rows' signs, a view of the file
     lines: Any  # numpy int64: each row's entry line, ascending
     words: Any  # numpy float32: each row's words (sentences); None for entries
+    vectors: Vectors  # the rows' int8 vectors (search/segment_vectors.py)
 
 
 @dataclass
@@ -112,11 +124,11 @@ class Store:
 
     def _load(self, entry: dict[str, Any]) -> Segment:
         import numpy as np
-        from usearch.index import Index as Hnsw
+        Hnsw = _hnsw()
 
         name = str(entry["name"])
-        graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
-        for path, key in ((graph, "graph"), (side, "side")):
+        graph, side, stored = (self.folder / f"{name}{suffix}" for suffix in SUFFIXES)
+        for path, key in ((graph, "graph"), (side, "side"), (stored, "vectors")):
             if path.stat().st_size != int(entry[f"{key}_bytes"]) or _sha256(path) != entry[
                     f"{key}_sha256"]:
                 raise ValueError(f"{path.name} is not the file the manifest lists")
@@ -128,7 +140,7 @@ class Store:
             words = arrays["words"] if "words" in arrays.files else None
         if len(lines) != len(index):
             raise ValueError(f"{side.name} does not match {graph.name}")
-        return Segment(name, index, lines, words)
+        return Segment(name, index, lines, words, Vectors(stored, len(lines)))
 
     def _start_afresh(self) -> None:
         remove(self.folder)
@@ -142,7 +154,7 @@ class Store:
     def _remove_unlisted(self) -> None:
         """Files a crash left between writing a segment and listing it."""
         listed = {f"{s.name}{suffix}" for kind in KINDS for s in self.segments[kind]
-                  for suffix in (".usearch", ".npz")} | {MANIFEST}
+                  for suffix in SUFFIXES} | {MANIFEST}
         for path in self.folder.iterdir():
             if path.name not in listed:
                 with contextlib.suppress(FileNotFoundError):
@@ -184,9 +196,7 @@ class Store:
         parts = segments[at:at + MERGE_FAN]
         lines = np.concatenate([p.lines for p in parts])
         words = None if parts[0].words is None else np.concatenate([p.words for p in parts])
-        matrices = (np.asarray(p.index.get(np.arange(len(p.lines), dtype=np.uint64),
-                                           dtype=np.float32), dtype=np.float32)
-                    for p in parts)
+        matrices = (matrix for p in parts for matrix in p.vectors.all(SEAL_ROWS))
         entry, segment = self._write(kind, level + 1, lines, words, matrices,
                                      threads=threads)
         with self._lock:
@@ -198,29 +208,32 @@ class Store:
             self.segments[kind] = [s for s in self.segments[kind] if s.name not in names]
             self.segments[kind].insert(at, segment)
         for name in names:
-            for suffix in (".usearch", ".npz"):
+            for suffix in SUFFIXES:
                 with contextlib.suppress(FileNotFoundError):
                     (self.folder / f"{name}{suffix}").unlink()
         return True
 
     def _write(self, kind: str, level: int, lines: Any, words: Any, matrices: Any, *,
                threads: int) -> tuple[dict[str, Any], Segment]:
-        """A segment's two files, written and synced, with its manifest entry (not listed)."""
+        """A segment's files, written and synced, with its manifest entry (not listed)."""
         import numpy as np
-        from usearch.index import Index as Hnsw
+        Hnsw = _hnsw()
 
         with self._lock:
             number = int(self._manifest.get("next", 0))
             self._manifest["next"] = number + 1
         name = f"{kind}-{number:05d}-{level}-{int(lines[-1])}"
-        graph, side = self.folder / f"{name}.usearch", self.folder / f"{name}.npz"
-        index = Hnsw(ndim=DIMENSIONS, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
+        graph, side, stored = (self.folder / f"{name}{suffix}" for suffix in SUFFIXES)
+        index = Hnsw(ndim=DIMENSIONS, metric="hamming", dtype="b1", connectivity=CONNECTIVITY,
                      expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         start = 0
-        for matrix in matrices:  # a part at a time: a merge never holds all as float32
-            index.add(np.arange(start, start + len(matrix), dtype=np.uint64), matrix,
-                      threads=threads)
-            start += len(matrix)
+        with stored.open("wb") as out:
+            for matrix in matrices:  # a part at a time: a merge never holds all as float32
+                quantized = quantize(matrix)
+                out.write(quantized.tobytes())
+                index.add(np.arange(start, start + len(matrix), dtype=np.uint64),
+                          np.packbits(quantized > 0, axis=1), threads=threads)
+                start += len(matrix)
         index.save(str(graph))
         del index
         buffer = io.BytesIO()
@@ -229,37 +242,47 @@ class Store:
             arrays["words"] = np.asarray(words, dtype=np.float32)
         np.savez(buffer, allow_pickle=False, **arrays)
         side.write_bytes(buffer.getvalue())
-        for path in (graph, side):
+        for path in (graph, side, stored):
             os.chmod(path, 0o600)
             _fsync(path)
         fsync_dir(self.folder)
         entry = {"name": name, "rows": len(lines), "level": level,
                  "graph_bytes": graph.stat().st_size, "graph_sha256": _sha256(graph),
-                 "side_bytes": side.stat().st_size, "side_sha256": _sha256(side)}
+                 "side_bytes": side.stat().st_size, "side_sha256": _sha256(side),
+                 "vectors_bytes": stored.stat().st_size, "vectors_sha256": _sha256(stored)}
         return entry, self._load(entry)
 
     # -- searching -------------------------------------------------------------------------------
 
     def search(self, kind: str, query: Any, count: int, also: Any) -> Found:
-        """The ``count`` closest rows of each segment of ``kind``, and every row of the lines in
-        ``also`` (numpy int64, sorted: keyword candidates, which need their similarity)."""
+        """The ``count`` closest rows of each segment of ``kind`` (of the ``RESCORED`` its
+        graph of signs finds, by their int8 similarity), and every row of the lines in ``also``
+        (numpy int64, sorted: keyword candidates, which need their similarity)."""
         import numpy as np
 
         lines, sims, words = [], [], []
         with self._lock:
             segments = self.segments[kind]
+        signs = np.packbits(query > 0)
         for segment in segments:
-            matches = segment.index.search(query, count=min(count, len(segment.lines)),
-                                           threads=1)
+            matches = segment.index.search(
+                signs, count=min(max(count, RESCORED), len(segment.lines)), threads=1)
             rows = np.asarray(matches.keys, dtype=np.int64)
-            found = [(rows, 1.0 - np.asarray(matches.distances, dtype=np.float32))]
             inside = also[(also >= segment.lines[0]) & (also <= segment.lines[-1])]
+            named = np.zeros(0, np.int64)
             if len(inside):
-                starts = np.searchsorted(segment.lines, inside, side="left")
-                ends = np.searchsorted(segment.lines, inside, side="right")
-                extra = np.setdiff1d(_spans(starts, ends), rows)
-                if len(extra):
-                    found.append((extra, _similarities(segment.index, extra, query)))
+                named = _spans(np.searchsorted(segment.lines, inside, side="left"),
+                               np.searchsorted(segment.lines, inside, side="right"))
+            # the walk's rows and the named ones in one read: one gathering, one release
+            wanted = np.concatenate([rows, np.setdiff1d(named, rows)])
+            every = segment.vectors.similarities(wanted, query)
+            best = np.argsort(-every[:len(rows)], kind="stable")[:count]
+            found = [(rows[best], every[best])]
+            extra = np.setdiff1d(named, rows[best])
+            if len(extra):
+                order = np.argsort(wanted, kind="stable")
+                at = order[np.searchsorted(wanted, extra, sorter=order)]
+                found.append((extra, every[at]))
             for rows_found, sims_found in found:
                 lines.append(segment.lines[rows_found])
                 sims.append(sims_found)
@@ -286,13 +309,16 @@ def _spans(starts: Any, ends: Any) -> Any:
     return (offsets + np.arange(total)).astype(np.int64)
 
 
-def _similarities(index: Any, rows: Any, query: Any) -> Any:
-    import numpy as np
+def _hnsw() -> Any:
+    """usearch's index class, with onnxruntime's library loaded first where it is installed:
+    loaded after usearch's, the next onnxruntime session made killed the process (SIGSEGV;
+    tests/search/test_ann_segments.py), as when a memory switches to the shipped model."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
 
-    vectors = np.asarray(index.get(rows.astype(np.uint64), dtype=np.float32),
-                         dtype=np.float32).reshape(len(rows), -1)
-    norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
-    return (vectors @ query / norms).astype(np.float32)
+    from usearch.index import Index
+
+    return Index
 
 
 def folder(index: Path) -> Path:

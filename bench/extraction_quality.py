@@ -16,12 +16,13 @@ turn an entry (what a memory without extraction would hold); ``observations`` is
 GPT-written observations of each session, each an entry (a reference extractor). LoCoMo's data
 (CC BY-NC 4.0) stays outside the repository (bench/README.md says where it comes from).
 
-Per extractor: parse outcomes (replies read, failed, cut at the token limit, continued: the
-sidecar's ``extraction.recent``), entries per session, exact duplicates (type and content, case
-and spacing aside), types; over the questions of categories 1-4 whose evidence lies wholly in
-the sessions sent: evidence coverage (the answer's key words, less stopwords, all found in the
-conversation's entries) and answerable@5 (all found in the first five ``memory.search`` results
-for the question as written), and both for the date questions (category 2) alone.
+Per extractor: parse outcomes (replies read, failed, nothing new, cut at the token limit,
+continued: the sidecar's ``extraction.recent``), entries per session, exact duplicates (type and
+content, case and spacing aside), types; over the questions of categories 1-4 whose evidence
+lies wholly in the sessions sent: evidence coverage (the answer's key words, less stopwords, all
+found in the conversation's entries) and answerable@5 (all found in the first five
+``memory.search`` results for the question as written), and both for the date questions
+(category 2) alone.
 """
 
 from __future__ import annotations
@@ -268,6 +269,7 @@ def figures(result: Result) -> dict[str, Any]:
         "exactDuplicates": sum(n - 1 for n in seen.values()),
         "types": dict(Counter(e["type"] for e in result.entries)),
         "replies": len(outcomes), "failed": sum(1 for o in outcomes if o["failed"]),
+        "nothingNew": sum(1 for o in outcomes if o.get("nothingNew")),
         "cut": sum(1 for o in outcomes if o["cut"]),
         "continued": sum(o["continued"] for o in outcomes),
         "droppedObjects": sum(o["dropped"] for o in outcomes),

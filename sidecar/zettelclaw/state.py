@@ -59,6 +59,7 @@ class Outcome(Part):
     job_id: str | None = None
     session_id: str | None = None
     route: str | None = None
+    lines: int = 0  # non-blank lines of the reply
     objects: int = 0  # JSON objects read from the reply
     entries: int = 0  # entries the reply gave, once checked and deduplicated
     appended: int = 0  # of those, appended (the rest were in the log already: a rerun)
@@ -69,6 +70,7 @@ class Outcome(Part):
     cut: bool = False
     continued: int = 0
     looping: bool = False
+    nothing_new: bool = False  # every object read was held already or repeated: no failure
     failed: str | None = None  # the reply could not be used: why
     note: str = ""  # the above in one sentence
 

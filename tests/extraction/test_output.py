@@ -381,7 +381,7 @@ def test_report_to_json_counts() -> None:
         "lines": 5, "objects": 4, "entries": 2, "invalid": 1, "invalidReasons": report.invalid,
         "commentary": 1, "droppedReplaces": 0, "extraHandoffs": 1,
         "synthesizedHandoff": False, "duplicates": 0, "held": 0, "cut": False,
-        "continued": 0, "looping": False}
+        "continued": 0, "looping": False, "nothingNew": False}
 
 
 def test_an_entry_given_twice_or_already_held_is_written_once() -> None:
@@ -392,6 +392,24 @@ def test_an_entry_given_twice_or_already_held_is_written_once() -> None:
     entries, report = build(text, held=lambda e: e.content == old["content"])
     assert [e.type for e in entries] == ["fact", "decision", "handoff"]
     assert (report.duplicates, report.held, report.entries) == (43, 1, 3)
+
+
+def test_a_reply_of_only_repeats_is_nothing_new() -> None:
+    """Every object held already or repeated, beside at most one unfinished one (the reply
+    cut): nothing new. Another invalid object, two unfinished ones, or no object at all: not."""
+    def held(e: Entry) -> bool:
+        return e.content in (FACT["content"], DECISION["content"], HANDOFF["content"])
+
+    def report(text: str) -> OutputReport:
+        return build(text, fallback=lambda _: None, held=held)[1]
+
+    repeats = jl(FACT, DECISION, FACT, HANDOFF)
+    assert report(repeats).nothing_new()
+    assert report(repeats + '\n{"type": "fact", "content": "Rosa').nothing_new()
+    assert not report(repeats + '\n{"type": "fact", "conte\n{"type": "fact", "c').nothing_new()
+    assert not report(repeats + "\n" + jl({"type": "bogus", "content": "x"})).nothing_new()
+    assert not report(jl(FACT, {**FACT, "content": "Rosa moved to Lyon"})).nothing_new()
+    assert not report("Nothing new in this conversation.").nothing_new()
 
 
 # -- arbitrary replies -------------------------------------------------------------------------

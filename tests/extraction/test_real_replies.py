@@ -22,6 +22,7 @@ from tests.extraction.test_worker import MAIN, fake, log_entries, msg, settings,
 from tests.fakes.anthropic_api import FakeAnthropic, Reply
 from zettelclaw.client import AsyncClient
 from zettelclaw.home import Home
+from zettelclaw.log.schema import now_timestamp
 
 __all__ = ["fake", "start"]  # fixtures, shared with test_worker
 
@@ -216,6 +217,62 @@ async def test_an_unreadable_reply_fails_visibly_and_leaves_no_stand_in(
     assert "without lasting information" not in fake.prompts()[-1]
 
 
+async def test_a_reply_of_only_repeats_is_nothing_new_not_a_failure(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The real model, given a later session that added nothing, wrote what memory held
+    already, cycled through it again and was cut mid-object at its token limit. Main failed
+    the job ("no entry could be read"), retried it and marked it failed. Now: done, nothing
+    written, and the outcome says there was nothing new, in ``jobs`` and ``status``."""
+    fake.add(Reply(text="\n".join(json.dumps(f) for f in FACTS)))
+    again = [json.dumps(f, indent=2) for f in FACTS]
+    cycle = "\n".join([*again, *again[:4], again[4][:40]])
+    fake.add(Reply(text="```json\n" + cycle, stop_reason="max_tokens"))
+    fake.default = Reply(status=500, text=None)  # a retry or a call to go on: seen as failed
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-first")
+    await settled(client)
+    written = log_entries(home)
+    await talk(client, "s-again")
+    listing = await settled(client)
+    assert log_entries(home) == written
+    assert len(fake.requests) == 2, "neither retried nor asked to go on"
+    outcome = recent(listing)[-1]
+    assert (outcome["sessionId"], outcome["nothingNew"], outcome["failed"]) == (
+        "s-again", True, None)
+    assert (outcome["objects"], outcome["entries"], outcome["held"], outcome["duplicates"]) \
+        == (10, 0, 6, 4)
+    assert outcome["lines"] > outcome["objects"]
+    assert outcome["note"].startswith("nothing new: ")
+    assert (outcome["cut"], outcome["looping"]) == (True, True)
+    from zettelclaw.cli import render
+
+    assert "nothing new: " in render.jobs(listing)
+    status = await client.call("status")
+    assert status["extraction"]["recent"][-1]["nothingNew"] is True
+    assert any(line.startswith("last reply s-again") and "nothing new" in line
+               for line in render.extraction(status["extraction"]))
+    state = json.loads(home.state.read_text())
+    assert "s-again" in state["extractedSessions"]
+    assert "s-again" not in state.get("failedSessions", {})
+
+
+async def test_a_reply_of_prose_only_still_fails(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """Repeats are nothing new; a reply with no object at all, even after a session whose
+    entries memory holds, is still a reply nothing could be read from."""
+    fake.add(Reply(text="\n".join(json.dumps(f) for f in FACTS)))
+    prose = "Nothing new here: Rosa still climbs, and she is still a nurse."
+    fake.add(Reply(text=prose), Reply(text=prose))
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-first")
+    await settled(client)
+    await talk(client, "s-prose")
+    listing = await settled(client, failed=1)
+    outcome = recent(listing)[-1]
+    assert outcome["nothingNew"] is False
+    assert outcome["failed"].startswith("no entry could be read from the model's reply")
+
+
 async def test_the_outcome_outlives_the_job_and_jobs_shows_it(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
     fake.add(Reply(text=json.dumps(FACTS[0]) + "\n{not json}\n" + json.dumps(FACTS[-1])))
@@ -251,6 +308,30 @@ async def test_the_prompt_gives_the_conversations_date_for_relative_dates(
     entry = log_entries(home)[0]
     assert entry["content"] == ("Rosa went climbing for the first time yesterday "
                                 "(2023-05-06)")
+
+
+async def test_entries_are_dated_when_the_conversation_said_them(
+        start: Any, fake: FakeAnthropic, home: Home) -> None:
+    """The bench sends LoCoMo sessions at their own dates; main stamped their entries with the
+    day the model read them, so a search for that day (or a "when" question) found nothing.
+    Now an entry takes its conversation's last message's time, a message dated ahead of the
+    clock is taken as now, and the log stays in append order."""
+    fake.add(Reply(text=pretty(*FACTS[:2], FACTS[-1])), Reply(text=json.dumps(FACTS[3])))
+    _, client = await start(settings(home, fake))
+    await talk(client, "s-then")
+    await settled(client)
+    assert {e["timestamp"] for e in log_entries(home)} == {"2023-05-07T22:53:22Z"}
+    found = await client.call("memory.search", {"since": "2023-05-07", "until": "2023-05-07"})
+    assert {r["content"] for r in found["results"]} == {FACTS[i]["content"] for i in (0, 1, -1)}
+    ahead = 4_102_444_800_000  # 2100-01-01: a host whose clock is wrong
+    before = now_timestamp()
+    await client.call("hook.sessionEnd", {"sessionId": "s-ahead", "sessionKey": MAIN,
+                                          "messages": [msg("user", "Evenings are hard.",
+                                                           ahead)]})
+    await settled(client)
+    last = log_entries(home)[-1]
+    assert last["session"] == "s-ahead"
+    assert before <= last["timestamp"] <= now_timestamp()
 
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "real_replies"

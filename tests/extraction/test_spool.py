@@ -10,6 +10,7 @@ the same second), [] without a spool directory, and an unreadable file set aside
 from __future__ import annotations
 
 import stat
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,20 @@ def test_a_listing_parses_only_the_jobs_that_changed(
     assert listed[1].attempts == 1
     listed[1].attempts = 7  # a copy: the next listing is what is on disk
     assert spool.jobs()[1].attempts == 1
+
+
+def test_entries_are_dated_when_the_conversation_said_them() -> None:
+    """docs/04-extraction.md#when-an-entry-is-dated: an import's time; else the last message's
+    with a time, never after now; else now."""
+    now = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+    assert make_job().said_at(now) == "2026-11-21T04:21:56Z"
+    untimed = [{**m.to_json(), "timestamp": None} for m in MESSAGES]
+    assert make_job(messages=[MESSAGES[0].to_json(), *untimed[1:]]).said_at(now) \
+        == "2026-11-21T04:21:55Z"
+    assert make_job(messages=untimed).said_at(now) == "2026-12-01T08:00:00Z"
+    ahead = [{**m.to_json(), "timestamp": "2100-01-01T00:00:00.000Z"} for m in MESSAGES]
+    assert make_job(messages=ahead).said_at(now) == "2026-12-01T08:00:00Z"
+    torn = [{**m.to_json(), "timestamp": "yesterday"} for m in MESSAGES]
+    assert make_job(messages=torn).said_at(now) == "2026-12-01T08:00:00Z"
+    imported = make_job(entriesAt="2024-03-05T10:00:00Z", imported="imp-1")
+    assert imported.said_at(now) == "2024-03-05T10:00:00Z"

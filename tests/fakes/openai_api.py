@@ -28,6 +28,7 @@ Every request body is appended to ``--log`` (one JSON object a line) with a ``_m
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import threading
@@ -111,6 +112,10 @@ class FakeModel(LocalServer):
         self.lock = threading.Lock()
         self.status = 200  # anything else: a POST is answered that error
         self.body: bytes | None = None  # when set, a POST is answered these bytes, as they are
+        self.usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        self.timings: dict[str, Any] | None = None  # llama.cpp's account of a call, when set
+        # when set, a POST waits for it before answering (a server that stalls), at most 30 s
+        self.release: threading.Event | None = None
         super().__init__(self._handler())
 
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -155,6 +160,8 @@ class FakeModel(LocalServer):
                     self.end_headers()
                     self.wfile.write(fake.body)
                     return
+                if fake.release is not None:
+                    fake.release.wait(30)
                 reply = fake.reply_to(body)
                 if body.get("stream"):
                     self._stream(body, reply)
@@ -163,11 +170,13 @@ class FakeModel(LocalServer):
 
             def _json(self, status: int, value: Any) -> None:
                 data = json.dumps(value).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                # the client may have given up first (its timeout, while ``release`` held)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
 
             def _plain(self, body: dict[str, Any], reply: dict[str, Any]) -> None:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
@@ -183,7 +192,8 @@ class FakeModel(LocalServer):
                     "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion",
                     "created": int(time.time()), "model": body.get("model", MODEL),
                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+                    "usage": fake.usage,
+                    **({"timings": fake.timings} if fake.timings is not None else {})})
 
             def _stream(self, body: dict[str, Any], reply: dict[str, Any]) -> None:
                 self.send_response(200)

@@ -12,7 +12,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -264,7 +264,12 @@ def test_the_briefing_asks_the_hosts_model(sidecar: KeylessSidecar, hosts: list[
                                            tmp_path: Path) -> None:
     sidecar.start()
     fake_host = host(sidecar, hosts)
-    sidecar.call("hook.sessionEnd", HOOK)
+    # said now: its entries take the conversation's time, and the briefing asks about the
+    # subjects active lately (briefing.activeWindow)
+    said = int(time.time() * 1000)
+    messages = cast(list[dict[str, Any]], HOOK["messages"])
+    sidecar.call("hook.sessionEnd", {**HOOK, "messages": [
+        {**m, "timestamp": said + i} for i, m in enumerate(messages)]})
     sidecar.settle()
     fake_host.reply = '{"subject":"billing-service","summary":"Postgres chosen; provisioning next"}'
     workspace = tmp_path / "ws"

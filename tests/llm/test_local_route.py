@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from zettelclaw.config import Config, load_config
 from zettelclaw.home import Home
 from zettelclaw.llm import local_client
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
-from zettelclaw.llm.speed import FLOOR, Speeds
+from zettelclaw.llm.speed import FLOOR, FLOOR_SECONDS, MARGIN, SLOWER, Speeds, Timings
 
 __all__ = ["start"]  # a fixture, shared with test_worker
 
@@ -141,6 +142,81 @@ def test_a_routes_speed_sizes_its_token_limit(tmp_path: Path) -> None:
     assert speeds.token_limit("anthropic", 120, 4096) == 4096
     speeds.record("local", 800, 100.0)  # 8 tokens/s: a moving average
     assert Speeds(tmp_path / "speeds.json").known()["local"] == pytest.approx(5.2)
+
+
+def test_a_calls_timeout_follows_the_routes_measured_speeds(tmp_path: Path) -> None:
+    """The time a call should take (the prompt read, the tokens asked for written, at the
+    measured speeds), three times over, between a floor and the configured timeout; the configured
+    one before any measurement. A call that timed out makes the route slower."""
+    speeds = Speeds(tmp_path / "speeds.json")
+    assert speeds.timeout("local", 2000, 400, 900) == 900  # not measured yet
+    # llama.cpp's timings: 2,000 prompt tokens in 100 s, 400 written in 100 s
+    speeds.record("local", 400, 200.0, prompt_tokens=2000,
+                  timings=Timings(2000, 100.0, 400, 100.0))
+    assert (speeds.reading(), speeds.known()) == ({"local": 20.0}, {"local": 4.0})
+    assert speeds.timeout("local", 2000, 400, 900) == MARGIN * (2000 / 20 + 400 / 4)
+    assert speeds.timeout("local", 2000, 4000, 900) == 900, "never above the configured"
+    assert speeds.timeout("local", 10, 10, 900) == FLOOR_SECONDS, "never below the floor"
+    assert speeds.timeout("anthropic", 2000, 400, 120) == 120, "an API's is its own"
+    # the token limit leaves room for reading the prompt: (900 * 0.6 - 100 s) at 4 tokens/s
+    assert speeds.token_limit("local", 900, 4096, 2000) == 1760
+    speeds.timed_out("local", 400, 400.0)  # given the 400 s it should take, no answer
+    assert (speeds.known()["local"], speeds.reading()["local"]) == (2.0, 10.0)
+    remembered = Speeds(tmp_path / "speeds.json")
+    assert (remembered.known(), remembered.reading()) == ({"local": 2.0}, {"local": 10.0})
+    assert remembered.timeout("local", 2000, 400, 1800) == MARGIN * (2000 / 10 + 400 / 2)
+
+
+def test_without_timings_reading_and_writing_are_fitted_apart() -> None:
+    """A server that gives only token counts: each call's time is prompt / read + output /
+    write; one call cannot tell the two apart (the whole call counts as writing), two of
+    different mixes can."""
+    speeds = Speeds(None)
+    speeds.record("local", 200, 2000 / 50 + 200 / 5, prompt_tokens=2000)  # 50 read/s, 5 write/s
+    assert (speeds.reading(), speeds.known()) == ({}, {"local": 2.5})
+    speeds.record("local", 400, 1000 / 50 + 400 / 5, prompt_tokens=1000)
+    assert speeds.reading()["local"] == pytest.approx(50, rel=1e-3)
+    assert speeds.known()["local"] == pytest.approx(5, rel=1e-3)
+    speeds.record("local", 400, 1000 / 50 + 400 / 5, prompt_tokens=1000)  # the same mix again
+    assert speeds.known()["local"] == pytest.approx(5, rel=1e-3)
+
+
+@pytest.mark.slow  # two real timeouts of under a second
+async def test_the_local_routes_timeout_is_sized_and_a_timeout_slows_it(
+        model: FakeModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the real router and HTTP client against the fake server: unmeasured, a call
+    gets the configured timeout; measured fast (llama.cpp's timings), a stalled call is given
+    up on at the sized one; and after that timeout the route is taken as slower."""
+    from zettelclaw.llm import speed
+    from zettelclaw.llm.host import HostModels
+    from zettelclaw.llm.route import Router
+
+    monkeypatch.setattr(speed, "FLOOR_SECONDS", 0.05)  # the floor under test's timeouts
+    config = load_config(Home(tmp_path), env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localTimeoutSeconds=0.5",
+        "extraction.maxTokens=256"]).extraction
+    router = Router(config, HostModels(), usage_path=tmp_path / "usage.json")
+    model.release = threading.Event()  # the server stalls
+    with pytest.raises(ModelFailed, match=r"did not answer within 0\.5 s"):
+        await router.complete("hello", purpose="extraction")
+    assert router.speeds.known() == {"local": 256 / 0.5 * SLOWER}
+    model.release.set()
+    model.release = None
+    model.usage = {"prompt_tokens": 1000, "completion_tokens": 400, "total_tokens": 1400}
+    model.timings = {"prompt_n": 1000, "prompt_ms": 10.0, "predicted_n": 400,
+                     "predicted_ms": 40.0}  # 100,000 read and 10,000 written a second
+    await router.complete("hello", purpose="extraction")
+    assert router.speeds.reading() == {"local": 100_000.0}
+    written = 256 * 0.7 + 10_000 * 0.3
+    assert router.speeds.known() == {"local": pytest.approx(written)}
+    model.release = threading.Event()
+    try:
+        with pytest.raises(ModelFailed, match=r"did not answer within 0\.2 s"):
+            await router.complete("hello", purpose="extraction")
+    finally:
+        model.release.set()
+    assert router.speeds.known() == {"local": pytest.approx(written * SLOWER)}
+    assert router.speeds.reading() == {"local": 50_000.0}
 
 
 def test_route_auto_takes_a_key_then_the_local_model_then_the_host(tmp_path: Path) -> None:

@@ -192,12 +192,13 @@ export type EntryWithChain = {
   replacedBy: LogEntry[];
 };
 
-/** What became of one job's model reply (kept after the job ends): JSON objects read, entries written, what was dropped and why, whether the reply stopped at its token limit (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), or why no entry could be read from it (``failed``); ``note`` says it in one sentence. */
+/** What became of one job's model reply (kept after the job ends): JSON objects read, entries written, what was dropped and why, whether the reply stopped at its token limit (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), whether every object read was held already or repeated (``nothingNew``: the job is done, no entry written), or why no entry could be read from it (``failed``); ``note`` says it in one sentence. */
 export type ExtractionOutcome = {
   at: string | null;
   jobId: string | null;
   sessionId: string | null;
   route: string | null;
+  lines: number;
   objects: number;
   entries: number;
   appended: number;
@@ -208,6 +209,7 @@ export type ExtractionOutcome = {
   cut: boolean;
   continued: number;
   looping: boolean;
+  nothingNew: boolean;
   failed: string | null;
   note: string;
 };

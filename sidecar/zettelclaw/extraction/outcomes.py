@@ -16,12 +16,14 @@ def finished(job: Job, appended: int) -> Outcome:
     invalid, duplicates, held = (int(report.get(k) or 0)
                                  for k in ("invalid", "duplicates", "held"))
     outcome = Outcome(at=now_timestamp(), job_id=job.job_id, session_id=job.session_id,
-                      route=job.route, objects=int(report.get("objects") or 0),
+                      route=job.route, lines=int(report.get("lines") or 0),
+                      objects=int(report.get("objects") or 0),
                       entries=len(job.result["entries"]), appended=appended,
                       dropped=invalid + duplicates + held, duplicates=duplicates, held=held,
                       reasons=list(dict.fromkeys(report.get("invalidReasons") or []))[:5],
                       cut=bool(report.get("cut")), continued=int(report.get("continued") or 0),
-                      looping=bool(report.get("looping")))
+                      looping=bool(report.get("looping")),
+                      nothing_new=bool(report.get("nothingNew")))
     outcome.note = describe(outcome)
     return outcome
 
@@ -29,7 +31,8 @@ def finished(job: Job, appended: int) -> Outcome:
 def unread_outcome(job: Job, error: UnreadReply, route: str | None) -> Outcome:
     report = error.report
     outcome = Outcome(at=now_timestamp(), job_id=job.job_id, session_id=job.session_id,
-                      route=route, objects=report.objects, dropped=len(report.invalid),
+                      route=route, lines=report.lines, objects=report.objects,
+                      dropped=len(report.invalid),
                       reasons=list(dict.fromkeys(report.invalid))[:5], cut=report.cut,
                       continued=report.continued, looping=report.looping,
                       failed=error.reason)
@@ -58,8 +61,12 @@ def describe(outcome: Outcome) -> str:
     """The outcome in one sentence, for the log, ``jobs`` and ``status``."""
     if outcome.failed:
         return f"failed: {outcome.failed}"
-    parts = [f"{outcome.objects} object(s) read, {outcome.entries} entr"
-             f"{'y' if outcome.entries == 1 else 'ies'} written"]
+    if outcome.nothing_new:
+        parts = [f"nothing new: {outcome.lines} line(s), {outcome.objects} object(s) read, "
+                 "all of them held already or repeated, no entry written"]
+    else:
+        parts = [f"{outcome.objects} object(s) read, {outcome.entries} entr"
+                 f"{'y' if outcome.entries == 1 else 'ies'} written"]
     drops = []
     if outcome.duplicates:
         drops.append(f"{outcome.duplicates} repeated in the reply")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from zettelclaw.llm.json_objects import scan
+from zettelclaw.llm.json_objects import UNENDED, scan
 from zettelclaw.log.schema import (
     ENTRY_TYPES,
     ID_RE,
@@ -52,11 +52,19 @@ class OutputReport:
                 "extraHandoffs": self.extra_handoffs,
                 "synthesizedHandoff": self.synthesized_handoff, "duplicates": self.duplicates,
                 "held": self.held, "cut": self.cut, "continued": self.continued,
-                "looping": self.looping}
+                "looping": self.looping, "nothingNew": self.nothing_new()}
 
     def unread(self) -> bool:
         """The model said something and no entry could be read from it: a failed parse."""
         return self.objects == 0 and self.lines > 0
+
+    def nothing_new(self) -> bool:
+        """Every object read repeats an entry memory holds or one the reply gave already, and
+        nothing else was dropped but, at most, one unfinished object (the reply cut at its
+        token limit): the model found nothing new, which is an answer, not a failed parse."""
+        unfinished = sum(reason == UNENDED for reason in self.invalid)
+        return (self.entries == 0 and self.duplicates + self.held > 0
+                and len(self.invalid) == unfinished <= 1)
 
 
 def parse_objects(text: str, report: OutputReport) -> list[dict[str, Any]]:

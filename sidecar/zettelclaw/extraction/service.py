@@ -49,7 +49,6 @@ from zettelclaw.workspace.memory_files import FileSlice
 logger = logging.getLogger(__name__)
 
 
-
 class Extraction:
     def __init__(self, home: Home, freshness: Freshness, config: ExtractionConfig,
                  router: Router, transcript_roots: Sequence[Path] = (), *,
@@ -161,8 +160,8 @@ class Extraction:
         the reply stopped at its token limit (after ``continued`` calls to go on).
 
         Raises ``UnreadReply`` when nothing in the reply could be used (no object read, or
-        every one dropped): a failed attempt, shown as such, and no stand-in handoff written.
-        """
+        only invalid ones): a failed attempt, and no stand-in handoff written. Objects all held
+        already or repeated (``OutputReport.nothing_new``) are no failure: no entry is written."""
         self.freshness.sync()
 
         def current(entry_id: str) -> str | None:
@@ -191,10 +190,10 @@ class Extraction:
             return same(entry.type, content) in held or same(entry.type, entry.content) in held
 
         report = OutputReport(continued=continued, looping=looping)
-        built, report = build_entries(reply, job.session_id, job.entries_at or now_timestamp(),
+        built, report = build_entries(reply, job.session_id, job.said_at(),
                                       current, fallback, held=held, report=report)
         report.cut = report.cut or cut
-        if report.unread() or (not built and report.invalid):
+        if report.unread() or (not built and report.invalid and not report.nothing_new()):
             raise outcomes.UnreadReply(report)
         if job.imported is not None:
             # an imported conversation's handoff would become the live one (the last in the

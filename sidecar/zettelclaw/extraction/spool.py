@@ -25,6 +25,7 @@ from typing_extensions import TypedDict  # pydantic's, before Python 3.12
 from zettelclaw.extraction.transcript import Message
 from zettelclaw.files import atomic_write_bytes, fsync_dir
 from zettelclaw.home import DIR_MODE, Home
+from zettelclaw.log.schema import EARLIEST, parse_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,24 @@ class Job(BaseModel):
 
     def message_objects(self) -> list[Message]:
         return [Message.from_json(m) for m in self.messages]
+
+    def said_at(self, now: datetime | None = None) -> str:
+        """The ``timestamp`` its entries take: when the conversation said them, not when the
+        model read it (docs/04-extraction.md#when-an-entry-is-dated). An import's time; else
+        the last message's that has one (a hook's stretch, extracted minutes or, after an
+        outage, days later), never later than ``now`` (a host's clock ahead); else ``now``.
+        The log stays ordered by append: such an entry's line is where it landed."""
+        if self.entries_at:
+            return self.entries_at
+        now = now or datetime.now(UTC)
+        stamp = next((m.get("timestamp") for m in reversed(self.messages)
+                      if m.get("timestamp")), None)
+        try:
+            said = parse_timestamp(stamp) if stamp else now
+            said = min(said.astimezone(UTC), now) if said >= EARLIEST else now
+        except (ValueError, OverflowError):  # a job file edited by hand
+            said = now
+        return said.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def summary(self) -> JobSummary:
         return JobSummary(job_id=self.job_id, session_id=self.session_id, state=self.state,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from zettelclaw.llm.speed import Timings
+
 
 @dataclass(frozen=True)
 class Completion:
@@ -17,3 +19,4 @@ class Completion:
     cut: bool = False
     continued: int = 0
     looping: bool = False  # cut while repeating itself: not asked to go on (llm/route.py)
+    timings: Timings | None = None  # what the server said the call took (llama.cpp's)

@@ -19,7 +19,8 @@ class ModelWaiting(Exception):  # a state of the world, not a failure of the job
 
 
 class ModelFailed(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, timed_out: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.timed_out = timed_out  # no answer within the call's timeout (llm/speed.py)
         self.route: str | None = None  # the route that failed (set by llm/route.py)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _DECODER = json.JSONDecoder()
+UNENDED = "a JSON object without its end"  # why an object cut short (or run off) was dropped
 
 
 @dataclass
@@ -86,7 +87,7 @@ def _broken(found: Scan, text: str, exc: json.JSONDecodeError) -> None:
     if unended is None:
         found.invalid.append(f"not valid JSON: {exc.msg}")
     else:
-        found.invalid.append("a JSON object without its end")
+        found.invalid.append(UNENDED)
         found.cut = found.cut or unended
 
 

@@ -19,6 +19,7 @@ import trio
 from zettelclaw.config import ExtractionConfig
 from zettelclaw.llm.completion import Completion
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
+from zettelclaw.llm.speed import Timings
 
 NO_URL = "no local model: set extraction.localUrl (an OpenAI-compatible server's /v1 URL)"
 
@@ -29,7 +30,9 @@ def endpoint(config: ExtractionConfig) -> str:
 
 
 async def complete(config: ExtractionConfig, prompt: str, *, prefill: str = "",
-                   max_tokens: int | None = None) -> Completion:
+                   max_tokens: int | None = None, seconds: float | None = None) -> Completion:
+    """``seconds``: the call's timeout, sized from the route's speed (llm/speed.py); None:
+    ``extraction.localTimeoutSeconds``."""
     if not config.local_url:
         raise ModelWaiting(NO_URL)
     messages = [{"role": "user", "content": prompt}]
@@ -41,7 +44,9 @@ async def complete(config: ExtractionConfig, prompt: str, *, prefill: str = "",
         body["repeat_penalty"] = body["repetition_penalty"] = config.local_repeat_penalty
     if config.local_model:
         body["model"] = config.local_model
-    answer = await trio.to_thread.run_sync(_post, config, body, abandon_on_cancel=True)
+    answer = await trio.to_thread.run_sync(_post, config, body,
+                                           seconds or config.local_timeout_seconds,
+                                           abandon_on_cancel=True)
     try:
         choice = answer["choices"][0]
         text = choice["message"].get("content") or ""
@@ -54,18 +59,33 @@ async def complete(config: ExtractionConfig, prompt: str, *, prefill: str = "",
     counts = ({"input_tokens": usage.get("prompt_tokens"),
                "output_tokens": usage.get("completion_tokens")} if usage else None)
     model = str(answer.get("model") or config.local_model or "the local server's")
-    return Completion(text, "local", model, counts, cut=choice.get("finish_reason") == "length")
+    return Completion(text, "local", model, counts, cut=choice.get("finish_reason") == "length",
+                      timings=_timings(answer.get("timings")))
 
 
-def _post(config: ExtractionConfig, body: dict[str, Any]) -> dict[str, Any]:
+def _timings(value: Any) -> Timings | None:
+    """llama.cpp's own account of the call: prompt tokens read and output tokens written, and
+    the milliseconds each took (other servers send none)."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        found = Timings(int(value["prompt_n"]), float(value["prompt_ms"]) / 1000,
+                        int(value["predicted_n"]), float(value["predicted_ms"]) / 1000)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return found if min(found.prompt_seconds, found.output_seconds) >= 0 else None
+
+
+def _post(config: ExtractionConfig, body: dict[str, Any], timeout: float) -> dict[str, Any]:
     import httpx2  # here: its import is ~0.1 s, for a route most sidecars never take
 
-    url, timeout = endpoint(config), config.local_timeout_seconds
+    url = endpoint(config)
     headers = {"authorization": f"Bearer {config.local_api_key}"} if config.local_api_key else {}
     try:
         response = httpx2.post(url, json=body, headers=headers, timeout=timeout)
     except httpx2.TimeoutException:
-        raise ModelFailed(f"the local model did not answer within {timeout:g} s") from None
+        raise ModelFailed(f"the local model did not answer within {timeout:g} s",
+                          timed_out=True) from None
     except httpx2.HTTPError as exc:  # refused, reset, a bad address
         raise ModelWaiting(f"cannot reach the local model at {url}: "
                            f"{exc or type(exc).__name__}") from None

@@ -15,15 +15,17 @@ and its reply goes through the same validation; only the transport differs.
 A reply that stops at its token limit is never passed on as whole: the model is asked to go on
 from where it stopped (the reply so far sent back as the start of its answer), up to
 ``CONTINUATIONS`` times, unless it was repeating itself (more of a loop is no use); the
-``Completion`` says it was cut, continued or looping. Each route's speed (output tokens a second,
-``llm/speed.py``) is measured; the local route's sizes its token limit so that a reply fits in
-its timeout: a slow local model writes a shorter reply and is asked to go on, instead of
-running past its timeout.
+``Completion`` says it was cut, continued or looping. Each route's speeds (prompt tokens read
+and output tokens written a second, ``llm/speed.py``) are measured; the local route's size its
+token limit so that a reply fits in its configured timeout (a slow local model writes a shorter
+reply and is asked to go on, instead of running past it), and each call's timeout to the time
+the call should take, with a margin.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -133,14 +135,21 @@ class Router:
         spent = await trio.to_thread.run_sync(self.spent)
         if spent is not None:
             raise ModelWaiting(spent, usage.seconds_to_tomorrow())
-        timeout = self.timeout(route)
-        limit = self.speeds.token_limit(route, timeout, self.config.max_tokens)
+        ceiling = self.timeout(route)
+        reading = usage.estimate_tokens(prompt) + usage.estimate_tokens(prefill)
+        limit = self.speeds.token_limit(route, ceiling, self.config.max_tokens, reading)
         started = trio.current_time()
         if route == "host":
             reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)
         elif route == "local":
-            reply = await local_client.complete(self.config, prompt, prefill=prefill,
-                                                max_tokens=limit)
+            timeout = self.speeds.timeout(route, reading, limit, ceiling)
+            try:
+                reply = await local_client.complete(self.config, prompt, prefill=prefill,
+                                                    max_tokens=limit, seconds=timeout)
+            except ModelFailed as exc:
+                if exc.timed_out:  # slower than measured: the next call is sized for that
+                    await trio.to_thread.run_sync(self.speeds.timed_out, route, limit, timeout)
+                raise
         else:
             model = (anthropic_model or self.config.model).removeprefix("anthropic/")
             reply = await anthropic_client.complete_with_usage(
@@ -150,8 +159,9 @@ class Router:
         if tokens is None:  # a route that does not say: counted as an import's plan counts
             tokens = usage.estimate_tokens(prompt) + usage.estimate_tokens(reply.text)
         await trio.to_thread.run_sync(self.usage.charge, counted_as, tokens)
-        await trio.to_thread.run_sync(self.speeds.record, route, _output_tokens(reply),
-                                      elapsed)
+        await trio.to_thread.run_sync(partial(
+            self.speeds.record, route, _output_tokens(reply), elapsed,
+            prompt_tokens=_input_tokens(reply) or reading, timings=reply.timings))
         return reply
 
     def timeout(self, route: str) -> float:
@@ -218,6 +228,11 @@ def _added(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any]
         return a or b
     return {k: (a.get(k) or 0) + (b.get(k) or 0) for k in {*a, *b}
             if isinstance(a.get(k, 0), int) and isinstance(b.get(k, 0), int)}
+
+
+def _input_tokens(reply: Completion) -> int | None:
+    value = (reply.usage or {}).get("input_tokens")
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _output_tokens(reply: Completion) -> int:

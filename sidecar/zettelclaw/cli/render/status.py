@@ -132,10 +132,12 @@ def extraction(state: Mapping[str, Any]) -> list[str]:
         last = recent[-1]
         lines.append(f"last reply {last['sessionId']} ({last.get('route') or '-'}): "
                      f"{last['note']}")
-        troubled = sum(1 for o in recent if o["failed"] or o["cut"] or o["dropped"])
+        # a repeat of what memory holds (a reply with nothing new) loses nothing
+        troubled = sum(1 for o in recent if o["failed"] or o["cut"]
+                       or o["dropped"] > o["duplicates"] + o["held"])
         if troubled:
             lines.append(f"warning    {troubled} of the last {len(recent)} model replies lost "
-                         "something (unreadable, cut short or dropped objects): "
+                         "something (unreadable, cut short or invalid objects dropped): "
                          "`zettelclaw jobs` shows each")
     return lines
 

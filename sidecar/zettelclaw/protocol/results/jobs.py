@@ -84,13 +84,16 @@ class BeforeInstall(Result):
 class ExtractionOutcome(Result):
     """What became of one job's model reply (kept after the job ends): JSON objects read,
     entries written, what was dropped and why, whether the reply stopped at its token limit
-    (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), or why
-    no entry could be read from it (``failed``); ``note`` says it in one sentence."""
+    (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself),
+    whether every object read was held already or repeated (``nothingNew``: the job is done,
+    no entry written), or why no entry could be read from it (``failed``); ``note`` says it
+    in one sentence."""
 
     at: str | None
     job_id: str | None
     session_id: str | None
     route: str | None
+    lines: int
     objects: int
     entries: int
     appended: int
@@ -101,6 +104,7 @@ class ExtractionOutcome(Result):
     cut: bool
     continued: int
     looping: bool
+    nothing_new: bool
     failed: str | None
     note: str
 

@@ -343,6 +343,8 @@ def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
             env["ZETTELCLAW_EXTRACTION_LOCAL_MODEL"] = args.local_model
         if args.local_part_chars:
             env["ZETTELCLAW_EXTRACTION_LOCAL_PART_CHARS"] = str(args.local_part_chars)
+        if args.repeat_penalty:
+            env["ZETTELCLAW_EXTRACTION_LOCAL_REPEAT_PENALTY"] = str(args.repeat_penalty)
         if args.max_tokens:
             env["ZETTELCLAW_EXTRACTION_MAX_TOKENS"] = str(args.max_tokens)
         if args.local_timeout:
@@ -373,6 +375,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--local-url", help="an OpenAI-compatible server's /v1 URL")
     parser.add_argument("--local-model")
     parser.add_argument("--local-part-chars", type=int)
+    parser.add_argument("--repeat-penalty", type=float,
+                        help="extraction.localRepeatPenalty (default 1.1; 1.0: none)")
     parser.add_argument("--max-tokens", type=int, help="extraction.maxTokens (default 4096)")
     parser.add_argument("--local-timeout", type=float,
                         help="extraction.localTimeoutSeconds (default 900)")

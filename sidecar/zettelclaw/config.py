@@ -62,7 +62,11 @@ class ExtractionConfig(_Section):
     local_timeout_seconds: float = Field(900.0, gt=0, le=7200, alias="localTimeoutSeconds")
     # a longer conversation goes to the local model in parts of this many characters, each
     # with the earlier parts' entries (extraction/parts.py)
-    local_part_chars: int = Field(8000, ge=1000, alias="localPartChars")
+    local_part_chars: int = Field(1000, ge=500, alias="localPartChars")
+    # a small model decoding greedily repeats itself until its token limit; a mild penalty on
+    # tokens just written (llama.cpp's repeat_penalty, vLLM's repetition_penalty) breaks the
+    # loop; 1.0 sends none (extraction/README: docs/04-extraction.md#a-local-model)
+    local_repeat_penalty: float = Field(1.1, ge=1.0, le=2.0, alias="localRepeatPenalty")
     concurrency: int = Field(2, ge=1, le=16)
     timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")
     max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")

@@ -40,6 +40,8 @@ async def complete(config: ExtractionConfig, prompt: str, *, prefill: str = "",
         messages.append({"role": "assistant", "content": prefill})
     body = {"messages": messages, "max_tokens": max_tokens or config.max_tokens,
             "stream": False, "temperature": 0}
+    if config.local_repeat_penalty != 1.0:  # both names: servers ignore a field they don't know
+        body["repeat_penalty"] = body["repetition_penalty"] = config.local_repeat_penalty
     if config.local_model:
         body["model"] = config.local_model
     answer = await trio.to_thread.run_sync(_post, config, body,

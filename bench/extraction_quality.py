@@ -18,7 +18,8 @@ GPT-written observations of each session, each an entry (a reference extractor).
 
 Per extractor: parse outcomes (replies read, failed, nothing new, cut at the token limit,
 continued: the sidecar's ``extraction.recent``), entries per session, exact duplicates (type and
-content, case and spacing aside), types; over the questions of categories 1-4 whose evidence
+content, case and spacing aside; a handoff that brings back an older one after another is
+counted apart: where things stand went back), types; over the questions of categories 1-4 whose evidence
 lies wholly in the sessions sent: evidence coverage (the answer's key words, less stopwords, all
 found in the conversation's entries) and answerable@5 (all found in the first five
 ``memory.search`` results for the question as written), and both for the date questions
@@ -72,6 +73,7 @@ class Conv:
 @dataclass
 class Result:
     entries: list[dict[str, Any]] = field(default_factory=list)
+    memories: list[list[dict[str, Any]]] = field(default_factory=list)  # one a conversation
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     covered: list[tuple[int, bool]] = field(default_factory=list)  # (category, covered)
     answerable: list[tuple[int, bool]] = field(default_factory=list)
@@ -236,6 +238,7 @@ def judge(conv: Conv, home: Path, semantic: str, result: Result) -> list[dict[st
     entries = [e for e in _log(home) if e.get("type") in ("fact", "task", "decision",
                                                            "question", "handoff")]
     result.entries += entries
+    result.memories.append(entries)
     everything = "\n".join(entry_text(e) for e in entries)
     proc, sock = _serve(home, {}, semantic)
     try:
@@ -254,9 +257,33 @@ def judge(conv: Conv, home: Path, semantic: str, result: Result) -> list[dict[st
     return outcomes
 
 
+def repeats(entries: list[dict[str, Any]]) -> tuple[int, int]:
+    """Exact duplicates (type and content, case and spacing aside) among one memory's entries
+    in log order; and handoffs that bring back an older one after another was written, which
+    are not: the newest handoff is where things stand (docs/04-extraction.md), so saying an
+    older one again is news, and memory.get's handoff would be stale without it."""
+    seen: set[tuple[str, str]] = set()
+    newest_handoff: str | None = None
+    duplicates = returned = 0
+    for entry in entries:
+        key = (entry["type"], " ".join(str(entry["content"]).split()).casefold())
+        if entry["type"] == "handoff":
+            if key[1] == newest_handoff:
+                duplicates += 1
+            elif key in seen:
+                returned += 1
+            newest_handoff = key[1]
+        elif key in seen:
+            duplicates += 1
+        seen.add(key)
+    return duplicates, returned
+
+
 def figures(result: Result) -> dict[str, Any]:
-    seen: Counter[tuple[str, str]] = Counter(
-        (e["type"], " ".join(str(e["content"]).split()).casefold()) for e in result.entries)
+    duplicates = returned = 0
+    for memory in result.memories:
+        dup, back = repeats(memory)
+        duplicates, returned = duplicates + dup, returned + back
 
     def share(pairs: list[tuple[int, bool]], only: int | None = None) -> str:
         chosen = [ok for c, ok in pairs if only is None or c == only]
@@ -266,7 +293,7 @@ def figures(result: Result) -> dict[str, Any]:
     return {
         "sessions": result.sessions, "entries": len(result.entries),
         "entriesPerSession": round(len(result.entries) / max(result.sessions, 1), 1),
-        "exactDuplicates": sum(n - 1 for n in seen.values()),
+        "exactDuplicates": duplicates, "handoffsBroughtBack": returned,
         "types": dict(Counter(e["type"] for e in result.entries)),
         "replies": len(outcomes), "failed": sum(1 for o in outcomes if o["failed"]),
         "nothingNew": sum(1 for o in outcomes if o.get("nothingNew")),

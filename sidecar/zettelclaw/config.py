@@ -65,7 +65,7 @@ class ExtractionConfig(_Section):
     local_part_chars: int = Field(1000, ge=500, alias="localPartChars")
     # a small model decoding greedily repeats itself until its token limit; a mild penalty on
     # tokens just written (llama.cpp's repeat_penalty, vLLM's repetition_penalty) breaks the
-    # loop; 1.0 sends none (extraction/README: docs/04-extraction.md#a-local-model)
+    # loop; 1.0 sends none (docs/10-openclaw.md#which-model-remembers)
     local_repeat_penalty: float = Field(1.1, ge=1.0, le=2.0, alias="localRepeatPenalty")
     concurrency: int = Field(2, ge=1, le=16)
     timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")

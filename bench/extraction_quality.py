@@ -19,11 +19,11 @@ GPT-written observations of each session, each an entry (a reference extractor).
 Per extractor: parse outcomes (replies read, failed, nothing new, cut at the token limit,
 continued: the sidecar's ``extraction.recent``), entries per session, exact duplicates (type and
 content, case and spacing aside; a handoff that brings back an older one after another is
-counted apart: where things stand went back), types; over the questions of categories 1-4 whose evidence
-lies wholly in the sessions sent: evidence coverage (the answer's key words, less stopwords, all
-found in the conversation's entries) and answerable@5 (all found in the first five
-``memory.search`` results for the question as written), and both for the date questions
-(category 2) alone.
+counted apart: where things stand went back), types; over the questions of categories 1-4
+whose evidence lies wholly in the sessions sent: evidence coverage (the answer's key words,
+less stopwords, all found in the conversation's entries) and answerable@5 (all found in the
+first five ``memory.search`` results for the question as written), and both for the date
+questions (category 2) alone.
 """
 
 from __future__ import annotations

@@ -31,6 +31,20 @@ def test_the_hosts_route_names_the_host() -> None:
     assert len(lines) == 2
 
 
+def test_the_local_route_says_its_measured_speeds() -> None:
+    url = "http://127.0.0.1:11434/v1"
+    before = render.extraction(state("local", "extraction.localUrl is set (route auto)",
+                                     localUrl=url, localModel="qwen2.5:1.5b", speeds=None,
+                                     readingSpeeds={}))
+    assert before[1] == (f"model      a local model, qwen2.5:1.5b at {url} "
+                         "(extraction.localUrl is set (route auto))")
+    after = render.extraction(state("local", "extraction.localUrl is set (route auto)",
+                                    localUrl=url, localModel="qwen2.5:1.5b",
+                                    speeds={"local": 4.9, "host": 41.2},
+                                    readingSpeeds={"local": 65.7}))
+    assert after[1].endswith("(route auto)); measured: reads 65.7 and writes 4.9 tokens/s")
+
+
 def test_no_route_warns_and_says_both_ways_out() -> None:
     lines = render.extraction(state(None, "no connected host offers llm.complete (route host)"))
     assert lines[1] == "model      none (no connected host offers llm.complete (route host))"

@@ -739,6 +739,7 @@ export type Route = {
   localUrl?: string | null;
   localModel?: string | null;
   speeds?: Record<string, number> | null;
+  readingSpeeds?: Record<string, number> | null;
 };
 
 export type SearchParams = {

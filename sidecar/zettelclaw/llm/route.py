@@ -193,7 +193,7 @@ class Router:
                            host_model=self.config.host_model or "the agent's own",
                            hosts=self.hosts.describe(), local_url=self.config.local_url,
                            local_model=self.config.local_model,
-                           speeds=self.speeds.known())
+                           speeds=self.speeds.known(), reading_speeds=self.speeds.reading())
 
 
 LOOP_TAIL = 80  # characters: a reply whose end is a stretch it already wrote twice is looping
@@ -268,3 +268,4 @@ class RouteStatus:
     local_url: str | None = None
     local_model: str | None = None
     speeds: dict[str, float] | None = None  # output tokens a second, by route, as measured
+    reading_speeds: dict[str, float] | None = None  # prompt tokens a second, where measured

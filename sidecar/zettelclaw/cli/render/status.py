@@ -173,13 +173,22 @@ def _route(route: Mapping[str, Any]) -> str:
         return f"Anthropic API, {route.get('anthropicModel')} ({reason})"
     if active == "local":
         return (f"a local model, {route.get('localModel') or 'the server default'} at "
-                f"{route.get('localUrl')} ({reason})")
+                f"{route.get('localUrl')} ({reason}){_measured(route)}")
     if active == "host":
         hosts = route.get("hosts") or [{}]
         client = hosts[-1].get("client", {})
         who = " ".join(str(client[k]) for k in ("name", "version") if client.get(k))
         return f"the host's ({who or 'a client'}), {route.get('hostModel')} ({reason})"
     return f"none ({reason})" if route else "unknown"
+
+
+def _measured(route: Mapping[str, Any]) -> str:
+    """The local route's measured speeds, which size its replies and timeouts."""
+    read = (route.get("readingSpeeds") or {}).get("local")
+    write = (route.get("speeds") or {}).get("local")
+    said = [f"reads {read:g}" if read else "", f"writes {write:g}" if write else ""]
+    said = [s for s in said if s]
+    return f"; measured: {' and '.join(said)} tokens/s" if said else ""
 
 
 def jobs(result: Mapping[str, Any]) -> str:

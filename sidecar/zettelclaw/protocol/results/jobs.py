@@ -40,6 +40,8 @@ class Route(Result):
     local_url: str | None = None  # extraction.localUrl: an OpenAI-compatible server
     local_model: str | None = None
     speeds: dict[str, float] | None = None  # output tokens a second, by route, as measured
+    # prompt tokens read a second, by route, where measured (what a call's timeout is sized by)
+    reading_speeds: dict[str, float] | None = None
 
 
 class Admission(Result):

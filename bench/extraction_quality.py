@@ -72,13 +72,16 @@ class Conv:
 
 @dataclass
 class Result:
-    entries: list[dict[str, Any]] = field(default_factory=list)
     memories: list[list[dict[str, Any]]] = field(default_factory=list)  # one a conversation
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     covered: list[tuple[int, bool]] = field(default_factory=list)  # (category, covered)
     answerable: list[tuple[int, bool]] = field(default_factory=list)
     sessions: int = 0
     seconds: float = 0.0
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        return [entry for memory in self.memories for entry in memory]
 
 
 def load_convs(data: Path, wanted: dict[str, set[int] | None], first: int | None
@@ -237,7 +240,6 @@ def judge(conv: Conv, home: Path, semantic: str, result: Result) -> list[dict[st
     """Coverage and answerable@5 of the memory at ``home``; its extraction outcomes."""
     entries = [e for e in _log(home) if e.get("type") in ("fact", "task", "decision",
                                                            "question", "handoff")]
-    result.entries += entries
     result.memories.append(entries)
     everything = "\n".join(entry_text(e) for e in entries)
     proc, sock = _serve(home, {}, semantic)
@@ -289,12 +291,12 @@ def figures(result: Result) -> dict[str, Any]:
         chosen = [ok for c, ok in pairs if only is None or c == only]
         return f"{sum(chosen)}/{len(chosen)}" if chosen else "-"
 
-    outcomes = result.outcomes
+    outcomes, entries = result.outcomes, result.entries
     return {
-        "sessions": result.sessions, "entries": len(result.entries),
-        "entriesPerSession": round(len(result.entries) / max(result.sessions, 1), 1),
+        "sessions": result.sessions, "entries": len(entries),
+        "entriesPerSession": round(len(entries) / max(result.sessions, 1), 1),
         "exactDuplicates": duplicates, "handoffsBroughtBack": returned,
-        "types": dict(Counter(e["type"] for e in result.entries)),
+        "types": dict(Counter(e["type"] for e in entries)),
         "replies": len(outcomes), "failed": sum(1 for o in outcomes if o["failed"]),
         "nothingNew": sum(1 for o in outcomes if o.get("nothingNew")),
         "cut": sum(1 for o in outcomes if o["cut"]),

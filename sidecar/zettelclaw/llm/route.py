@@ -161,7 +161,7 @@ class Router:
         await trio.to_thread.run_sync(self.usage.charge, counted_as, tokens)
         await trio.to_thread.run_sync(partial(
             self.speeds.record, route, _output_tokens(reply), elapsed,
-            prompt_tokens=_input_tokens(reply) or reading, timings=reply.timings))
+            prompt_tokens=_counted(reply, "input") or reading, timings=reply.timings))
         return reply
 
     def timeout(self, route: str) -> float:
@@ -230,15 +230,16 @@ def _added(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any]
             if isinstance(a.get(k, 0), int) and isinstance(b.get(k, 0), int)}
 
 
-def _input_tokens(reply: Completion) -> int | None:
-    value = (reply.usage or {}).get("input_tokens")
+def _counted(reply: Completion, side: str) -> int | None:
+    """The reply's own count of its ``side`` tokens ("input" or "output"), as the API and a
+    local server give it (``input_tokens``) or a host (``inputTokens``); None if it gives none."""
+    counts = reply.usage or {}
+    value = counts.get(f"{side}_tokens", counts.get(f"{side}Tokens"))
     return value if isinstance(value, int) and value > 0 else None
 
 
 def _output_tokens(reply: Completion) -> int:
-    counts = reply.usage or {}
-    value = counts.get("output_tokens", counts.get("outputTokens"))
-    return value if isinstance(value, int) and value > 0 else usage.estimate_tokens(reply.text)
+    return _counted(reply, "output") or usage.estimate_tokens(reply.text)
 
 
 @dataclass(frozen=True, slots=True)

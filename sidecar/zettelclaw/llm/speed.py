@@ -140,8 +140,7 @@ class Speeds:
         speed = self.known().get(route) if route in SIZED else None
         if speed is None:
             return ceiling
-        read = self.reading().get(route)
-        left = timeout * SHARE - (prompt_tokens / read if read else 0.0)
+        left = timeout * SHARE - self._reading_seconds(route, prompt_tokens)
         return max(FLOOR, min(ceiling, int(speed * left)))
 
     def timeout(self, route: str, prompt_tokens: int, asked_tokens: int,
@@ -153,9 +152,14 @@ class Speeds:
         write = self.known().get(route) if route in SIZED else None
         if write is None:
             return ceiling
-        read = self.reading().get(route)
-        needed = (prompt_tokens / read if read else 0.0) + asked_tokens / write
+        needed = self._reading_seconds(route, prompt_tokens) + asked_tokens / write
         return max(min(FLOOR_SECONDS, ceiling), min(ceiling, round(MARGIN * needed, 1)))
+
+    def _reading_seconds(self, route: str, prompt_tokens: int) -> float:
+        """The time reading the prompt takes at the measured speed; 0 unmeasured (the writing
+        speed, measured over whole calls, counted it in)."""
+        read = self.reading().get(route)
+        return prompt_tokens / read if read else 0.0
 
 
 def _speeds(raw: dict[str, Any]) -> dict[str, float]:

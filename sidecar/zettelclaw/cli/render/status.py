@@ -186,8 +186,7 @@ def _measured(route: Mapping[str, Any]) -> str:
     """The local route's measured speeds, which size its replies and timeouts."""
     read = (route.get("readingSpeeds") or {}).get("local")
     write = (route.get("speeds") or {}).get("local")
-    said = [f"reads {read:g}" if read else "", f"writes {write:g}" if write else ""]
-    said = [s for s in said if s]
+    said = ([f"reads {read:g}"] if read else []) + ([f"writes {write:g}"] if write else [])
     return f"; measured: {' and '.join(said)} tokens/s" if said else ""
 
 

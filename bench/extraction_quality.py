@@ -374,6 +374,8 @@ def _route_env(args: argparse.Namespace, needed: bool) -> dict[str, str] | None:
             env["ZETTELCLAW_EXTRACTION_LOCAL_PART_CHARS"] = str(args.local_part_chars)
         if args.repeat_penalty:
             env["ZETTELCLAW_EXTRACTION_LOCAL_REPEAT_PENALTY"] = str(args.repeat_penalty)
+        if args.details is not None:
+            env["ZETTELCLAW_EXTRACTION_LOCAL_DETAILS"] = args.details
         if args.max_tokens:
             env["ZETTELCLAW_EXTRACTION_MAX_TOKENS"] = str(args.max_tokens)
         if args.local_timeout:
@@ -406,6 +408,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--local-part-chars", type=int)
     parser.add_argument("--repeat-penalty", type=float,
                         help="extraction.localRepeatPenalty (default 1.1; 1.0: none)")
+    parser.add_argument("--details", choices=("true", "false"),
+                        help="extraction.localDetails: each message read alone after the "
+                             "parts (default true)")
     parser.add_argument("--max-tokens", type=int, help="extraction.maxTokens (default 4096)")
     parser.add_argument("--local-timeout", type=float,
                         help="extraction.localTimeoutSeconds (default 900)")

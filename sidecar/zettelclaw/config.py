@@ -67,6 +67,9 @@ class ExtractionConfig(_Section):
     # tokens just written (llama.cpp's repeat_penalty, vLLM's repetition_penalty) breaks the
     # loop; 1.0 sends none (docs/10-openclaw.md#which-model-remembers)
     local_repeat_penalty: float = Field(1.1, ge=1.0, le=2.0, alias="localRepeatPenalty")
+    # after the parts, each message a person wrote is read alone for the details a small
+    # model's summary of a part drops (extraction/details.py): about twice the calls
+    local_details: bool = Field(True, alias="localDetails")
     concurrency: int = Field(2, ge=1, le=16)
     timeout_seconds: float = Field(120.0, gt=0, le=3600, alias="timeoutSeconds")
     max_tokens: int = Field(4096, ge=256, le=64000, alias="maxTokens")

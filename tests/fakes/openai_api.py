@@ -10,7 +10,9 @@ How the reply is chosen, first rule that matches:
    the sidecar through OpenClaw's ``llm.complete``, the host's model route, or straight to
    this server, the local-model route): the next of ``extraction_replies`` (text and finish
    reason: ``"length"`` is a reply cut at its token limit), else the text of ``--reply-file``
-   (the entries the test wants extracted), else a bare handoff;
+   (the entries the test wants extracted), else a bare handoff; a message's details prompt
+   (``prompts/extraction-details.md``, the local route's second reading): the next of
+   ``details_replies``, else ``none``;
 1. after a tool result (the last message is ``role: "tool"``, ignoring OpenClaw's trailing
    internal-context user message): the text ``FAKE_TOOL_RESULT_SEEN <the tool's text>``;
 2. the user's text of this turn holds ``CALL_TOOL:<name> <json arguments>`` and a tool of that
@@ -64,13 +66,22 @@ def offered_tools(body: dict[str, Any]) -> set[str]:
 
 
 EXTRACTION_PROMPT = "You are the memory extraction agent"
+DETAILS_PROMPT = "Rewrite a chat message as facts about its speaker"
 
 
-def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None,
-                 queued: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+def asks(body: dict[str, Any], prompt: str) -> bool:
+    """Whether the request is one of the sidecar's prompts (its user message opens so)."""
+    return any(m.get("role") == "user" and text_of(m.get("content")).lstrip().startswith(prompt)
+               for m in body.get("messages") or [])
+
+
+def choose_reply(body: dict[str, Any], n: int, reply_file: Path | None = None,  # noqa: PLR0911
+                 queued: list[tuple[str, str]] | None = None,
+                 details: list[str] | None = None) -> dict[str, Any]:
     messages = body.get("messages") or []
-    if any(m.get("role") == "user" and text_of(m.get("content")).lstrip()
-           .startswith(EXTRACTION_PROMPT) for m in messages):
+    if asks(body, DETAILS_PROMPT):
+        return {"text": details.pop(0) if details else "none", "extraction": True}
+    if asks(body, EXTRACTION_PROMPT):
         if queued:
             text, finish = queued.pop(0)
             return {"text": text, "extraction": True, "finish": finish}
@@ -107,6 +118,7 @@ class FakeModel(LocalServer):
         self.log = log
         self.reply_file = reply_file
         self.extraction_replies: list[tuple[str, str]] = []  # (text, finish reason), in order
+        self.details_replies: list[str] = []  # a message's details, in order
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self.lock = threading.Lock()
@@ -118,11 +130,17 @@ class FakeModel(LocalServer):
         self.release: threading.Event | None = None
         super().__init__(self._handler())
 
+    @property
+    def extraction_requests(self) -> list[dict[str, Any]]:
+        """The requests of the extraction prompt proper (not a message's details)."""
+        return [r for r in self.requests if asks(r, EXTRACTION_PROMPT)]
+
     def reply_to(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             self.count += 1
             self.requests.append(body)
-            reply = choose_reply(body, self.count, self.reply_file, self.extraction_replies)
+            reply = choose_reply(body, self.count, self.reply_file, self.extraction_replies,
+                                 self.details_replies)
             if self.log is not None:
                 record = {**body, "_meta": {"t": time.time(), "reply": reply}}
                 with self.log.open("a", encoding="utf-8") as f:

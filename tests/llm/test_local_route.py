@@ -19,6 +19,7 @@ import pytest
 from tests.extraction.test_worker import MAIN, STRETCH_1, log_entries, msg, settled, start
 from tests.fakes.openai_api import FakeModel
 from zettelclaw.config import Config, load_config
+from zettelclaw.extraction import details
 from zettelclaw.home import Home
 from zettelclaw.llm import local_client
 from zettelclaw.llm.failures import ModelFailed, ModelWaiting
@@ -59,7 +60,7 @@ async def test_extraction_through_a_local_openai_compatible_server(
     listing = await settled(client)
     assert [e["content"] for e in log_entries(home)] == [FACT["content"], TASK["content"],
                                                          HANDOFF["content"]]
-    (request,) = model.requests
+    (request,) = model.extraction_requests
     assert request["model"] == "qwen2.5-coder-1.5b"
     assert request["stream"] is False
     # the loops a small model falls into at temperature 0 (bench/README.md#extraction)
@@ -89,8 +90,9 @@ async def test_a_local_reply_cut_at_its_length_is_continued(
                                           "messages": STRETCH_1})
     listing = await settled(client)
     assert [e["type"] for e in log_entries(home)] == ["fact", "task", "handoff"]
-    assert [m["role"] for m in model.requests[1]["messages"]] == ["user", "assistant"]
-    assert model.requests[1]["messages"][1]["content"] == whole[:at]
+    again = model.extraction_requests[1]["messages"]
+    assert [m["role"] for m in again] == ["user", "assistant"]
+    assert again[1]["content"] == whole[:at]
     assert listing["extraction"]["recent"][-1]["continued"] == 1
 
 
@@ -111,7 +113,7 @@ async def test_a_long_conversation_goes_in_parts_each_told_the_earlier_entries(
     await client.call("hook.sessionEnd", {"sessionId": "s-long", "sessionKey": MAIN,
                                           "messages": talk})
     listing = await settled(client)
-    prompts = [r["messages"][0]["content"] for r in model.requests]
+    prompts = [r["messages"][0]["content"] for r in model.extraction_requests]
     assert len(prompts) == 3
     assert "message 0:" in prompts[0]
     assert "message 2:" not in prompts[0]
@@ -123,6 +125,50 @@ async def test_a_long_conversation_goes_in_parts_each_told_the_earlier_entries(
     assert [e["content"] for e in log_entries(home)] == [
         FACT["content"], fact_2["content"], HANDOFF["content"]]
     assert listing["extraction"]["recent"][-1]["duplicates"] == 1
+
+
+@pytest.mark.slow
+async def test_each_message_is_then_read_alone_for_its_details(
+        start: Any, model: FakeModel, home: Home) -> None:
+    """After the parts, the local route asks about each person's message alone; the facts
+    about its speaker join the parts' entries, once (extraction/details.py)."""
+    talk = [msg("user", "Ana: I adopted a beagle named Max last week!", 1_795_000_000_000),
+            msg("user", "Ben: Congrats! I bake croissants and tarts on weekends.",
+                1_795_000_001_000)]
+    max_fact = {"type": "fact", "content": "Ana adopted a beagle named Max.", "subject": "ana"}
+    model.extraction_replies.append((json.dumps(max_fact) + "\n" + json.dumps(HANDOFF), "stop"))
+    model.details_replies += [
+        json.dumps(max_fact),  # the parts gave it already: written once
+        json.dumps({"type": "fact", "content": "Ben bakes croissants and tarts on weekends.",
+                    "subject": "ben"}) + "\n"
+        + json.dumps({"type": "fact", "content": "Ana adopted a beagle.", "subject": "ana"})]
+    _, client = await start(local(home, model))
+    await client.call("hook.sessionEnd", {"sessionId": "s-details", "sessionKey": MAIN,
+                                          "messages": talk})
+    listing = await settled(client)
+    requests = [r for r in model.requests if r not in model.extraction_requests]
+    assert all(r["max_tokens"] <= details.MAX_TOKENS for r in requests)
+    asked = [r["messages"][0]["content"] for r in requests]
+    assert [a.rstrip().splitlines()[-2] for a in asked] == [
+        "Ana: I adopted a beagle named Max last week!",
+        "Ben: Congrats! I bake croissants and tarts on weekends."]
+    assert [e["content"] for e in log_entries(home)] == [
+        max_fact["content"], "Ben bakes croissants and tarts on weekends.", HANDOFF["content"]]
+    assert listing["extraction"]["recent"][-1]["duplicates"] == 1
+
+
+@pytest.mark.slow
+async def test_the_details_are_not_asked_for_when_turned_off(
+        start: Any, model: FakeModel, home: Home) -> None:
+    model.extraction_replies.append((json.dumps(FACT) + "\n" + json.dumps(HANDOFF), "stop"))
+    config = load_config(home, env={}, overrides=[
+        f"extraction.localUrl={model.url}", "extraction.localDetails=false"])
+    _, client = await start(config)
+    await client.call("hook.sessionEnd", {"sessionId": "s-plain", "sessionKey": MAIN,
+                                          "messages": STRETCH_1})
+    await settled(client)
+    assert len(model.requests) == len(model.extraction_requests) == 1
+    assert [e["content"] for e in log_entries(home)] == [FACT["content"], HANDOFF["content"]]
 
 
 @pytest.mark.slow

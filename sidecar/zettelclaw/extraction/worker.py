@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 from zettelclaw import failpoints
-from zettelclaw.extraction import retention
+from zettelclaw.extraction import details, retention
 from zettelclaw.extraction.outcomes import UnreadReply, unread_outcome
 from zettelclaw.extraction.service import Extraction
 from zettelclaw.extraction.spool import Job
@@ -212,40 +212,63 @@ class Worker:
 
     async def _ask(self, job: Job) -> Completion | None:
         """The model's reply for the job: one call, or one per part of a long conversation
-        (extraction/parts.py), each part told the entries the earlier ones gave; read as one
+        (extraction/parts.py), each part told the entries the earlier ones gave; on the local
+        route, then one per message for its details (extraction/details.py); read as one
         reply. None: the model cannot be asked now, or the call failed (the job says so)."""
         extraction = self.extraction
-        count = len((await trio.to_thread.run_sync(extraction.parts, job))[0])
-        if count > 1:
-            logger.info("job %s: a long conversation, sent in %d parts", job.job_id, count)
+        cut_up, _ = await trio.to_thread.run_sync(extraction.parts, job)
+        if len(cut_up) > 1:
+            logger.info("job %s: a long conversation, sent in %d parts", job.job_id, len(cut_up))
         replies: list[Completion] = []
-        for part in range(count):
+        for part in range(len(cut_up)):
             prompt = await trio.to_thread.run_sync(
                 extraction.prompt, job, part, [r.text for r in replies])
             if extraction.router.choose().route == "anthropic":
                 await self._sdk_ready.wait()  # so that complete()'s import never blocks the loop
-            try:
-                replies.append(await extraction.router.complete(
-                    prompt, purpose="extraction",
-                    counted_as="import" if job.imported else "extraction"))
-            except ModelWaiting as exc:
-                extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
-                                                         extraction.config.retry_wait_seconds))
-                await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
-                                              exc.route)
+            if (reply := await self._call(job, prompt)) is None:
                 return None
-            except ModelFailed as exc:
-                extraction.pause.answered()
-                logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
-                await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
-                return None
-            extraction.pause.answered()
+            replies.append(reply)
+        if extraction.config.local_details and extraction.router.choose().route == "local":
+            asked = details.to_ask([m for part in cut_up for m in part])
+            facts, aside = 0, 0
+            for one in asked:
+                reply = await self._call(job, details.prompt(one), details.MAX_TOKENS)
+                if reply is None:
+                    return None
+                lines, dropped = details.kept(reply.text, one)
+                facts, aside = facts + len(lines), aside + dropped
+                replies.append(replace(reply, text="\n".join(lines)))
+            logger.info("job %s: %d messages read alone for their details: %d facts, %d set "
+                        "aside (not about the speaker)", job.job_id, len(asked), facts, aside)
         last = replies[-1]
-        return replace(last, text="\n".join(r.text for r in replies),
+        return replace(last, text="\n".join(r.text for r in replies if r.text),
                        cut=any(r.cut for r in replies),
                        continued=sum(r.continued for r in replies),
                        looping=any(r.looping for r in replies),
                        usage=_summed([r.usage for r in replies]))
+
+    async def _call(self, job: Job, prompt: str, max_tokens: int | None = None
+                    ) -> Completion | None:
+        """One call for the job; None when the model cannot be asked now or the call failed
+        (the job is saved as waiting or failed)."""
+        extraction = self.extraction
+        try:
+            reply = await extraction.router.complete(
+                prompt, purpose="extraction", max_tokens=max_tokens,
+                counted_as="import" if job.imported else "extraction")
+        except ModelWaiting as exc:
+            extraction.pause.waiting(exc.reason, max(exc.retry_after or 0.0,
+                                                     extraction.config.retry_wait_seconds))
+            await trio.to_thread.run_sync(extraction.wait, job, exc.reason, exc.retry_after,
+                                          exc.route)
+            return None
+        except ModelFailed as exc:
+            extraction.pause.answered()
+            logger.warning("extraction of %s failed: %s", job.job_id, exc.reason)
+            await trio.to_thread.run_sync(extraction.fail, job, exc.reason, exc.route)
+            return None
+        extraction.pause.answered()
+        return reply
 
 
 def _summed(counts: list[dict[str, Any] | None]) -> dict[str, Any] | None:

@@ -94,10 +94,11 @@ class Router:
         return bool(self.config.api_key) and self.config.route != "host"
 
     async def complete(self, prompt: str, *, purpose: str,
-                       anthropic_model: str | None = None, counted_as: str | None = None
-                       ) -> Completion:
+                       anthropic_model: str | None = None, counted_as: str | None = None,
+                       max_tokens: int | None = None) -> Completion:
         """``counted_as``: the purpose its tokens count under today (an import's extraction
-        is ``import``), when it is not ``purpose`` (what a host is told).
+        is ``import``), when it is not ``purpose`` (what a host is told). ``max_tokens``: a
+        call that needs fewer than ``extraction.maxTokens`` (a message's details).
 
         The prompt is scrubbed here, on every route: whatever it quotes (a transcript, the
         entries it is asked about, a line a person wrote into the log by hand, a workspace
@@ -105,22 +106,23 @@ class Router:
         prompt = await trio.to_thread.run_sync(scrub, prompt)
         async with self.calls:
             return await self._complete(prompt, purpose, anthropic_model,
-                                        counted_as or purpose)
+                                        counted_as or purpose, max_tokens)
 
     async def _complete(self, prompt: str, purpose: str, anthropic_model: str | None,
-                        counted_as: str) -> Completion:
+                        counted_as: str, max_tokens: int | None = None) -> Completion:
         choice = self.choose()  # once a call may go: the route may have changed meanwhile
         try:
             if choice.route is None:
                 raise ModelWaiting(choice.reason)
-            reply = await self._ask(choice.route, prompt, purpose, anthropic_model, counted_as)
+            reply = await self._ask(choice.route, prompt, purpose, anthropic_model, counted_as,
+                                    max_tokens=max_tokens)
             calls = 1
             while reply.cut and calls <= CONTINUATIONS and choice.route != "host":
                 if _looping(reply.text):
                     reply = replace(reply, looping=True)
                     break
                 more = await self._ask(choice.route, prompt, purpose, anthropic_model,
-                                       counted_as, prefill=reply.text)
+                                       counted_as, prefill=reply.text, max_tokens=max_tokens)
                 calls += 1
                 reply = replace(more, text=_joined(reply.text, more.text),
                                 usage=_added(reply.usage, more.usage), continued=calls - 1)
@@ -130,14 +132,16 @@ class Router:
         return reply
 
     async def _ask(self, route: str, prompt: str, purpose: str, anthropic_model: str | None,
-                   counted_as: str, *, prefill: str = "") -> Completion:
+                   counted_as: str, *, prefill: str = "", max_tokens: int | None = None
+                   ) -> Completion:
         """One call on ``route``, counted against today's budget."""
         spent = await trio.to_thread.run_sync(self.spent)
         if spent is not None:
             raise ModelWaiting(spent, usage.seconds_to_tomorrow())
         ceiling = self.timeout(route)
         reading = usage.estimate_tokens(prompt) + usage.estimate_tokens(prefill)
-        limit = self.speeds.token_limit(route, ceiling, self.config.max_tokens, reading)
+        limit = self.speeds.token_limit(route, ceiling, min(max_tokens or self.config.max_tokens,
+                                                            self.config.max_tokens), reading)
         started = trio.current_time()
         if route == "host":
             reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)

@@ -141,6 +141,7 @@ async def test_each_message_is_then_read_alone_for_its_details(
         json.dumps(max_fact),  # the parts gave it already: written once
         json.dumps({"type": "fact", "content": "Ben bakes croissants and tarts on weekends.",
                     "subject": "ben"}) + "\n"
+        # Ben's message does not say so: set aside
         + json.dumps({"type": "fact", "content": "Ana adopted a beagle.", "subject": "ana"})]
     _, client = await start(local(home, model))
     await client.call("hook.sessionEnd", {"sessionId": "s-details", "sessionKey": MAIN,
@@ -154,7 +155,9 @@ async def test_each_message_is_then_read_alone_for_its_details(
         "Ben: Congrats! I bake croissants and tarts on weekends."]
     assert [e["content"] for e in log_entries(home)] == [
         max_fact["content"], "Ben bakes croissants and tarts on weekends.", HANDOFF["content"]]
-    assert listing["extraction"]["recent"][-1]["duplicates"] == 1
+    outcome = listing["extraction"]["recent"][-1]
+    assert (outcome["duplicates"], outcome["setAside"]) == (1, 1)
+    assert "1 fact(s) of a message read alone set aside" in outcome["note"]
 
 
 @pytest.mark.slow

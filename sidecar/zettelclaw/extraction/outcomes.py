@@ -23,7 +23,8 @@ def finished(job: Job, appended: int) -> Outcome:
                       reasons=list(dict.fromkeys(report.get("invalidReasons") or []))[:5],
                       cut=bool(report.get("cut")), continued=int(report.get("continued") or 0),
                       looping=bool(report.get("looping")),
-                      nothing_new=bool(report.get("nothingNew")))
+                      nothing_new=bool(report.get("nothingNew")),
+                      set_aside=int(report.get("setAside") or 0))
     outcome.note = describe(outcome)
     return outcome
 
@@ -35,7 +36,7 @@ def unread_outcome(job: Job, error: UnreadReply, route: str | None) -> Outcome:
                       dropped=len(report.invalid),
                       reasons=list(dict.fromkeys(report.invalid))[:5], cut=report.cut,
                       continued=report.continued, looping=report.looping,
-                      failed=error.reason)
+                      set_aside=report.set_aside, failed=error.reason)
     outcome.note = describe(outcome)
     return outcome
 
@@ -78,6 +79,9 @@ def describe(outcome: Outcome) -> str:
         drops.append(f"{invalid} invalid ({reasons})" if reasons else f"{invalid} invalid")
     if drops:
         parts.append("dropped: " + ", ".join(drops))
+    if outcome.set_aside:
+        parts.append(f"{outcome.set_aside} fact(s) of a message read alone set aside (not "
+                     "about its speaker)")
     if outcome.cut:
         how = " while repeating itself" if outcome.looping else ""
         went_on = (f" after {outcome.continued} call(s) to go on" if outcome.continued

@@ -44,6 +44,7 @@ class OutputReport:
     cut: bool = False  # the reply stopped short (its token limit), even after being continued
     continued: int = 0  # calls that asked the model to go on from where it stopped
     looping: bool = False  # cut while repeating itself
+    set_aside: int = 0  # a message's facts not about its speaker (extraction/details.py)
 
     def to_json(self) -> dict[str, Any]:
         return {"lines": self.lines, "objects": self.objects, "entries": self.entries,
@@ -52,7 +53,8 @@ class OutputReport:
                 "extraHandoffs": self.extra_handoffs,
                 "synthesizedHandoff": self.synthesized_handoff, "duplicates": self.duplicates,
                 "held": self.held, "cut": self.cut, "continued": self.continued,
-                "looping": self.looping, "nothingNew": self.nothing_new()}
+                "looping": self.looping, "nothingNew": self.nothing_new(),
+                "setAside": self.set_aside}
 
     def unread(self) -> bool:
         """The model said something and no entry could be read from it: a failed parse."""

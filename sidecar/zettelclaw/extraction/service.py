@@ -155,7 +155,7 @@ class Extraction:
         })
 
     def result(self, job: Job, reply: str, *, cut: bool = False, continued: int = 0,
-               looping: bool = False) -> dict[str, Any]:
+               looping: bool = False, set_aside: int = 0) -> dict[str, Any]:
         """Entries from the model's reply, with ids, timestamp and session injected. ``cut``:
         the reply stopped at its token limit (after ``continued`` calls to go on).
 
@@ -189,7 +189,7 @@ class Extraction:
             held = {same(entry.type, c) for c in found}
             return same(entry.type, content) in held or same(entry.type, entry.content) in held
 
-        report = OutputReport(continued=continued, looping=looping)
+        report = OutputReport(continued=continued, looping=looping, set_aside=set_aside)
         built, report = build_entries(reply, job.session_id, job.said_at(),
                                       current, fallback, held=held, report=report)
         report.cut = report.cut or cut

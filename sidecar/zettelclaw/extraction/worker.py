@@ -185,13 +185,14 @@ class Worker:
         extraction = self.extraction
         failpoints.reach("before-model")
         if job.result is None:
-            reply = await self._ask(job)
-            if reply is None:
+            asked = await self._ask(job)
+            if asked is None:
                 return False  # it waits, or the attempt failed: its new state is saved
+            reply, set_aside = asked
             try:
                 result = await trio.to_thread.run_sync(partial(
                     extraction.result, job, reply.text, cut=reply.cut,
-                    continued=reply.continued, looping=reply.looping))
+                    continued=reply.continued, looping=reply.looping, set_aside=set_aside))
             except UnreadReply as exc:
                 logger.warning("extraction of %s: %s", job.job_id, exc.reason)
                 await trio.to_thread.run_sync(partial(
@@ -210,16 +211,18 @@ class Worker:
         await trio.to_thread.run_sync(extraction.finish, job)  # it logs what became of it
         return True
 
-    async def _ask(self, job: Job) -> Completion | None:
+    async def _ask(self, job: Job) -> tuple[Completion, int] | None:
         """The model's reply for the job: one call, or one per part of a long conversation
         (extraction/parts.py), each part told the entries the earlier ones gave; on the local
         route, then one per message for its details (extraction/details.py); read as one
-        reply. None: the model cannot be asked now, or the call failed (the job says so)."""
+        reply, with the count of details set aside. None: the model cannot be asked now, or
+        the call failed (the job says so)."""
         extraction = self.extraction
         cut_up, _ = await trio.to_thread.run_sync(extraction.parts, job)
         if len(cut_up) > 1:
             logger.info("job %s: a long conversation, sent in %d parts", job.job_id, len(cut_up))
         replies: list[Completion] = []
+        aside = 0
         for part in range(len(cut_up)):
             prompt = await trio.to_thread.run_sync(
                 extraction.prompt, job, part, [r.text for r in replies])
@@ -230,7 +233,7 @@ class Worker:
             replies.append(reply)
         if extraction.config.local_details and extraction.router.choose().route == "local":
             asked = details.to_ask([m for part in cut_up for m in part])
-            facts, aside = 0, 0
+            facts = 0
             for one in asked:
                 reply = await self._call(job, details.prompt(one), details.MAX_TOKENS)
                 if reply is None:
@@ -245,7 +248,7 @@ class Worker:
                        cut=any(r.cut for r in replies),
                        continued=sum(r.continued for r in replies),
                        looping=any(r.looping for r in replies),
-                       usage=_summed([r.usage for r in replies]))
+                       usage=_summed([r.usage for r in replies])), aside
 
     async def _call(self, job: Job, prompt: str, max_tokens: int | None = None
                     ) -> Completion | None:

@@ -89,7 +89,8 @@ class ExtractionOutcome(Result):
     (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself),
     whether every object read was held already or repeated (``nothingNew``: the job is done,
     no entry written), or why no entry could be read from it (``failed``); ``note`` says it
-    in one sentence."""
+    in one sentence. ``setAside``: on the local route, the facts of a message read alone that
+    were not about its speaker, or reported the talk itself (not counted in ``dropped``)."""
 
     at: str | None
     job_id: str | None
@@ -107,6 +108,7 @@ class ExtractionOutcome(Result):
     continued: int
     looping: bool
     nothing_new: bool
+    set_aside: int
     failed: str | None
     note: str
 

@@ -81,3 +81,23 @@ def test_the_user_s_facts_are_kept_when_they_name_the_user() -> None:
     assert [json.loads(line)["content"] for line in lines] == [
         "The user keeps bees on the garage roof."]
     assert aside == 1
+
+
+def test_a_name_the_message_does_not_give_is_set_aside() -> None:
+    """The real model, on a message about a dog: the prompt example's beagle, word for word."""
+    asked = details.Asked("Gina", "I got a puppy last week, she's so cute! Pepper loves her")
+    reply = ('{"type":"fact","content":"Gina adopted a beagle named Max last week.",'
+             '"subject":"gina"}\n'
+             '{"type":"fact","content":"Gina got a puppy last week.","subject":"gina"}\n'
+             '{"type":"fact","content":"Gina\'s dog Pepper loves the puppy.","subject":"gina"}')
+    lines, aside = details.kept(reply, asked)
+    assert [json.loads(line)["content"] for line in lines] == [
+        "Gina got a puppy last week.", "Gina's dog Pepper loves the puppy."]
+    assert aside == 1
+
+
+def test_a_goodbye_is_no_fact() -> None:
+    reply = ('{"type":"fact","content":"Andrew says goodbye."}\n'
+             '{"type":"fact","content":"Andrew will keep you posted."}')
+    assert details.kept(reply, details.Asked("Andrew", "I'll keep you posted. Ttyl, Bye!")) \
+        == ([], 2)

@@ -6,12 +6,13 @@ croissants, muffins and tarts", the book's title (bench/README.md, "The 1.5B loc
 LoCoMo"). Asked about one message at a time, with a short prompt of its own
 (``prompts/extraction-details.md``), the same model keeps them. So on the local route, after
 the parts, each message a person wrote is rewritten as facts about that person, and those facts
-join the parts' reply (``extraction.localDetails``; docs/04-extraction.md, "A second reading").
+join the parts' reply (``extraction.localDetails``; docs/04-extraction.md, "A small local model").
 
 A small model also writes what a message does not say about its speaker: that the other person
-does the same thing, what the speaker asked. A fact is kept only when it names the message's
-speaker first and does not report the talk itself (asking, greeting, suggesting); the rest is
-set aside and counted. Facts the parts gave already, or memory holds, are dropped as repeats by
+does the same thing, what the speaker asked, the prompt example's dog. A fact is kept only when
+it names the message's speaker first, gives no name the message does not, and does not report
+the talk itself (asking, greeting, goodbyes); the rest is set aside and counted (``setAside``
+in the job's outcome). Facts the parts gave already, or memory holds, are dropped as repeats by
 the reply's reader like any other (extraction/output.py).
 """
 
@@ -36,8 +37,10 @@ USER = "The user"  # a user's message that does not name its speaker
 _NAMED = re.compile(r"([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?): (.+)", re.DOTALL)
 # a fact that reports the conversation rather than the person
 _TALK = re.compile(r"\b(?:ask(?:s|ed|ing)?|wants? to know|wonder(?:s|ed)|greet(?:s|ed)?|"
-                   r"suggest(?:s|ed)?|compliment(?:s|ed)?|congratulat\w*|thank(?:s|ed))\b",
-                   re.IGNORECASE)
+                   r"suggest(?:s|ed)?|compliment(?:s|ed)?|congratulat\w*|thank(?:s|ed)|"
+                   r"goodbye|bye|posted)\b", re.IGNORECASE)
+# a name after the fact's first word ("Pepper", "Fox Hollow", "Caroline's")
+_NAME = re.compile(r"(?<=\s)[A-Z][\w-]*?(?=(?:'s|\u2019s)?\b)")
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,8 @@ def kept(reply: str, asked: Asked) -> tuple[list[str], int]:
     for obj in scan(reply).objects:
         content = obj.get("content")
         if (obj.get("type", "fact") != "fact" or not isinstance(content, str)
-                or not _about(content, name) or _TALK.search(content)):
+                or not _about(content, name) or _TALK.search(content)
+                or not _grounded(content, asked)):
             aside += 1
             continue
         fact = {"type": "fact", "content": content.strip()}
@@ -98,3 +102,10 @@ def _about(content: str, speaker: str) -> bool:
     if speaker == USER.lower():
         return said.startswith(("the user", "user "))
     return said.startswith(speaker.split(maxsplit=1)[0])
+
+
+def _grounded(content: str, asked: Asked) -> bool:
+    """Every name the fact gives is its speaker's or the message's: a small model fills a
+    message about a dog with the prompt example's "beagle named Max"."""
+    said = f"{asked.speaker} {asked.text}".lower()
+    return all(word.lower() in said for word in _NAME.findall(content))

@@ -19,6 +19,7 @@ from zettelclaw.errors import NotFoundError
 from zettelclaw.extraction import context, outcomes, parts, relative_dates, retention, sweep
 from zettelclaw.extraction.admission import REASON_PREFIX, AdmissionStatus
 from zettelclaw.extraction.bookkeeping import extracted_locked, failed_locked, outcome_locked
+from zettelclaw.extraction.held import holds
 from zettelclaw.extraction.intake import Intake
 from zettelclaw.extraction.output import OutputReport, build_entries, same
 from zettelclaw.extraction.pause import ModelPause
@@ -181,13 +182,7 @@ class Extraction:
             # as it will be written: memory holds "last year (2022)", not "last year"
             content = relative_dates.resolve(entry.content, on)
             with self.index.read() as conn:
-                if entry.type == "handoff":  # the newest only: an older one said again is news
-                    last = entries.last_handoff(conn)
-                    found = [] if last is None else [last["content"]]
-                else:
-                    found = entries.current_contents(conn, entry.type, entry.subject, content)
-            held = {same(entry.type, c) for c in found}
-            return same(entry.type, content) in held or same(entry.type, entry.content) in held
+                return holds(conn, entry, content)
 
         report = OutputReport(continued=continued, looping=looping, set_aside=set_aside)
         built, report = build_entries(reply, job.session_id, job.said_at(),

@@ -1,0 +1,41 @@
+"""Whether memory holds an entry already, so that the reply's reader writes it once
+(extraction/output.py's ``held``).
+
+The same type and content, spacing and case aside, among the current entries of the entry's
+subject or of the person its content names first: a small model files "Maria is here for
+John" under ``maria`` in one session and under ``john`` in the next (LoCoMo conv-41), and
+the log held it twice. Both look-ups use the subject index. A handoff is compared with the
+newest handoff only: an older one said again after another is news (where things stand went
+back to it).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from zettelclaw.extraction.output import same
+from zettelclaw.index import entries
+from zettelclaw.log.schema import Entry
+from zettelclaw.subjects.registry import to_slug
+
+_FIRST_WORD = re.compile(r"\s*([^\W\d_][\w'-]*)")
+
+
+def holds(conn: sqlite3.Connection, entry: Entry, content: str) -> bool:
+    """``content``: the entry's content as it will be written (its relative dates resolved)."""
+    if entry.type == "handoff":
+        last = entries.last_handoff(conn)
+        found = [] if last is None else [last["content"]]
+    else:
+        found = [c for subject in subjects(entry, content)
+                 for c in entries.current_contents(conn, entry.type, subject, content)]
+    kept = {same(entry.type, c) for c in found}
+    return same(entry.type, content) in kept or same(entry.type, entry.content) in kept
+
+
+def subjects(entry: Entry, content: str) -> list[str | None]:
+    """The subjects a copy of the entry may be filed under: its own, and its first word's."""
+    first = _FIRST_WORD.match(content)
+    named = to_slug(first[1].removesuffix("'s")) if first else ""
+    return list(dict.fromkeys([entry.subject, *([named] if named else [])]))

@@ -155,17 +155,22 @@ async def test_one_fact_43_times_is_written_once_and_a_held_one_not_again(
     assert recent(listing)[-1]["held"] == 1
 
 
-async def test_a_fact_filed_under_the_other_person_is_held_already(
-        start: Any, fake: FakeAnthropic, home: Home) -> None:
+@pytest.mark.parametrize("filed", [
+    ("Maria is here for John.", "maria", "john"),
+    ("Nate will tell Joanna more about the movie.", "joanna", "nate")])
+async def test_an_entry_filed_under_the_other_person_is_held_already(
+        start: Any, fake: FakeAnthropic, home: Home, filed: tuple[str, str, str]) -> None:
     """The real model filed "Maria is here for John." under maria in one session of LoCoMo's
-    conv-41 and under john in a later one: the log held it twice."""
-    fact = {"type": "fact", "content": "Maria is here for John.", "subject": "maria"}
-    fake.add(Reply(text=json.dumps(fact)), Reply(text=json.dumps({**fact, "subject": "john"})))
+    conv-41 and under john in a later one (conv-42: a task under joanna, then nate): the log
+    held them twice."""
+    content, first, then = filed
+    fact = {"type": "fact", "content": content, "subject": first}
+    fake.add(Reply(text=json.dumps(fact)), Reply(text=json.dumps({**fact, "subject": then})))
     _, client = await start(settings(home, fake))
     for session in ("s-filed-1", "s-filed-2"):
         await talk(client, session)
         listing = await settled(client)
-    assert [e["content"] for e in log_entries(home) if e["type"] == "fact"] == [fact["content"]]
+    assert [e["content"] for e in log_entries(home) if e["type"] == "fact"] == [content]
     assert recent(listing)[-1]["held"] == 1
 
 

@@ -2,11 +2,11 @@
 (extraction/output.py's ``held``).
 
 The same type and content, spacing and case aside, among the current entries of the entry's
-subject or of the person its content names first: a small model files "Maria is here for
-John" under ``maria`` in one session and under ``john`` in the next (LoCoMo conv-41), and
-the log held it twice. Both look-ups use the subject index. A handoff is compared with the
-newest handoff only: an older one said again after another is news (where things stand went
-back to it).
+subject or of a person its content names: a small model files "Maria is here for John" under
+``maria`` in one session and under ``john`` in the next, and "Nate will tell Joanna about the
+movie" under ``joanna``, then ``nate`` (LoCoMo conv-41, conv-42): the log held them twice.
+Each look-up uses the subject index. A handoff is compared with the newest handoff only: an
+older one said again after another is news (where things stand went back to it).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from zettelclaw.index import entries
 from zettelclaw.log.schema import Entry
 from zettelclaw.subjects.registry import to_slug
 
-_FIRST_WORD = re.compile(r"\s*([^\W\d_][\w'-]*)")
+_NAMES = re.compile(r"\b[A-Z][\w-]*")  # "Maria", "Joanna's" (the subject slug: "joanna")
 
 
 def holds(conn: sqlite3.Connection, entry: Entry, content: str) -> bool:
@@ -35,7 +35,7 @@ def holds(conn: sqlite3.Connection, entry: Entry, content: str) -> bool:
 
 
 def subjects(entry: Entry, content: str) -> list[str | None]:
-    """The subjects a copy of the entry may be filed under: its own, and its first word's."""
-    first = _FIRST_WORD.match(content)
-    named = to_slug(first[1].removesuffix("'s")) if first else ""
-    return list(dict.fromkeys([entry.subject, *([named] if named else [])]))
+    """The subjects a copy of the entry may be filed under: its own, and those of the names
+    its content gives (a few words: a look-up each)."""
+    named = [to_slug(word) for word in _NAMES.findall(content)]
+    return list(dict.fromkeys([entry.subject, *(slug for slug in named if slug)]))

@@ -381,7 +381,7 @@ def test_report_to_json_counts() -> None:
         "lines": 5, "objects": 4, "entries": 2, "invalid": 1, "invalidReasons": report.invalid,
         "commentary": 1, "droppedReplaces": 0, "extraHandoffs": 1,
         "synthesizedHandoff": False, "duplicates": 0, "held": 0, "cut": False,
-        "continued": 0, "looping": False, "nothingNew": False}
+        "continued": 0, "looping": False, "nothingNew": False, "setAside": 0}
 
 
 def test_an_entry_given_twice_or_already_held_is_written_once() -> None:

@@ -83,7 +83,7 @@ def test_the_user_s_facts_are_kept_when_they_name_the_user() -> None:
     assert aside == 1
 
 
-def test_a_name_the_message_does_not_give_is_set_aside() -> None:
+def test_a_fact_naming_nothing_its_message_names_is_set_aside() -> None:
     """The real model, on a message about a dog: the prompt example's beagle, word for word."""
     asked = details.Asked("Gina", "I got a puppy last week, she's so cute! Pepper loves her")
     reply = ('{"type":"fact","content":"Gina adopted a beagle named Max last week.",'
@@ -94,6 +94,14 @@ def test_a_name_the_message_does_not_give_is_set_aside() -> None:
     assert [json.loads(line)["content"] for line in lines] == [
         "Gina got a puppy last week.", "Gina's dog Pepper loves the puppy."]
     assert aside == 1
+
+
+def test_a_title_given_with_its_author_is_kept() -> None:
+    """The real model on LoCoMo conv-48: the message names the book, the model its author."""
+    asked = details.Asked("Jolene", 'I\'m really into this book called "Sapiens" - it\'s '
+                                    "a fascinating look at human history")
+    reply = '{"type":"fact","content":"Jolene is reading \'Sapiens\' by Yuval Noah Harari."}'
+    assert len(details.kept(reply, asked)[0]) == 1
 
 
 def test_a_goodbye_is_no_fact() -> None:

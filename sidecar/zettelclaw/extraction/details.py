@@ -10,10 +10,10 @@ join the parts' reply (``extraction.localDetails``; docs/04-extraction.md, "A sm
 
 A small model also writes what a message does not say about its speaker: that the other person
 does the same thing, what the speaker asked, the prompt example's dog. A fact is kept only when
-it names the message's speaker first, gives no name the message does not, and does not report
-the talk itself (asking, greeting, goodbyes); the rest is set aside and counted (``setAside``
-in the job's outcome). Facts the parts gave already, or memory holds, are dropped as repeats by
-the reply's reader like any other (extraction/output.py).
+it names the message's speaker first, gives a name the message gives if it gives any, and does
+not report the talk itself (asking, greeting, goodbyes); the rest is set aside and counted
+(``setAside`` in the job's outcome). Facts the parts gave already, or memory holds, are
+dropped as repeats by the reply's reader like any other (extraction/output.py).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ _NAMED = re.compile(r"([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?): (.+)", re.DO
 _TALK = re.compile(r"\b(?:ask(?:s|ed|ing)?|wants? to know|wonder(?:s|ed)|greet(?:s|ed)?|"
                    r"suggest(?:s|ed)?|compliment(?:s|ed)?|congratulat\w*|thank(?:s|ed)|"
                    r"goodbye|bye|posted)\b", re.IGNORECASE)
-# a name after the fact's first word ("Pepper", "Fox Hollow", "Caroline's")
-_NAME = re.compile(r"(?<=\s)[A-Z][\w-]*?(?=(?:'s|\u2019s)?\b)")
+# a name after the fact's first word ("Pepper", "Fox Hollow", "Caroline's", '"Sapiens"')
+_NAME = re.compile(r"(?<=[\s'\"\u2018\u201c])[A-Z][\w-]*?(?=(?:'s|\u2019s)?\b)")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,9 @@ def _about(content: str, speaker: str) -> bool:
 
 
 def _grounded(content: str, asked: Asked) -> bool:
-    """Every name the fact gives is its speaker's or the message's: a small model fills a
-    message about a dog with the prompt example's "beagle named Max"."""
+    """The fact gives no name, or one at least that its message gives: a small model fills a
+    message about a dog with the prompt example's "beagle named Max", whereas a title it gives
+    with its author ("'Sapiens' by Yuval Noah Harari") is the message's, and kept."""
     said = f"{asked.speaker} {asked.text}".lower()
-    return all(word.lower() in said for word in _NAME.findall(content))
+    names = _NAME.findall(content)
+    return not names or any(name.lower() in said for name in names)

@@ -174,7 +174,8 @@ async def test_a_restart_opens_main_only_and_runs_waiting_jobs_a_few_memories_at
         return build(memory)
 
     async def fake_complete(prompt: str, *, purpose: str, anthropic_model: str | None = None,
-                            counted_as: str | None = None) -> Completion:
+                            counted_as: str | None = None, max_tokens: int | None = None
+                            ) -> Completion:
         return Completion(text='{"type": "handoff", "content": "nothing worth keeping"}',
                           route="host", model="fake")
 

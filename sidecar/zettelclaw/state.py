@@ -71,7 +71,7 @@ class Outcome(Part):
     continued: int = 0
     looping: bool = False
     nothing_new: bool = False  # every object read was held already or repeated: no failure
-    set_aside: int = 0  # facts the local route's second reading set aside (not the speaker's)
+    set_aside: int = 0  # facts the local route's second reading did not keep
     failed: str | None = None  # the reply could not be used: why
     note: str = ""  # the above in one sentence
 

@@ -192,7 +192,7 @@ export type EntryWithChain = {
   replacedBy: LogEntry[];
 };
 
-/** What became of one job's model reply (kept after the job ends): JSON objects read, entries written, what was dropped and why, whether the reply stopped at its token limit (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), whether every object read was held already or repeated (``nothingNew``: the job is done, no entry written), or why no entry could be read from it (``failed``); ``note`` says it in one sentence. ``setAside``: on the local route, the facts of a message read alone that were not about its speaker, or reported the talk itself (not counted in ``dropped``). */
+/** What became of one job's model reply (kept after the job ends): JSON objects read, entries written, what was dropped and why, whether the reply stopped at its token limit (``cut``, after ``continued`` calls to go on; ``looping``: it was repeating itself), whether every object read was held already or repeated (``nothingNew``: the job is done, no entry written), or why no entry could be read from it (``failed``); ``note`` says it in one sentence. ``setAside``: on the local route, the facts of a message read alone that were not about its speaker, named nothing the message names, or reported the talk itself (not counted in ``dropped``). */
 export type ExtractionOutcome = {
   at: string | null;
   jobId: string | null;

@@ -81,7 +81,7 @@ def describe(outcome: Outcome) -> str:
         parts.append("dropped: " + ", ".join(drops))
     if outcome.set_aside:
         parts.append(f"{outcome.set_aside} fact(s) of a message read alone set aside (not "
-                     "about its speaker)")
+                     "its speaker's, or of the talk)")
     if outcome.cut:
         how = " while repeating itself" if outcome.looping else ""
         went_on = (f" after {outcome.continued} call(s) to go on" if outcome.continued

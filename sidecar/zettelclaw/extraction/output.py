@@ -44,7 +44,7 @@ class OutputReport:
     cut: bool = False  # the reply stopped short (its token limit), even after being continued
     continued: int = 0  # calls that asked the model to go on from where it stopped
     looping: bool = False  # cut while repeating itself
-    set_aside: int = 0  # a message's facts not about its speaker (extraction/details.py)
+    set_aside: int = 0  # a message's facts extraction/details.py did not keep
 
     def to_json(self) -> dict[str, Any]:
         return {"lines": self.lines, "objects": self.objects, "entries": self.entries,

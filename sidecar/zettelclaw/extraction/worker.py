@@ -242,7 +242,8 @@ class Worker:
                 facts, aside = facts + len(lines), aside + dropped
                 replies.append(replace(reply, text="\n".join(lines)))
             logger.info("job %s: %d messages read alone for their details: %d facts, %d set "
-                        "aside (not about the speaker)", job.job_id, len(asked), facts, aside)
+                        "aside (not the speaker's, or of the talk)", job.job_id, len(asked),
+                        facts, aside)
         last = replies[-1]
         return replace(last, text="\n".join(r.text for r in replies if r.text),
                        cut=any(r.cut for r in replies),

@@ -140,8 +140,8 @@ class Router:
             raise ModelWaiting(spent, usage.seconds_to_tomorrow())
         ceiling = self.timeout(route)
         reading = usage.estimate_tokens(prompt) + usage.estimate_tokens(prefill)
-        limit = self.speeds.token_limit(route, ceiling, min(max_tokens or self.config.max_tokens,
-                                                            self.config.max_tokens), reading)
+        asked = min(max_tokens, self.config.max_tokens) if max_tokens else self.config.max_tokens
+        limit = self.speeds.token_limit(route, ceiling, asked, reading)
         started = trio.current_time()
         if route == "host":
             reply = await self.hosts.complete(prompt, purpose=purpose, config=self.config)

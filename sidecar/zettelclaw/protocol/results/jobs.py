@@ -90,7 +90,8 @@ class ExtractionOutcome(Result):
     whether every object read was held already or repeated (``nothingNew``: the job is done,
     no entry written), or why no entry could be read from it (``failed``); ``note`` says it
     in one sentence. ``setAside``: on the local route, the facts of a message read alone that
-    were not about its speaker, or reported the talk itself (not counted in ``dropped``)."""
+    were not about its speaker, named nothing the message names, or reported the talk itself
+    (not counted in ``dropped``)."""
 
     at: str | None
     job_id: str | None

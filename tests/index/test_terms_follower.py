@@ -80,6 +80,31 @@ def test_a_large_catch_up_goes_through_the_follower(
         direct.app.close()
 
 
+def test_the_index_is_said_to_be_building_until_the_follower_has_finished(
+        home: Home, workspace: Path, write_log: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` says ``indexing`` while the follower ends its tail: a search then waits for
+    that catch-up, so a status that said "built" sent the first search to wait (bench/run.py's
+    cold start at 1M answered -32007 after the status said the index was built)."""
+    monkeypatch.setattr(terms_follower, "FOLLOW_BYTES", 1000)
+    direct = Direct.open(home, workspace)
+    seen: list[tuple[int, int] | None] = []
+    finish = Follower.finish
+
+    def watched(self: Follower) -> bool:
+        seen.append(direct.app.freshness.progress)
+        return finish(self)
+
+    monkeypatch.setattr(Follower, "finish", watched)
+    _log(write_log, 300)
+    try:
+        direct.sync()
+        size = home.log.stat().st_size
+        assert seen == [(size, size)], "still indexing while the follower finishes"
+        assert direct.app.freshness.progress is None, "and built after"
+    finally:
+        direct.app.close()
+
+
 def test_a_child_that_fails_leaves_the_work_to_the_parent(
         home: Home, workspace: Path, write_log: Any, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:

@@ -118,24 +118,26 @@ class Freshness:
         """The log's new lines into SQLite, and their words into the term index: beside it,
         batch by batch, in this process; or, when there is a lot to read (a cold build), in a
         follower process on the other core (``index/terms_follower.py``), and then here
-        whatever it did not get to."""
+        whatever it did not get to.
+
+        ``progress`` (``status``'s ``index.indexing``) stays set until the term index has the
+        last line too: a search waits for the whole catch-up, so a status that said "built"
+        while the follower finished its tail sent a 1M-entry log's first search to wait, and
+        then to -32007, after the status said it was ready (bench/run.py's cold start)."""
         if reset:
             self.ingester.reset()
-        if not self._large(stat):
-            with self.terms.updating(self.index) as update:
-                report = self._ingest(progress, update)
+        try:
+            if not self._large(stat):
+                with self.terms.updating(self.index) as update:
+                    report = self.ingester.catch_up(self._tracker(progress, update))
+                    self._refresh_names(reset)
+                return report
+            with terms_follower.Follower(self.index.path, self.terms.root) as follower:
+                report = self.ingester.catch_up(self._tracker(progress, None))
+                follower.finish()
+            with self.terms.updating(self.index):
                 self._refresh_names(reset)
             return report
-        with terms_follower.Follower(self.index.path, self.terms.root) as follower:
-            report = self._ingest(progress, None)
-            follower.finish()
-        with self.terms.updating(self.index):
-            self._refresh_names(reset)
-        return report
-
-    def _ingest(self, progress: Progress | None, update: Update | None) -> CatchUpReport:
-        try:
-            return self.ingester.catch_up(self._tracker(progress, update))
         finally:
             self.progress = None
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/locomo.py --data /work/locomo-cache/locomo10.json
         [--conversations conv-26,conv-30,...|tune|heldout] [--keep DIR] [--json FILE]
-        [--handoffs]
+        [--handoffs] [--reach]
 
 LoCoMo (Maharana et al., ACL 2024; github.com/snap-research/locomo, data/locomo10.json, CC BY-NC
 4.0: not in this repository) holds ten long two-person conversations and questions about them,
@@ -14,12 +14,19 @@ the session's date as its timestamp, one log session per conversation session), 
 default install, hybrid; after the background has embedded every turn) and once with
 ``search.semantic=off`` (keyword only). Plain BM25 (Okapi, k1 1.5, b 0.75, rank_bm25's
 ``BM25Okapi`` formula, lower-cased words less the sidecar's stopwords, no stemming) over the
-same turns is the baseline.
+same turns is the baseline. ``dense`` is the shipped model alone (each question's turns by
+cosine, in this process): what the meaning half of hybrid search finds on its own.
 
 Per question: hit@5 (an evidence turn among the first five), recall@5 and recall@10 (the share
 of its evidence turns among the first 5 / 10), MRR (1 / rank of the first evidence turn within
 10). Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial) and over
 categories 1-4; latency p50/p95 of the searches (client side, through the socket).
+
+``--reach`` asks every system for 30 results and says, per system, how many questions have an
+evidence turn among its first 5 / 10 / 20 / 30: the most hit@5 a reranker of that many
+candidates could give. The table's figures are still read within the first 10, of a search
+asked for 30 (which can order its first ten a little differently: gathering a list works over
+the results asked for).
 
 ``--handoffs`` ends each session with a ``handoff`` entry holding LoCoMo's own summary of it
 (``session_summary``), as a memory that extraction made would end each conversation with one,
@@ -66,7 +73,10 @@ HELDOUT = ("conv-44", "conv-47", "conv-48", "conv-49", "conv-50")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
               5: "adversarial"}
 DEPTH = 10
-SYSTEMS = ("hybrid", "keyword", "bm25")
+# --reach: each system asked for this many, to see how many questions a reranker of its
+# first k could answer at best (k up to REACH)
+REACH = 30
+SYSTEMS = ("hybrid", "keyword", "bm25", "dense")
 _DIA = re.compile(r"D(\d+):(\d+)")
 _WORD = re.compile(r"\w+")
 
@@ -193,7 +203,8 @@ def log_lines(conv: Conversation, subjects: bool = False) -> bytes:
 # -- plain BM25 (rank_bm25's BM25Okapi, so that the baseline needs no package) ---------------
 
 def bm25_ranked(docs: list[list[str]], queries: Iterable[list[str]], k1: float = 1.5,
-                b: float = 0.75, epsilon: float = 0.25) -> list[list[int]]:
+                b: float = 0.75, epsilon: float = 0.25, *, depth: int = DEPTH
+                ) -> list[list[int]]:
     n = len(docs)
     avgdl = sum(len(d) for d in docs) / n
     df: Counter[str] = Counter(w for d in docs for w in set(d))
@@ -212,7 +223,7 @@ def bm25_ranked(docs: list[list[str]], queries: Iterable[list[str]], k1: float =
                 if f:
                     s += idf[w] * f * (k1 + 1) / (f + norms[i])
             scores.append(s)
-        out.append(sorted(range(n), key=lambda i: (-scores[i], i))[:DEPTH])
+        out.append(sorted(range(n), key=lambda i: (-scores[i], i))[:depth])
     return out
 
 
@@ -222,12 +233,32 @@ def words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
-def run_bm25(conv: Conversation) -> SystemRun:
+def run_bm25(conv: Conversation, depth: int = DEPTH) -> SystemRun:
     docs = [words(f"{t.speaker}: {t.text}") for t in conv.turns]
-    ranked = bm25_ranked(docs, (words(q.text) for q in conv.questions))
+    ranked = bm25_ranked(docs, (words(q.text) for q in conv.questions), depth=depth)
     return SystemRun([Outcome(q.category, conv.sample_id, [conv.turns[i].entry_id for i in r],
                               q.evidence)
                       for q, r in zip(conv.questions, ranked, strict=True)])
+
+
+def run_dense(conv: Conversation, depth: int = DEPTH) -> SystemRun:
+    """The shipped model alone (``search/local_model.py``): each question's turns by cosine,
+    nothing else; what the meaning half of hybrid search finds on its own."""
+    import numpy as np
+
+    from zettelclaw.search import local_model
+
+    model = local_model.LocalModel(2)
+    try:
+        turns = model.embed_background([f"{t.speaker}: {t.text}" for t in conv.turns])
+        questions = model.embed([q.text for q in conv.questions])
+    finally:
+        model.close()
+    sims = questions @ turns.T
+    order = np.argsort(-sims, axis=1, kind="stable")[:, :depth]
+    return SystemRun([Outcome(q.category, conv.sample_id,
+                              [conv.turns[i].entry_id for i in best], q.evidence)
+                      for q, best in zip(conv.questions, order, strict=True)])
 
 
 # -- the sidecar -----------------------------------------------------------------------------
@@ -273,8 +304,8 @@ def wait_embedded(sock: Path, timeout: float = 3600) -> None:
 
 
 def run_sidecar(conv: Conversation, root: Path, semantic: str,
-                embeddings: tuple[str, str, bool] | None = None, subjects: bool = False
-                ) -> SystemRun:
+                embeddings: tuple[str, str, bool] | None = None, subjects: bool = False,
+                *, depth: int = DEPTH) -> SystemRun:
     """One conversation's questions through a real ``zettelclaw serve``; ``embeddings`` (an
     OpenAI-compatible server's URL and model, and whether requests say ``input_type``) for
     ``search.embeddings = http``."""
@@ -303,10 +334,10 @@ def run_sidecar(conv: Conversation, root: Path, semantic: str,
             wait_embedded(sock)
         with Client(sock, timeout=120) as client:
             for q in conv.questions[:20]:  # untimed: the first calls warm caches
-                client.call("memory.search", {"query": q.text, "maxResults": DEPTH})
+                client.call("memory.search", {"query": q.text, "maxResults": depth})
             for q in conv.questions:
                 started = time.perf_counter()
-                answer = client.call("memory.search", {"query": q.text, "maxResults": DEPTH})
+                answer = client.call("memory.search", {"query": q.text, "maxResults": depth})
                 seconds = time.perf_counter() - started
                 if answer["mode"] != want:
                     raise SystemExit(f"asked for {want} search, got {answer['mode']}: "
@@ -410,6 +441,21 @@ def handoff_lines(runs: dict[str, list[Outcome]], convs: Sequence[Conversation])
     return "\n".join(lines)
 
 
+def reach_lines(runs: dict[str, list[Outcome]]) -> str:
+    """``--reach``: per system, the share of questions (categories 1-4) with an evidence turn
+    among its first k results: hit@k, the most hit@5 a reranker of its first k could give."""
+    lines = ["evidence among the first k (categories 1-4; a reranker of k reaches at most this "
+             "hit@5):"]
+    for system, outcomes in runs.items():
+        asked = [o for o in outcomes if o.category != 5]
+        if not asked:
+            continue
+        lines.append(f"  {system}: " + ", ".join(
+            f"{k} {sum(any(e in o.evidence for e in o.ranked[:k]) for o in asked) / len(asked):.3f}"
+            for k in (5, 10, 20, REACH)))
+    return "\n".join(lines)
+
+
 def write_outcomes(path: Path, runs: dict[str, list[Outcome]]) -> None:
     """Each question's ranking, a JSON line each (``--outcomes``), for reading the misses."""
     with path.open("w") as f:
@@ -439,6 +485,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="end each session with a handoff entry holding LoCoMo's summary of "
                         "it (session_summary); reports hit@5 counting the evidence session's "
                         "summary as a hit too")
+    parser.add_argument("--reach", action="store_true",
+                        help=f"ask each system for {REACH} results and say how many questions "
+                        "have evidence among its first 5 / 10 / 20 / 30: the most hit@5 a "
+                        "reranker of that many could reach")
     parser.add_argument("--embedding-url", help="hybrid with an OpenAI-compatible embedding "
                         "server (search.embeddings = http), e.g. http://127.0.0.1:8765/v1")
     parser.add_argument("--embedding-model", default="", help="the server's model name")
@@ -454,6 +504,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
         args.conversations, [c for c in args.conversations.split(",") if c])
     systems = [s for s in args.systems.split(",") if s]
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        raise SystemExit(f"--systems: {', '.join(unknown)} unknown; of {', '.join(SYSTEMS)}")
+    depth = REACH if args.reach else DEPTH
     convs = conversations(args.data, wanted, args.handoffs)
     root = args.keep or Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp"))
     runs: dict[str, list[Outcome]] = {s: [] for s in systems}
@@ -466,10 +520,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             texts.update({t.entry_id: f"{t.speaker}: {t.text}" for t in conv.turns})
             per_conv[conv.sample_id] = {}
             for system in systems:
-                run = (run_bm25(conv) if system == "bm25"
-                       else run_sidecar(conv, root, "auto", server, args.subjects)
+                run = (run_bm25(conv, depth) if system == "bm25"
+                       else run_dense(conv, depth) if system == "dense"
+                       else run_sidecar(conv, root, "auto", server, args.subjects, depth=depth)
                        if system == "hybrid" else run_sidecar(conv, root, "off", None,
-                                                              args.subjects))
+                                                              args.subjects, depth=depth))
                 runs[system] += run.outcomes
                 others.update(run.other_hits)
                 per_conv[conv.sample_id][system] = figures(
@@ -495,6 +550,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sid, by in per_conv.items()))
     print("top-5 turns under 60 characters: " + ", ".join(
         f"{s} {v:.1%}" for s, v in short_share(runs, texts).items()))
+    if args.reach:
+        print(reach_lines(runs))
     if args.handoffs:
         print(handoff_lines(runs, convs))
     if others:

@@ -90,6 +90,11 @@ class Turn:
     ts: str
     session: str
 
+    @property
+    def content(self) -> str:
+        """The turn as a log entry's content, and as every system reads it."""
+        return f"{self.speaker}: {self.text}"
+
 
 @dataclass(frozen=True)
 class Question:
@@ -188,7 +193,7 @@ def log_lines(conv: Conversation, subjects: bool = False) -> bytes:
     handoffs = {t.session: t for t in conv.handoffs}
     for at, t in enumerate(conv.turns):
         turn = {"id": t.entry_id, "timestamp": t.ts, "type": "fact",
-                "content": f"{t.speaker}: {t.text}", "session": t.session}
+                "content": t.content, "session": t.session}
         if subjects:
             turn["subject"] = subject(t.speaker)
         lines.append(json.dumps(turn))
@@ -234,26 +239,21 @@ def words(text: str) -> list[str]:
 
 
 def run_bm25(conv: Conversation, depth: int = DEPTH) -> SystemRun:
-    docs = [words(f"{t.speaker}: {t.text}") for t in conv.turns]
+    docs = [words(t.content) for t in conv.turns]
     ranked = bm25_ranked(docs, (words(q.text) for q in conv.questions), depth=depth)
     return SystemRun([Outcome(q.category, conv.sample_id, [conv.turns[i].entry_id for i in r],
                               q.evidence)
                       for q, r in zip(conv.questions, ranked, strict=True)])
 
 
-def run_dense(conv: Conversation, depth: int = DEPTH) -> SystemRun:
-    """The shipped model alone (``search/local_model.py``): each question's turns by cosine,
-    nothing else; what the meaning half of hybrid search finds on its own."""
+def run_dense(conv: Conversation, model: Any, depth: int = DEPTH) -> SystemRun:
+    """The shipped model alone (``model``: a ``search/local_model.py`` ``LocalModel``): each
+    question's turns by cosine, nothing else; what the meaning half of hybrid search finds on
+    its own."""
     import numpy as np
 
-    from zettelclaw.search import local_model
-
-    model = local_model.LocalModel(2)
-    try:
-        turns = model.embed_background([f"{t.speaker}: {t.text}" for t in conv.turns])
-        questions = model.embed([q.text for q in conv.questions])
-    finally:
-        model.close()
+    turns = model.embed_background([t.content for t in conv.turns])
+    questions = model.embed([q.text for q in conv.questions])
     sims = questions @ turns.T
     order = np.argsort(-sims, axis=1, kind="stable")[:, :depth]
     return SystemRun([Outcome(q.category, conv.sample_id,
@@ -466,12 +466,20 @@ def write_outcomes(path: Path, runs: dict[str, list[Outcome]]) -> None:
                                     "evidence": sorted(o.evidence), "ranked": o.ranked}) + "\n")
 
 
+def _systems(value: str) -> list[str]:
+    systems = [s for s in value.split(",") if s]
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"{', '.join(unknown)} unknown; of {', '.join(SYSTEMS)}")
+    return systems
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo's locomo10.json")
     parser.add_argument("--conversations", default="",
                         help="comma-separated sample ids, or 'tune' / 'heldout' (default: all)")
-    parser.add_argument("--systems", default=",".join(SYSTEMS),
+    parser.add_argument("--systems", type=_systems, default=list(SYSTEMS),
                         help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the data directories here")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -497,19 +505,46 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Runner:
+    """Each system's run of one conversation, as the arguments ask: the systems, their depth
+    (``REACH`` with ``--reach``), the embedding server; the shipped model loaded once for
+    every conversation when ``dense`` is asked for."""
+
+    def __init__(self, args: argparse.Namespace, root: Path) -> None:
+        self.systems: list[str] = args.systems
+        self.depth = REACH if args.reach else DEPTH
+        self.server = ((args.embedding_url, args.embedding_model, args.embedding_input_type)
+                       if args.embedding_url else None)
+        self.root, self.subjects = root, args.subjects
+        self.model: Any = None
+        if "dense" in self.systems:
+            from zettelclaw.search import local_model
+
+            self.model = local_model.LocalModel(2)
+
+    def run(self, system: str, conv: Conversation) -> SystemRun:
+        if system == "bm25":
+            return run_bm25(conv, self.depth)
+        if system == "dense":
+            return run_dense(conv, self.model, self.depth)
+        if system == "hybrid":
+            return run_sidecar(conv, self.root, "auto", self.server, self.subjects,
+                               depth=self.depth)
+        return run_sidecar(conv, self.root, "off", None, self.subjects, depth=self.depth)
+
+    def close(self) -> None:
+        if self.model is not None:
+            self.model.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    server = ((args.embedding_url, args.embedding_model, args.embedding_input_type)
-              if args.embedding_url else None)
     wanted = {"tune": list(TUNE), "heldout": list(HELDOUT), "": []}.get(
         args.conversations, [c for c in args.conversations.split(",") if c])
-    systems = [s for s in args.systems.split(",") if s]
-    unknown = [s for s in systems if s not in SYSTEMS]
-    if unknown:
-        raise SystemExit(f"--systems: {', '.join(unknown)} unknown; of {', '.join(SYSTEMS)}")
-    depth = REACH if args.reach else DEPTH
     convs = conversations(args.data, wanted, args.handoffs)
     root = args.keep or Path(tempfile.mkdtemp(prefix="zc-locomo-", dir="/tmp"))
+    runner = Runner(args, root)
+    systems = runner.systems
     runs: dict[str, list[Outcome]] = {s: [] for s in systems}
     others: Counter[str] = Counter()
     per_conv: dict[str, dict[str, Any]] = {}
@@ -517,14 +552,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for conv in convs:
             started = time.monotonic()
-            texts.update({t.entry_id: f"{t.speaker}: {t.text}" for t in conv.turns})
+            texts.update({t.entry_id: t.content for t in conv.turns})
             per_conv[conv.sample_id] = {}
             for system in systems:
-                run = (run_bm25(conv, depth) if system == "bm25"
-                       else run_dense(conv, depth) if system == "dense"
-                       else run_sidecar(conv, root, "auto", server, args.subjects, depth=depth)
-                       if system == "hybrid" else run_sidecar(conv, root, "off", None,
-                                                              args.subjects, depth=depth))
+                run = runner.run(system, conv)
                 runs[system] += run.outcomes
                 others.update(run.other_hits)
                 per_conv[conv.sample_id][system] = figures(
@@ -532,6 +563,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{conv.sample_id}: {len(conv.turns)} turns, {len(conv.questions)} questions, "
                   f"{time.monotonic() - started:.0f} s", file=sys.stderr)
     finally:
+        runner.close()
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python "

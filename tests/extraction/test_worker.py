@@ -507,3 +507,38 @@ async def test_a_stale_copy_of_a_job_never_runs_it_twice(
         assert len(log_entries(home)) == 3
     finally:
         app.close()
+
+
+async def test_two_conversations_saying_the_same_thing_at_once_write_it_once(
+        start: Any, fake: FakeAnthropic, home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both replies are read before either job finishes (each kept result waits for the
+    other's): the reader's check saw memory without the other's entries, so the job that
+    finishes second finds them held and writes none of them, and says so."""
+    import threading
+
+    from zettelclaw.extraction.service import Extraction
+
+    both_read = threading.Barrier(2, timeout=scaled(10))
+    keep = Extraction.keep_result
+
+    def kept_then_wait(self: Extraction, job: Job) -> bool:
+        kept = keep(self, job)
+        both_read.wait()
+        return kept
+
+    monkeypatch.setattr(Extraction, "keep_result", kept_then_wait)
+    fake.default = Reply(text=GOOD_REPLY)
+    _, client = await start(settings(home, fake))
+    for session in ("s-same-1", "s-same-2"):
+        await client.call("hook.sessionEnd", {"sessionId": session, "sessionKey": MAIN,
+                                              "messages": STRETCH_1})
+    await settled(client)
+    written = log_entries(home)
+    assert sorted(e["content"] for e in written) == [
+        "Billing: database chosen, provisioning next", "Postgres for billing",
+        "Provision the billing database"]
+    assert len({e["session"] for e in written}) == 1
+    notes = [o.note for o in load_state(home).extraction_outcomes]
+    assert len(notes) == 2, notes
+    assert sum("dropped: 3 already in memory" in n for n in notes) == 1, notes
+    assert sum(n.startswith("nothing new") for n in notes) == 1, notes

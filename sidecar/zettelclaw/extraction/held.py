@@ -1,5 +1,6 @@
 """Whether memory holds an entry already, so that the reply's reader writes it once
-(extraction/output.py's ``held``).
+(extraction/output.py's ``held``), and a job finishing after another that wrote the same
+entries meanwhile writes none of them (``Extraction.finish``).
 
 The same type and content, spacing and case aside, among the current entries of the entry's
 subject or of a person its content names: a small model files "Maria is here for John" under

@@ -10,20 +10,25 @@ from zettelclaw.log.schema import now_timestamp
 from zettelclaw.state import Outcome
 
 
-def finished(job: Job, appended: int) -> Outcome:
+def finished(job: Job, appended: int, held_late: int = 0) -> Outcome:
+    """``held_late``: entries of the reply that memory came to hold after it was read (another
+    job's, finished first), dropped when the job finished: counted as held, not written."""
     assert job.result is not None
     report = job.result.get("report") or {}
     invalid, duplicates, held = (int(report.get(k) or 0)
                                  for k in ("invalid", "duplicates", "held"))
+    held += held_late
+    written = len(job.result["entries"]) - held_late
     outcome = Outcome(at=now_timestamp(), job_id=job.job_id, session_id=job.session_id,
                       route=job.route, lines=int(report.get("lines") or 0),
                       objects=int(report.get("objects") or 0),
-                      entries=len(job.result["entries"]), appended=appended,
+                      entries=written, appended=appended,
                       dropped=invalid + duplicates + held, duplicates=duplicates, held=held,
                       reasons=list(dict.fromkeys(report.get("invalidReasons") or []))[:5],
                       cut=bool(report.get("cut")), continued=int(report.get("continued") or 0),
                       looping=bool(report.get("looping")),
-                      nothing_new=bool(report.get("nothingNew")),
+                      nothing_new=bool(report.get("nothingNew")) or (held_late > 0
+                                                                     and written == 0),
                       set_aside=int(report.get("setAside") or 0))
     outcome.note = describe(outcome)
     return outcome

@@ -220,9 +220,14 @@ class Extraction:
                 # and not what the owner had remembered in this conversation (memory.remember)
                 held = {_same(got.entry) for i in receipts.remembered(self.home, job.session_id)
                         if (got := entries.get_entry(conn, i)) is not None}
-                missing = [e for e in found if entries.get_entry(conn, e.id) is None
-                           and not entries.is_hidden(conn, e.id)
-                           and _same({"type": e.type, "content": e.content}) not in held]
+                new = [e for e in found if entries.get_entry(conn, e.id) is None
+                       and not entries.is_hidden(conn, e.id)]
+                # held since the reply was read: another job of this memory finished meanwhile
+                # (two conversations that said the same thing, extracted side by side)
+                late = {e.id for e in new if holds(conn, e, e.content)}
+            found = [e for e in found if e.id not in late]
+            missing = [e for e in new if e.id not in late
+                       and _same({"type": e.type, "content": e.content}) not in held]
             subjects = {e.subject for e in found if e.subject}
             if subjects:
                 self.subjects.ensure_locked(subjects)
@@ -242,7 +247,7 @@ class Extraction:
             failpoints.reach("after-append")
             # an import keeps an outcome only when something was lost: thousands must not
             # each rewrite state.json
-            outcome = outcomes.finished(job, appended=len(missing))
+            outcome = outcomes.finished(job, appended=len(missing), held_late=len(late))
             if job.imported is None or outcomes.notable(outcome):
                 self._keep_outcome_locked(outcome)
             logger.info("job %s (session %s): %s", job.job_id, job.session_id,

@@ -9,7 +9,6 @@ the right log, exactly once (the real SDK against the fake Messages API).
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from tests.conftest import entry, line
 from tests.direct import open_app
 from tests.extraction.test_crash import REPLY, Sidecar, fake  # noqa: F401  (the fixture)
 from tests.extraction.test_crash import entries as log_entries
-from tests.fakes.anthropic_api import FakeAnthropic, Reply
+from tests.fakes.anthropic_api import FakeAnthropic
 from zettelclaw.agents.roster import memory_home
 from zettelclaw.agents.upgrade import move_foreign_jobs
 from zettelclaw.extraction.intake import HookCall
@@ -50,17 +49,6 @@ def legacy(home: Home, workspace: Path) -> None:
     accept(home, workspace, "work-1", "agent:work:main", "work")
     accept(home, workspace, "work-2", "agent:work:telegram:direct:1", None)  # the key says
     accept(home, workspace, "other-1", None, None)  # another runtime: main
-
-
-def replies_of_their_own(api: FakeAnthropic) -> None:
-    """Each session's reply names it: the same entries from two sessions of one memory would be
-    written once (memory holds them already), and which session wrote them would be a race."""
-    def respond(body: dict[str, Any]) -> Reply:
-        found = re.search(r"words of ([\w-]+)", str(body["messages"]))
-        assert found is not None, body
-        return Reply(text=REPLY.replace('"content":"', f'"content":"{found[1]}: '))
-
-    api.respond = respond
 
 
 def jobs_in(home: Home) -> set[str]:
@@ -99,7 +87,7 @@ def test_a_crash_between_the_two_renames_is_finished_at_the_next_start(
     home, workspace = Home(tmp_path / "home"), tmp_path / "ws"
     workspace.mkdir()
     legacy(home, workspace)
-    replies_of_their_own(fake)
+    fake.numbered(REPLY)  # each job its own entries: the same ones would be written once
     car = Sidecar(home.root, short_dir / "s.sock", fake)
     with pytest.raises(AssertionError, match="b''"):  # killed before it could say it listens
         car.start(failpoint="upgrade-after-transcript")

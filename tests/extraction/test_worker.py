@@ -46,19 +46,6 @@ GOOD_REPLY = "\n".join([
 ])
 
 
-def numbered(fake: FakeAnthropic, *, hold: bool = False) -> None:
-    """Every call is answered with GOOD_REPLY made its own (each content numbered): the same
-    entries twice would be written once (memory holds them already)."""
-    calls = iter(range(1, 10_000))
-
-    def respond(body: dict[str, Any]) -> Reply:
-        return Reply(text=GOOD_REPLY.replace('"content":"', f'"content":"#{next(calls)} '),
-                     hold=hold)
-
-    fake.respond = respond
-    fake.default = None
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeAnthropic]:
     api = FakeAnthropic().start()
@@ -186,7 +173,7 @@ async def test_before_reset_then_session_end_is_one_extraction(
 
 async def test_a_reset_keeps_the_session_id_and_only_new_messages_are_extracted(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
-    numbered(fake)
+    fake.numbered(GOOD_REPLY)
     _, client = await start(settings(home, fake))
     await client.call("hook.beforeReset", {"sessionId": "s-3", "sessionKey": MAIN,
                                            "messages": STRETCH_1})
@@ -388,7 +375,7 @@ async def test_a_transcript_file_path_is_read_with_its_reset_rotation(
 
 async def test_hooks_answer_while_the_model_is_still_thinking(
         start: Any, fake: FakeAnthropic, home: Home) -> None:
-    numbered(fake, hold=True)
+    fake.numbered(GOOD_REPLY, hold=True)
     _, client = await start(settings(home, fake))
     for i in range(5):
         answer = await client.call("hook.sessionEnd", {
@@ -410,7 +397,7 @@ async def test_a_later_stretch_waits_for_its_session_while_other_sessions_go_ahe
         starts: list[tuple[str, list[str], bool]]) -> None:
     """Two jobs of one session run in order (the second may correct the first); a job of
     another session, spooled after both, takes the free slot instead."""
-    numbered(fake, hold=True)
+    fake.numbered(GOOD_REPLY, hold=True)
     _, client = await start(settings(home, fake))
     for session, messages in (("s-A", STRETCH_1), ("s-A", STRETCH_1 + STRETCH_2),
                               ("s-B", STRETCH_2)):
@@ -451,7 +438,7 @@ async def test_a_rate_limit_pauses_the_whole_queue_until_retried(
     limited = Reply(status=429, error_type="rate_limit_error", headers={"retry-after": "3600"},
                     hold=True)
     fake.add(limited, limited)
-    numbered(fake)
+    fake.numbered(GOOD_REPLY)
     _, client = await start(settings(home, fake))
     for i in range(6):
         await client.call("hook.sessionEnd", {"sessionId": f"s-20-{i}", "sessionKey": MAIN,

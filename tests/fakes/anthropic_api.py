@@ -68,6 +68,19 @@ class FakeAnthropic(LocalServer):
     def release(self) -> None:
         self._released.set()
 
+    def numbered(self, text: str, *, hold: bool = False) -> None:
+        """Answer every call with ``text`` made its own (each content numbered): the same
+        entries from two jobs of one memory would be written once (memory holds them already),
+        by whichever job finished first."""
+        calls = iter(range(1, 10_000))
+
+        def respond(body: dict[str, Any]) -> Reply:
+            return Reply(text=text.replace('"content":"', f'"content":"#{next(calls)} '),
+                         hold=hold)
+
+        self.respond = respond
+        self.default = None
+
     def prompts(self) -> list[str]:
         return [r["messages"][0]["content"] for r in self.requests]
 
